@@ -1,0 +1,42 @@
+//! What every rates adapter shares: settings, the Free Forex wire format, the in-flight limit
+//! and the deadline. An adapter adds only its client: build the request, send it, map errors.
+
+mod limit;
+mod settings;
+mod wire;
+
+pub use limit::{ConcurrencyLimit, Permit};
+pub use settings::ClientSettings;
+pub use wire::{decode_quotes, interpret_response, live_path, live_url};
+
+use std::future::Future;
+use std::time::Duration;
+
+use application::RatesError;
+
+/// Runs one whole upstream call (connect, send, status, body) under the total timeout.
+/// The same outer deadline wraps every async adapter, so "timeout" means the same everywhere.
+///
+/// # Errors
+/// `RatesError::Timeout` when `timeout` expires first; otherwise the call's own result.
+pub async fn with_deadline<T>(
+    timeout: Duration,
+    call: impl Future<Output = Result<T, RatesError>>,
+) -> Result<T, RatesError> {
+    tokio::time::timeout(timeout, call)
+        .await
+        .unwrap_or_else(|_| Err(timeout_error(timeout)))
+}
+
+/// The error for a call that did not complete within `timeout`.
+pub fn timeout_error(timeout: Duration) -> RatesError {
+    RatesError::Timeout(format!("no complete answer within {} ms", timeout.as_millis()))
+}
+
+/// Maps an I/O error from a socket into the port's taxonomy.
+pub fn io_error(error: &std::io::Error, timeout: Duration) -> RatesError {
+    match error.kind() {
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => timeout_error(timeout),
+        _ => RatesError::Connect(error.to_string()),
+    }
+}

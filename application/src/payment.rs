@@ -1,0 +1,168 @@
+//! The use case: convert a payment into its target currency at the current rate.
+
+use domain::{Amount, Conversion, ConversionError, Currency, RatePlan, RateTimestamp, ResolveError};
+
+use crate::{RatesError, RatesProvider};
+
+/// A payment to process, already validated at the edge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentRequest {
+    pub reference: Option<String>,
+    pub amount: Amount,
+    pub target_currency: Currency,
+}
+
+/// A processed payment: the conversion and the time of the rate it used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessedPayment {
+    pub reference: Option<String>,
+    pub conversion: Conversion,
+    /// When the upstream quoted the rate (the older quote for a cross rate); `None` when the
+    /// currencies are the same and no rate was fetched.
+    pub rate_timestamp: Option<RateTimestamp>,
+}
+
+/// Why a payment could not be processed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PaymentError {
+    #[error(transparent)]
+    Rates(#[from] RatesError),
+    #[error(transparent)]
+    Conversion(#[from] ConversionError),
+}
+
+/// Converts the payment with a rate from `rates`: the direct pair, its inverse, or a cross
+/// through USD, all fetched in one upstream call. The same currency needs no call at all.
+///
+/// # Errors
+/// `PaymentError::Rates` when the rates cannot be fetched (or the upstream's answer lacks a
+/// pair that was asked for: `Malformed`); `PaymentError::Conversion` when the result cannot be
+/// represented or rounds to nothing in the target currency.
+pub async fn process_payment(
+    rates: &dyn RatesProvider,
+    request: PaymentRequest,
+) -> Result<ProcessedPayment, PaymentError> {
+    let plan = RatePlan::for_conversion(request.amount.currency(), request.target_currency);
+    let resolved = if plan == RatePlan::Identity {
+        plan.resolve(|_| None)
+    } else {
+        let quotes = rates.fetch_quotes(&plan.pairs()).await?;
+        plan.resolve(|pair| quotes.get(pair))
+    }
+    .map_err(|error| match error {
+        ResolveError::MissingQuote(pair) => PaymentError::Rates(RatesError::Malformed(format!(
+            "the answer has no rate for {pair}"
+        ))),
+        ResolveError::OutOfRange => PaymentError::Conversion(ConversionError::Overflow),
+    })?;
+    let conversion = domain::convert(request.amount, resolved.rate, request.target_currency)?;
+    Ok(ProcessedPayment {
+        reference: request.reference,
+        conversion,
+        rate_timestamp: resolved.timestamp,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use async_trait::async_trait;
+    use domain::{CurrencyPair, Quote, Rate};
+    use rust_decimal_macros::dec;
+
+    use super::*;
+    use crate::Quotes;
+
+    /// A hand-written double of the port: fixed quotes, and a log of the pairs asked for.
+    struct FixedRates {
+        quotes: Vec<(&'static str, Rate)>,
+        calls: RefCell<Vec<Vec<String>>>,
+        fail_with: Option<RatesError>,
+    }
+
+    impl FixedRates {
+        fn new(quotes: Vec<(&'static str, Rate)>) -> Self {
+            Self {
+                quotes,
+                calls: RefCell::new(Vec::new()),
+                fail_with: None,
+            }
+        }
+    }
+
+    #[async_trait(?Send)]
+    impl RatesProvider for FixedRates {
+        async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
+            self.calls
+                .borrow_mut()
+                .push(pairs.iter().map(ToString::to_string).collect());
+            if let Some(error) = &self.fail_with {
+                return Err(error.clone());
+            }
+            let mut quotes = Quotes::with_capacity(pairs.len());
+            for pair in pairs {
+                if let Some((_, rate)) = self.quotes.iter().find(|(s, _)| *s == pair.to_string()) {
+                    let timestamp = domain::RateTimestamp::from_unix(1_700_000_000);
+                    quotes.insert(*pair, Quote { rate: *rate, timestamp });
+                }
+            }
+            Ok(quotes)
+        }
+    }
+
+    fn request(amount: &str, from: &str, to: &str) -> PaymentRequest {
+        let from = Currency::parse(from).unwrap();
+        PaymentRequest {
+            reference: Some("inv-1".to_owned()),
+            amount: Amount::parse(amount, from).unwrap(),
+            target_currency: Currency::parse(to).unwrap(),
+        }
+    }
+
+    fn rate(text: &str) -> Rate {
+        Rate::parse(text).unwrap()
+    }
+
+    #[actix_rt::test]
+    async fn same_currency_makes_no_upstream_call() {
+        let rates = FixedRates::new(vec![]);
+        let paid = process_payment(&rates, request("12.50", "EUR", "EUR")).await.unwrap();
+        assert_eq!(paid.conversion.converted_amount, dec!(12.50));
+        assert_eq!(paid.conversion.rate, Rate::ONE);
+        assert_eq!(paid.rate_timestamp, None);
+        assert!(rates.calls.borrow().is_empty());
+    }
+
+    #[actix_rt::test]
+    async fn cross_rate_is_fetched_in_one_call() {
+        let rates = FixedRates::new(vec![("EURUSD", rate("1.16025")), ("USDJPY", rate("156.4295"))]);
+        let paid = process_payment(&rates, request("100", "EUR", "JPY")).await.unwrap();
+        // 100 x 1.16025 x 156.4295 = 18149.7327375 -> 18150 JPY
+        assert_eq!(paid.conversion.converted_amount, dec!(18150));
+        assert_eq!(*rates.calls.borrow(), vec![vec!["EURUSD", "USDJPY"]]);
+        assert_eq!(paid.reference.as_deref(), Some("inv-1"));
+    }
+
+    #[actix_rt::test]
+    async fn inverse_rate_is_used_when_only_the_inverse_is_quoted() {
+        let rates = FixedRates::new(vec![("EURGBP", rate("0.8"))]);
+        let paid = process_payment(&rates, request("10", "GBP", "EUR")).await.unwrap();
+        assert_eq!(paid.conversion.converted_amount, dec!(12.50));
+    }
+
+    #[actix_rt::test]
+    async fn missing_pair_in_answer_is_malformed() {
+        let rates = FixedRates::new(vec![("EURUSD", rate("1.1"))]);
+        let error = process_payment(&rates, request("100", "EUR", "JPY")).await.unwrap_err();
+        assert!(matches!(error, PaymentError::Rates(RatesError::Malformed(_))), "{error:?}");
+    }
+
+    #[actix_rt::test]
+    async fn upstream_errors_pass_through_unchanged() {
+        let mut rates = FixedRates::new(vec![]);
+        rates.fail_with = Some(RatesError::Timeout("2s".to_owned()));
+        let error = process_payment(&rates, request("1", "EUR", "USD")).await.unwrap_err();
+        assert_eq!(error, PaymentError::Rates(RatesError::Timeout("2s".to_owned())));
+    }
+}

@@ -1,0 +1,338 @@
+//! The rate table and the Free Forex API's JSON payloads built from it.
+
+use std::sync::OnceLock;
+
+use crate::http::push_decimal;
+
+/// Realistic late-2025 mid rates, kept as text so clients see exactly these digits.
+///
+/// Sorted by pair so lookups can binary-search; cross rates agree to about 1e-4.
+const RATES: &[(&str, &str)] = &[
+    ("AUDUSD", "0.65432"),
+    ("EURGBP", "0.87611"),
+    ("EURUSD", "1.16025"),
+    ("GBPUSD", "1.32436"),
+    ("NZDUSD", "0.57218"),
+    ("USDAED", "3.6725"),
+    ("USDAUD", "1.528304"),
+    ("USDBHD", "0.376015"),
+    ("USDBRL", "5.3385"),
+    ("USDCAD", "1.39985"),
+    ("USDCHF", "0.80465"),
+    ("USDCLP", "925.3125"),
+    ("USDCNY", "7.0748"),
+    ("USDCOP", "3764.5025"),
+    ("USDCZK", "20.8312"),
+    ("USDDKK", "6.43722"),
+    ("USDEGP", "47.4150"),
+    ("USDEUR", "0.861883"),
+    ("USDGBP", "0.755082"),
+    ("USDHKD", "7.78425"),
+    ("USDHUF", "328.4615"),
+    ("USDIDR", "16652.3500"),
+    ("USDILS", "3.26350"),
+    ("USDINR", "89.4265"),
+    ("USDISK", "127.3500"),
+    ("USDJOD", "0.709015"),
+    ("USDJPY", "156.4295"),
+    ("USDKRW", "1468.2500"),
+    ("USDKWD", "0.306920"),
+    ("USDMXN", "18.3215"),
+    ("USDMYR", "4.13350"),
+    ("USDNGN", "1451.2500"),
+    ("USDNOK", "10.1245"),
+    ("USDNZD", "1.747702"),
+    ("USDOMR", "0.384505"),
+    ("USDPHP", "58.9350"),
+    ("USDPKR", "281.3500"),
+    ("USDPLN", "3.65485"),
+    ("USDRUB", "78.2500"),
+    ("USDSAR", "3.75020"),
+    ("USDSEK", "9.43215"),
+    ("USDSGD", "1.29735"),
+    ("USDTHB", "32.1850"),
+    ("USDTND", "2.94150"),
+    ("USDTRY", "42.4885"),
+    ("USDTWD", "31.3650"),
+    ("USDUAH", "41.6550"),
+    ("USDVND", "26372.5000"),
+    ("USDZAR", "17.1385"),
+];
+
+/// Every supported pair with its rate as text, sorted by pair.
+pub fn rate_table() -> &'static [(&'static str, &'static str)] {
+    RATES
+}
+
+/// The rate of `pair` (upper case, e.g. `"EURUSD"`) as text, if supported.
+pub fn rate_text(pair: &str) -> Option<&'static str> {
+    RATES
+        .binary_search_by(|(known, _)| (*known).cmp(pair))
+        .ok()
+        .map(|index| RATES[index].1)
+}
+
+/// What the `pairs` parameter of one `/api/live` query asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum PairsQuery {
+    /// No `pairs` parameter, or no pair in it: code 1001.
+    Missing,
+    /// Every pair is supported: the distinct pairs in the order first asked.
+    Known(Vec<(&'static str, &'static str)>),
+    /// The first unsupported pair, upper-cased: code 1002.
+    Unknown(String),
+}
+
+/// Reads the `pairs` parameter of a query string (without the `?`).
+///
+/// Pairs are case-insensitive, separated by commas (also `%2C`); empty items and
+/// duplicates are ignored, as the answer is a JSON object keyed by pair.
+pub(crate) fn parse_pairs(query: Option<&str>) -> PairsQuery {
+    let Some(value) = query.and_then(|query| query_param(query, "pairs")) else {
+        return PairsQuery::Missing;
+    };
+    let value = percent_decode(value);
+    let mut known: Vec<(&'static str, &'static str)> = Vec::new();
+    for item in value.split(',').map(str::trim).filter(|item| !item.is_empty()) {
+        match lookup_ignoring_case(item) {
+            Some(entry) if !known.contains(&entry) => known.push(entry),
+            Some(_) => {}
+            None => return PairsQuery::Unknown(item.to_ascii_uppercase()),
+        }
+    }
+    if known.is_empty() {
+        PairsQuery::Missing
+    } else {
+        PairsQuery::Known(known)
+    }
+}
+
+fn lookup_ignoring_case(item: &str) -> Option<(&'static str, &'static str)> {
+    // Every pair is six ASCII letters: upper-case into a stack buffer, no allocation.
+    let bytes: [u8; 6] = item.as_bytes().try_into().ok()?;
+    let upper = bytes.map(|byte| byte.to_ascii_uppercase());
+    let upper = std::str::from_utf8(&upper).ok()?;
+    let index = RATES.binary_search_by(|(known, _)| (*known).cmp(upper)).ok()?;
+    Some(RATES[index])
+}
+
+/// The raw value of the first `name` parameter in `query`.
+fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
+    query.split('&').find_map(|param| match param.split_once('=') {
+        Some((key, value)) if key == name => Some(value),
+        None if param == name => Some(""),
+        _ => None,
+    })
+}
+
+/// Decodes `%XX` escapes and `+` (a space in forms); malformed escapes stay as they are.
+fn percent_decode(value: &str) -> std::borrow::Cow<'_, str> {
+    if !value.contains(['%', '+']) {
+        return std::borrow::Cow::Borrowed(value);
+    }
+    let bytes = value.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'%' => {
+                let escaped = bytes
+                    .get(index + 1..index + 3)
+                    .and_then(|hex| std::str::from_utf8(hex).ok())
+                    .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+                if let Some(byte) = escaped {
+                    decoded.push(byte);
+                    index += 3;
+                    continue;
+                }
+                decoded.push(b'%');
+            }
+            b'+' => decoded.push(b' '),
+            byte => decoded.push(byte),
+        }
+        index += 1;
+    }
+    std::borrow::Cow::Owned(String::from_utf8_lossy(&decoded).into_owned())
+}
+
+/// Writes the answer to one `/api/live` query into `body`.
+pub(crate) fn write_live_body(query: &PairsQuery, timestamp: u64, body: &mut Vec<u8>) {
+    match query {
+        PairsQuery::Known(pairs) => {
+            body.extend_from_slice(b"{\"rates\":{");
+            for (index, (pair, rate)) in pairs.iter().enumerate() {
+                if index > 0 {
+                    body.push(b',');
+                }
+                body.push(b'"');
+                body.extend_from_slice(pair.as_bytes());
+                body.extend_from_slice(b"\":{\"rate\":");
+                body.extend_from_slice(rate.as_bytes());
+                body.extend_from_slice(b",\"timestamp\":");
+                push_decimal(body, timestamp);
+                body.push(b'}');
+            }
+            body.extend_from_slice(b"},\"code\":200}");
+        }
+        PairsQuery::Missing => {
+            body.extend_from_slice(b"{\"message\":\"'pairs' parameter is required\"");
+            write_supported_pairs(body);
+            body.extend_from_slice(b",\"code\":1001}");
+        }
+        PairsQuery::Unknown(pair) => {
+            body.extend_from_slice(b"{\"message\":");
+            let message = format!("The currency pair '{pair}' was not recognised or supported");
+            body.extend_from_slice(json_string(&message).as_bytes());
+            write_supported_pairs(body);
+            body.extend_from_slice(b",\"code\":1002}");
+        }
+    }
+}
+
+fn write_supported_pairs(body: &mut Vec<u8>) {
+    static SUPPORTED: OnceLock<String> = OnceLock::new();
+    let supported = SUPPORTED.get_or_init(|| {
+        let names: Vec<&str> = RATES.iter().map(|(pair, _)| *pair).collect();
+        format!(",\"supportedPairs\":{}", json_string_array(&names))
+    });
+    body.extend_from_slice(supported.as_bytes());
+}
+
+/// A JSON string literal; the pair in a 1002 message comes from the client, so escape it.
+fn json_string(value: &str) -> String {
+    serde_json::Value::from(value).to_string()
+}
+
+fn json_string_array(values: &[&str]) -> String {
+    serde_json::Value::from(values.to_vec()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known(pairs: &[&'static str]) -> PairsQuery {
+        PairsQuery::Known(
+            pairs
+                .iter()
+                .map(|pair| (*pair, rate_text(pair).unwrap()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn table_is_sorted_unique_and_lookups_work() {
+        assert!(RATES.windows(2).all(|pair| pair[0].0 < pair[1].0));
+        for (pair, rate) in rate_table() {
+            assert_eq!(rate_text(pair), Some(*rate));
+        }
+        assert_eq!(rate_text("EURUSD"), Some("1.16025"));
+        assert_eq!(rate_text("eurusd"), None);
+        assert_eq!(rate_text("XXXYYY"), None);
+    }
+
+    #[test]
+    fn table_covers_the_required_pairs() {
+        let required = [
+            "AUDUSD", "EURGBP", "EURUSD", "GBPUSD", "NZDUSD", "USDJPY", "USDCHF", "USDCAD",
+            "USDCNY", "USDHKD", "USDSEK", "USDNOK", "USDDKK", "USDPLN", "USDCZK", "USDHUF",
+            "USDMXN", "USDBRL", "USDINR", "USDKRW", "USDSGD", "USDZAR", "USDTRY", "USDTHB",
+            "USDIDR", "USDILS", "USDKWD", "USDBHD", "USDJOD", "USDOMR", "USDTND", "USDAED",
+            "USDSAR", "USDPHP", "USDMYR", "USDTWD", "USDVND", "USDCLP", "USDCOP", "USDISK",
+            "USDEGP", "USDNGN", "USDPKR", "USDRUB", "USDUAH", "USDGBP", "USDEUR", "USDAUD",
+            "USDNZD",
+        ];
+        for pair in required {
+            assert!(rate_text(pair).is_some(), "{pair} missing");
+        }
+        assert!(RATES.iter().filter(|(pair, _)| pair.starts_with("USD")).count() >= 40);
+    }
+
+    #[test]
+    fn rates_are_json_numbers_with_four_to_six_decimals() {
+        for (pair, rate) in RATES {
+            let (whole, fraction) = rate.split_once('.').unwrap();
+            assert!(!whole.is_empty() && whole.bytes().all(|b| b.is_ascii_digit()), "{pair}");
+            assert!(whole == "0" || !whole.starts_with('0'), "{pair}");
+            assert!((4..=6).contains(&fraction.len()), "{pair}");
+            assert!(fraction.bytes().all(|b| b.is_ascii_digit()), "{pair}");
+            assert!(serde_json::from_str::<f64>(rate).unwrap() > 0.0, "{pair}");
+        }
+    }
+
+    #[test]
+    fn cross_rates_are_consistent() {
+        let rate = |pair| rate_text(pair).unwrap().parse::<f64>().unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() / b < 5e-4;
+        assert!(close(rate("EURUSD") * rate("USDEUR"), 1.0));
+        assert!(close(rate("GBPUSD") * rate("USDGBP"), 1.0));
+        assert!(close(rate("AUDUSD") * rate("USDAUD"), 1.0));
+        assert!(close(rate("NZDUSD") * rate("USDNZD"), 1.0));
+        assert!(close(rate("EURUSD") / rate("GBPUSD"), rate("EURGBP")));
+    }
+
+    #[test]
+    fn parses_pairs_case_insensitively_in_order() {
+        assert_eq!(parse_pairs(Some("pairs=EURUSD,usdjpy")), known(&["EURUSD", "USDJPY"]));
+        assert_eq!(parse_pairs(Some("pairs=UsdChf")), known(&["USDCHF"]));
+    }
+
+    #[test]
+    fn decodes_escaped_commas_and_ignores_duplicates_and_empty_items() {
+        assert_eq!(
+            parse_pairs(Some("pairs=EURUSD%2CUSDJPY%2cEURUSD,,")),
+            known(&["EURUSD", "USDJPY"])
+        );
+        assert_eq!(parse_pairs(Some("pairs=EURUSD%2C+USDJPY")), known(&["EURUSD", "USDJPY"]));
+    }
+
+    #[test]
+    fn finds_pairs_among_other_parameters() {
+        assert_eq!(parse_pairs(Some("x=1&pairs=GBPUSD&y")), known(&["GBPUSD"]));
+        assert_eq!(parse_pairs(Some("pairs=GBPUSD&pairs=XXXYYY")), known(&["GBPUSD"]));
+    }
+
+    #[test]
+    fn missing_or_empty_pairs_is_1001() {
+        for query in [None, Some(""), Some("pairs"), Some("pairs="), Some("pairs=,"), Some("other=EURUSD"), Some("pairsx=EURUSD")] {
+            assert_eq!(parse_pairs(query), PairsQuery::Missing, "{query:?}");
+        }
+    }
+
+    #[test]
+    fn names_the_first_unknown_pair() {
+        assert_eq!(
+            parse_pairs(Some("pairs=EURUSD,xxxyyy,ABCDEF")),
+            PairsQuery::Unknown("XXXYYY".into())
+        );
+        assert_eq!(parse_pairs(Some("pairs=EUR")), PairsQuery::Unknown("EUR".into()));
+        assert_eq!(parse_pairs(Some("pairs=%ZZ")), PairsQuery::Unknown("%ZZ".into()));
+        assert_eq!(parse_pairs(Some("pairs=%C3%A9")), PairsQuery::Unknown("é".into()));
+    }
+
+    #[test]
+    fn live_body_has_the_exact_format() {
+        let mut body = Vec::new();
+        write_live_body(&known(&["EURUSD", "USDJPY"]), 1_732_900_000, &mut body);
+        assert_eq!(
+            String::from_utf8(body).unwrap(),
+            r#"{"rates":{"EURUSD":{"rate":1.16025,"timestamp":1732900000},"USDJPY":{"rate":156.4295,"timestamp":1732900000}},"code":200}"#
+        );
+    }
+
+    #[test]
+    fn error_bodies_have_the_exact_format() {
+        let mut body = Vec::new();
+        write_live_body(&PairsQuery::Unknown("X\"Y".into()), 0, &mut body);
+        let value: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(value["message"], "The currency pair 'X\"Y' was not recognised or supported");
+        assert_eq!(value["code"], 1002);
+        assert_eq!(value["supportedPairs"].as_array().unwrap().len(), RATES.len());
+
+        body.clear();
+        write_live_body(&PairsQuery::Missing, 0, &mut body);
+        let text = String::from_utf8(body).unwrap();
+        assert!(text.starts_with(r#"{"message":"'pairs' parameter is required","supportedPairs":["AUDUSD","EURGBP","#));
+        assert!(text.ends_with(r#""USDZAR"],"code":1001}"#));
+    }
+}

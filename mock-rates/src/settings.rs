@@ -1,0 +1,87 @@
+//! How a server answers when nothing is going wrong: content type, framing, timestamps.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::faults::Faults;
+
+/// Everything a server is started with. Only `faults` can change while it runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Content type of `/api/live` answers.
+    pub content_type: ContentType,
+    /// Framing of `/api/live` answers.
+    pub framing: Framing,
+    /// Unit of the `timestamp` field of each rate.
+    pub timestamp_unit: TimestampUnit,
+    /// Faults in force at start.
+    pub faults: Faults,
+    /// Seed of the random generator behind fault percentages and jitter.
+    pub seed: u64,
+    /// How long an idle keep-alive connection is kept open; zero closes after every answer.
+    pub keep_alive: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            content_type: ContentType::default(),
+            framing: Framing::default(),
+            timestamp_unit: TimestampUnit::default(),
+            faults: Faults::default(),
+            seed: 42,
+            // actix-web's default, so clients meet the same stale-connection window as in production.
+            keep_alive: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Content type of `/api/live` answers.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ContentType {
+    /// `application/json`.
+    #[default]
+    Json,
+    /// `text/html; charset=UTF-8`, what the real Free Forex API sends.
+    Html,
+}
+
+impl ContentType {
+    /// The header value.
+    pub fn header_value(self) -> &'static str {
+        match self {
+            Self::Json => "application/json",
+            Self::Html => "text/html; charset=UTF-8",
+        }
+    }
+}
+
+/// How the length of `/api/live` bodies is told to the client.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Framing {
+    /// A `Content-Length` header.
+    #[default]
+    ContentLength,
+    /// `Transfer-Encoding: chunked`, the body in two chunks.
+    Chunked,
+}
+
+/// Unit of rate timestamps.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TimestampUnit {
+    /// Unix time in seconds, as the real API sends.
+    #[default]
+    Seconds,
+    /// Unix time in milliseconds.
+    Millis,
+}
