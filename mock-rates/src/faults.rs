@@ -35,8 +35,9 @@ impl Default for Faults {
 }
 
 impl Faults {
-    /// Rejects values the server could not act on sensibly.
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    /// Rejects values the server could not act on sensibly: a percent over 100, or a status
+    /// outside 200..=599 or one that cannot carry a body (204, 205, 304).
+    pub fn validate(&self) -> Result<(), String> {
         if self.percent > 100 {
             return Err(format!("percent must be 0..=100, got {}", self.percent));
         }
@@ -148,10 +149,22 @@ mod tests {
         let ok = Faults::default();
         assert!(ok.validate().is_ok());
         for bad in [
-            Faults { percent: 101, ..ok.clone() },
-            Faults { status: 99, ..ok.clone() },
-            Faults { status: 600, ..ok.clone() },
-            Faults { status: 304, ..ok.clone() },
+            Faults {
+                percent: 101,
+                ..ok.clone()
+            },
+            Faults {
+                status: 99,
+                ..ok.clone()
+            },
+            Faults {
+                status: 600,
+                ..ok.clone()
+            },
+            Faults {
+                status: 304,
+                ..ok.clone()
+            },
         ] {
             assert!(bad.validate().is_err(), "{bad:?}");
         }
@@ -160,18 +173,32 @@ mod tests {
     #[test]
     fn percent_bounds_are_exact() {
         let mut rng = fastrand::Rng::with_seed(7);
-        let never = Faults { mode: FaultMode::Reset, percent: 0, ..Faults::default() };
-        let always = Faults { percent: 100, ..never.clone() };
+        let never = Faults {
+            mode: FaultMode::Reset,
+            percent: 0,
+            ..Faults::default()
+        };
+        let always = Faults {
+            percent: 100,
+            ..never.clone()
+        };
         for _ in 0..1000 {
             assert_eq!(Decision::draw(&never, &mut rng).fault, None);
-            assert_eq!(Decision::draw(&always, &mut rng).fault, Some(FaultMode::Reset));
+            assert_eq!(
+                Decision::draw(&always, &mut rng).fault,
+                Some(FaultMode::Reset)
+            );
         }
     }
 
     #[test]
     fn mode_none_never_fires_and_jitter_stays_in_range() {
         let mut rng = fastrand::Rng::with_seed(7);
-        let faults = Faults { latency_ms: 10, jitter_ms: 5, ..Faults::default() };
+        let faults = Faults {
+            latency_ms: 10,
+            jitter_ms: 5,
+            ..Faults::default()
+        };
         for _ in 0..1000 {
             let decision = Decision::draw(&faults, &mut rng);
             assert_eq!(decision.fault, None);
@@ -181,10 +208,17 @@ mod tests {
 
     #[test]
     fn same_seed_same_draws() {
-        let faults = Faults { mode: FaultMode::Eof, percent: 30, jitter_ms: 100, ..Faults::default() };
+        let faults = Faults {
+            mode: FaultMode::Eof,
+            percent: 30,
+            jitter_ms: 100,
+            ..Faults::default()
+        };
         let draws = |seed| {
             let mut rng = fastrand::Rng::with_seed(seed);
-            (0..50).map(|_| Decision::draw(&faults, &mut rng)).collect::<Vec<_>>()
+            (0..50)
+                .map(|_| Decision::draw(&faults, &mut rng))
+                .collect::<Vec<_>>()
         };
         assert_eq!(draws(42), draws(42));
         assert_ne!(draws(42), draws(43));

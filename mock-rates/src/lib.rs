@@ -1,1 +1,19 @@
-//! placeholder
+//! A local exchange-rate server in the Free Forex API's format, with fidelity switches and faults.
+
+mod admin;
+mod connection;
+mod faults;
+mod http;
+mod probe;
+mod rates;
+mod routes;
+mod server;
+mod settings;
+mod state;
+
+pub use faults::{FaultMode, Faults};
+pub use probe::probe;
+pub use rates::{rate_table, rate_text};
+pub use server::{MockServer, serve};
+pub use settings::{ContentType, Framing, Settings, TimestampUnit};
+pub use state::{MockState, Stats};

@@ -1,1 +1,166 @@
-fn main() {}
+//! The `mock-rates` binary: flags and environment in, a running server out.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use mock_rates::{
+    ContentType, FaultMode, Faults, Framing, MockState, Settings, TimestampUnit, probe, serve,
+};
+
+/// A local exchange-rate server in the Free Forex API's format, with faults on demand.
+///
+/// Every flag but --probe can also be set with an environment variable `MOCK_RATES_<FLAG>`.
+#[derive(Debug, Parser)]
+#[command(name = "mock-rates", version, about)]
+struct Cli {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, env = "MOCK_RATES_LISTEN", default_value = "127.0.0.1:8081")]
+    listen: String,
+    /// Content type of /api/live answers (the real API sends html).
+    #[arg(long, env = "MOCK_RATES_CONTENT_TYPE", value_enum, default_value_t = ContentType::Json)]
+    content_type: ContentType,
+    /// Send /api/live bodies with Transfer-Encoding: chunked instead of Content-Length.
+    #[arg(long, env = "MOCK_RATES_CHUNKED", value_parser = clap::builder::BoolishValueParser::new())]
+    chunked: bool,
+    /// Unit of rate timestamps.
+    #[arg(long, env = "MOCK_RATES_TIMESTAMP", value_enum, default_value_t = TimestampUnit::Seconds)]
+    timestamp: TimestampUnit,
+    /// Fault injected into /api/live answers.
+    #[arg(long, env = "MOCK_RATES_FAULT", value_enum, default_value_t = FaultMode::None)]
+    fault: FaultMode,
+    /// Chance in percent that a request gets the fault.
+    #[arg(long, env = "MOCK_RATES_FAULT_PERCENT", default_value_t = 100,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    fault_percent: u8,
+    /// Status sent by the `status` fault.
+    #[arg(long, env = "MOCK_RATES_FAULT_STATUS", default_value_t = 500,
+          value_parser = clap::value_parser!(u16).range(200..=599))]
+    fault_status: u16,
+    /// Delay added to every /api/live answer, in milliseconds.
+    #[arg(long, env = "MOCK_RATES_LATENCY_MS", default_value_t = 0)]
+    latency_ms: u64,
+    /// Extra random delay, uniform in 0..=jitter, in milliseconds.
+    #[arg(long, env = "MOCK_RATES_JITTER_MS", default_value_t = 0)]
+    jitter_ms: u64,
+    /// Seed of the generator behind fault percentages and jitter.
+    #[arg(long, env = "MOCK_RATES_SEED", default_value_t = 42)]
+    seed: u64,
+    /// Idle keep-alive timeout in seconds (0 closes after every answer).
+    #[arg(long, env = "MOCK_RATES_KEEP_ALIVE_SECS", default_value_t = 5)]
+    keep_alive_secs: u64,
+    /// Tokio worker threads.
+    #[arg(long, env = "MOCK_RATES_THREADS", default_value_t = 2,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
+    /// Instead of serving, GET this URL once and exit 0 on a 200 (for health checks).
+    // No environment variable on purpose: one set in a container would stop the server starting.
+    #[arg(long, value_name = "URL")]
+    probe: Option<String>,
+}
+
+impl Cli {
+    fn settings(&self) -> Settings {
+        Settings {
+            content_type: self.content_type,
+            framing: if self.chunked {
+                Framing::Chunked
+            } else {
+                Framing::ContentLength
+            },
+            timestamp_unit: self.timestamp,
+            faults: Faults {
+                mode: self.fault,
+                percent: self.fault_percent,
+                status: self.fault_status,
+                latency_ms: self.latency_ms,
+                jitter_ms: self.jitter_ms,
+            },
+            seed: self.seed,
+            keep_alive: Duration::from_secs(self.keep_alive_secs),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Err(message) = cli.settings().faults.validate() {
+        eprintln!("mock-rates: invalid faults: {message}");
+        return ExitCode::from(2);
+    }
+    if let Some(url) = &cli.probe {
+        return match probe(url, Duration::from_secs(2)) {
+            Ok(200) => ExitCode::SUCCESS,
+            Ok(status) => {
+                eprintln!("mock-rates probe: {url} answered {status}");
+                ExitCode::FAILURE
+            }
+            Err(error) => {
+                eprintln!("mock-rates probe: {url}: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    // Logs go to stderr: stdout carries only the line the bench parses.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, listen = %cli.listen, "mock-rates failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &Cli) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(usize::from(cli.threads))
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&cli.listen).await?;
+        let addr = listener.local_addr()?;
+        let stop = stop_signal()?;
+        let settings = cli.settings();
+        tracing::info!(?settings, "settings");
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "mock-rates listening on http://{addr}")?;
+        stdout.flush()?;
+        drop(stdout);
+        serve(listener, MockState::new(settings), stop).await?;
+        tracing::info!("mock-rates stopped");
+        Ok(())
+    })
+}
+
+/// Resolves on Ctrl-C or SIGTERM (what `docker stop` sends).
+///
+/// The handlers are installed when this is called, not when the future is first polled, so
+/// a signal sent right after the address is announced stops the server instead of killing it.
+#[cfg(unix)]
+fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    })
+}
+
+/// Resolves on Ctrl-C.
+#[cfg(not(unix))]
+fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+}

@@ -93,7 +93,11 @@ pub(crate) fn parse_pairs(query: Option<&str>) -> PairsQuery {
     };
     let value = percent_decode(value);
     let mut known: Vec<(&'static str, &'static str)> = Vec::new();
-    for item in value.split(',').map(str::trim).filter(|item| !item.is_empty()) {
+    for item in value
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+    {
         match lookup_ignoring_case(item) {
             Some(entry) if !known.contains(&entry) => known.push(entry),
             Some(_) => {}
@@ -112,17 +116,21 @@ fn lookup_ignoring_case(item: &str) -> Option<(&'static str, &'static str)> {
     let bytes: [u8; 6] = item.as_bytes().try_into().ok()?;
     let upper = bytes.map(|byte| byte.to_ascii_uppercase());
     let upper = std::str::from_utf8(&upper).ok()?;
-    let index = RATES.binary_search_by(|(known, _)| (*known).cmp(upper)).ok()?;
+    let index = RATES
+        .binary_search_by(|(known, _)| (*known).cmp(upper))
+        .ok()?;
     Some(RATES[index])
 }
 
 /// The raw value of the first `name` parameter in `query`.
 fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
-    query.split('&').find_map(|param| match param.split_once('=') {
-        Some((key, value)) if key == name => Some(value),
-        None if param == name => Some(""),
-        _ => None,
-    })
+    query
+        .split('&')
+        .find_map(|param| match param.split_once('=') {
+            Some((key, value)) if key == name => Some(value),
+            None if param == name => Some(""),
+            _ => None,
+        })
 }
 
 /// Decodes `%XX` escapes and `+` (a space in forms); malformed escapes stay as they are.
@@ -245,14 +253,23 @@ mod tests {
         for pair in required {
             assert!(rate_text(pair).is_some(), "{pair} missing");
         }
-        assert!(RATES.iter().filter(|(pair, _)| pair.starts_with("USD")).count() >= 40);
+        assert!(
+            RATES
+                .iter()
+                .filter(|(pair, _)| pair.starts_with("USD"))
+                .count()
+                >= 40
+        );
     }
 
     #[test]
     fn rates_are_json_numbers_with_four_to_six_decimals() {
         for (pair, rate) in RATES {
             let (whole, fraction) = rate.split_once('.').unwrap();
-            assert!(!whole.is_empty() && whole.bytes().all(|b| b.is_ascii_digit()), "{pair}");
+            assert!(
+                !whole.is_empty() && whole.bytes().all(|b| b.is_ascii_digit()),
+                "{pair}"
+            );
             assert!(whole == "0" || !whole.starts_with('0'), "{pair}");
             assert!((4..=6).contains(&fraction.len()), "{pair}");
             assert!(fraction.bytes().all(|b| b.is_ascii_digit()), "{pair}");
@@ -273,7 +290,10 @@ mod tests {
 
     #[test]
     fn parses_pairs_case_insensitively_in_order() {
-        assert_eq!(parse_pairs(Some("pairs=EURUSD,usdjpy")), known(&["EURUSD", "USDJPY"]));
+        assert_eq!(
+            parse_pairs(Some("pairs=EURUSD,usdjpy")),
+            known(&["EURUSD", "USDJPY"])
+        );
         assert_eq!(parse_pairs(Some("pairs=UsdChf")), known(&["USDCHF"]));
     }
 
@@ -283,18 +303,32 @@ mod tests {
             parse_pairs(Some("pairs=EURUSD%2CUSDJPY%2cEURUSD,,")),
             known(&["EURUSD", "USDJPY"])
         );
-        assert_eq!(parse_pairs(Some("pairs=EURUSD%2C+USDJPY")), known(&["EURUSD", "USDJPY"]));
+        assert_eq!(
+            parse_pairs(Some("pairs=EURUSD%2C+USDJPY")),
+            known(&["EURUSD", "USDJPY"])
+        );
     }
 
     #[test]
     fn finds_pairs_among_other_parameters() {
         assert_eq!(parse_pairs(Some("x=1&pairs=GBPUSD&y")), known(&["GBPUSD"]));
-        assert_eq!(parse_pairs(Some("pairs=GBPUSD&pairs=XXXYYY")), known(&["GBPUSD"]));
+        assert_eq!(
+            parse_pairs(Some("pairs=GBPUSD&pairs=XXXYYY")),
+            known(&["GBPUSD"])
+        );
     }
 
     #[test]
     fn missing_or_empty_pairs_is_1001() {
-        for query in [None, Some(""), Some("pairs"), Some("pairs="), Some("pairs=,"), Some("other=EURUSD"), Some("pairsx=EURUSD")] {
+        for query in [
+            None,
+            Some(""),
+            Some("pairs"),
+            Some("pairs="),
+            Some("pairs=,"),
+            Some("other=EURUSD"),
+            Some("pairsx=EURUSD"),
+        ] {
             assert_eq!(parse_pairs(query), PairsQuery::Missing, "{query:?}");
         }
     }
@@ -305,9 +339,18 @@ mod tests {
             parse_pairs(Some("pairs=EURUSD,xxxyyy,ABCDEF")),
             PairsQuery::Unknown("XXXYYY".into())
         );
-        assert_eq!(parse_pairs(Some("pairs=EUR")), PairsQuery::Unknown("EUR".into()));
-        assert_eq!(parse_pairs(Some("pairs=%ZZ")), PairsQuery::Unknown("%ZZ".into()));
-        assert_eq!(parse_pairs(Some("pairs=%C3%A9")), PairsQuery::Unknown("é".into()));
+        assert_eq!(
+            parse_pairs(Some("pairs=EUR")),
+            PairsQuery::Unknown("EUR".into())
+        );
+        assert_eq!(
+            parse_pairs(Some("pairs=%ZZ")),
+            PairsQuery::Unknown("%ZZ".into())
+        );
+        assert_eq!(
+            parse_pairs(Some("pairs=%C3%A9")),
+            PairsQuery::Unknown("é".into())
+        );
     }
 
     #[test]
@@ -325,14 +368,22 @@ mod tests {
         let mut body = Vec::new();
         write_live_body(&PairsQuery::Unknown("X\"Y".into()), 0, &mut body);
         let value: serde_json::Value = serde_json::from_slice(&body).unwrap();
-        assert_eq!(value["message"], "The currency pair 'X\"Y' was not recognised or supported");
+        assert_eq!(
+            value["message"],
+            "The currency pair 'X\"Y' was not recognised or supported"
+        );
         assert_eq!(value["code"], 1002);
-        assert_eq!(value["supportedPairs"].as_array().unwrap().len(), RATES.len());
+        assert_eq!(
+            value["supportedPairs"].as_array().unwrap().len(),
+            RATES.len()
+        );
 
         body.clear();
         write_live_body(&PairsQuery::Missing, 0, &mut body);
         let text = String::from_utf8(body).unwrap();
-        assert!(text.starts_with(r#"{"message":"'pairs' parameter is required","supportedPairs":["AUDUSD","EURGBP","#));
+        assert!(text.starts_with(
+            r#"{"message":"'pairs' parameter is required","supportedPairs":["AUDUSD","EURGBP","#
+        ));
         assert!(text.ends_with(r#""USDZAR"],"code":1001}"#));
     }
 }

@@ -38,9 +38,7 @@ impl Default for Settings {
 }
 
 /// Content type of `/api/live` answers.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ContentType {
     /// `application/json`.
@@ -61,9 +59,7 @@ impl ContentType {
 }
 
 /// How the length of `/api/live` bodies is told to the client.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Framing {
     /// A `Content-Length` header.
@@ -74,9 +70,7 @@ pub enum Framing {
 }
 
 /// Unit of rate timestamps.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimestampUnit {
     /// Unix time in seconds, as the real API sends.

@@ -1,0 +1,44 @@
+//! `/__admin/*`: read and change faults, read and reset counters. Never faulted.
+
+use serde::Serialize;
+
+use crate::faults::Faults;
+use crate::http::Method;
+use crate::routes::{Outcome, Request, Responder};
+use crate::state::MockState;
+
+pub(crate) fn handle(request: &Request<'_>, state: &MockState, out: &mut Vec<u8>) -> Outcome {
+    let responder = Responder::new(request);
+    match (request.path, request.method) {
+        ("/__admin/faults", Method::Get) => responder.json(200, &state.faults(), out),
+        ("/__admin/faults", Method::Put) => match parse_faults(request.body) {
+            Ok(faults) => {
+                state.set_faults(faults.clone());
+                tracing::info!(?faults, "faults changed");
+                responder.json(200, &faults, out)
+            }
+            Err(detail) => responder.problem(400, &detail, &[], out),
+        },
+        ("/__admin/faults", _) => responder.method_not_allowed("GET, PUT", out),
+        ("/__admin/stats", Method::Get) => responder.json(200, &state.stats(), out),
+        ("/__admin/stats", _) => responder.method_not_allowed("GET", out),
+        ("/__admin/reset", Method::Post) => {
+            state.reset();
+            responder.json(200, &Done { status: "reset" }, out)
+        }
+        ("/__admin/reset", _) => responder.method_not_allowed("POST", out),
+        _ => responder.problem(404, "no such admin resource", &[], out),
+    }
+}
+
+#[derive(Serialize)]
+struct Done {
+    status: &'static str,
+}
+
+fn parse_faults(body: &[u8]) -> Result<Faults, String> {
+    let faults: Faults =
+        serde_json::from_slice(body).map_err(|error| format!("invalid faults JSON: {error}"))?;
+    faults.validate()?;
+    Ok(faults)
+}

@@ -1,0 +1,198 @@
+//! One TCP connection: read requests in turn, answer them, and misbehave on demand.
+
+use std::io;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::http::{self, Head, HttpError};
+use crate::routes::{self, Buffers, Outcome, Request, Responder};
+use crate::state::MockState;
+
+/// How long a request may take to arrive when keep-alive is off (zero keep-alive).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a refused connection is drained before it is closed.
+const LINGER: Duration = Duration::from_secs(1);
+/// The gap between two bytes of a drip.
+const DRIP_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Serves one accepted connection until it closes; errors only end the connection.
+pub(crate) async fn run(stream: TcpStream, state: MockState) {
+    // Answers and drips are small writes that must not wait for Nagle.
+    if let Err(error) = stream.set_nodelay(true) {
+        tracing::debug!(%error, "could not set TCP_NODELAY");
+    }
+    let mut connection = Connection {
+        stream,
+        state,
+        read: Vec::with_capacity(4096),
+        buffers: Buffers::default(),
+    };
+    if let Err(error) = connection.serve().await {
+        tracing::debug!(%error, "connection ended with an I/O error");
+    }
+}
+
+struct Connection {
+    stream: TcpStream,
+    state: MockState,
+    /// Bytes read and not yet handled; requests are parsed in place.
+    read: Vec<u8>,
+    buffers: Buffers,
+}
+
+enum Read {
+    Data,
+    Closed,
+    TimedOut,
+}
+
+impl Connection {
+    async fn serve(&mut self) -> io::Result<()> {
+        let keep_alive_enabled = !self.state.keep_alive().is_zero();
+        loop {
+            let head = match self.read_head().await? {
+                Some(Ok(head)) => head,
+                Some(Err(error)) => return self.refuse(error).await,
+                None => return Ok(()),
+            };
+            let total = head.len + head.content_length;
+            if head.expect_continue && self.read.len() < total {
+                self.stream
+                    .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+                    .await?;
+            }
+            while self.read.len() < total {
+                match self.fill().await? {
+                    Read::Data => {}
+                    Read::Closed => return Ok(()),
+                    Read::TimedOut => return self.refuse(HttpError::Timeout).await,
+                }
+            }
+            let Some(request) = request(&self.read[..total], &head, keep_alive_enabled) else {
+                return self
+                    .refuse(HttpError::BadRequest("malformed request target"))
+                    .await;
+            };
+            self.state.count_request();
+            self.buffers.out.clear();
+            let outcome = routes::handle(&request, &self.state, &mut self.buffers).await;
+            self.read.drain(..total);
+            match outcome {
+                Outcome::Reply { close } => {
+                    self.stream.write_all(&self.buffers.out).await?;
+                    if close {
+                        return self.stream.shutdown().await;
+                    }
+                }
+                Outcome::Reset => return self.reset(),
+                Outcome::Drip => return self.drip().await,
+                Outcome::Hang => return self.hang().await,
+            }
+        }
+    }
+
+    /// Reads until a request head is complete: `None` when the client left or went idle.
+    async fn read_head(&mut self) -> io::Result<Option<Result<Head, HttpError>>> {
+        loop {
+            if !self.read.is_empty() {
+                match http::parse_head(&self.read) {
+                    Ok(Some(head)) => return Ok(Some(Ok(head))),
+                    Err(error) => return Ok(Some(Err(error))),
+                    Ok(None) => {}
+                }
+            }
+            match self.fill().await? {
+                Read::Data => {}
+                Read::Closed => return Ok(None),
+                // An idle keep-alive connection is closed quietly, like actix-web does.
+                Read::TimedOut if self.read.is_empty() => return Ok(None),
+                Read::TimedOut => return Ok(Some(Err(HttpError::Timeout))),
+            }
+        }
+    }
+
+    async fn fill(&mut self) -> io::Result<Read> {
+        if self.read.capacity() - self.read.len() < 1024 {
+            self.read.reserve(4096);
+        }
+        let keep_alive = self.state.keep_alive();
+        let limit = if keep_alive.is_zero() {
+            REQUEST_TIMEOUT
+        } else {
+            keep_alive
+        };
+        match tokio::time::timeout(limit, self.stream.read_buf(&mut self.read)).await {
+            Ok(Ok(0)) => Ok(Read::Closed),
+            Ok(Ok(_)) => Ok(Read::Data),
+            Ok(Err(error)) => Err(error),
+            Err(_elapsed) => Ok(Read::TimedOut),
+        }
+    }
+
+    /// Answers a request that cannot be served, and closes.
+    async fn refuse(&mut self, error: HttpError) -> io::Result<()> {
+        self.buffers.out.clear();
+        Responder::closing().problem(error.status(), error.detail(), &[], &mut self.buffers.out);
+        self.stream.write_all(&self.buffers.out).await?;
+        self.stream.shutdown().await?;
+        // Closing with unread bytes (the rest of an oversized head, say) would send a RST
+        // that can destroy the answer before the client reads it: drain first, briefly.
+        let mut discard = [0u8; 4096];
+        let drain = async {
+            while self.stream.read(&mut discard).await? > 0 {}
+            io::Result::Ok(())
+        };
+        match tokio::time::timeout(LINGER, drain).await {
+            Ok(result) => result,
+            Err(_elapsed) => Ok(()),
+        }
+    }
+
+    fn reset(&self) -> io::Result<()> {
+        // A zero linger never blocks on close, which is what the deprecation is about;
+        // its replacement `set_zero_linger` needs tokio 1.50 and the workspace allows 1.45.
+        #[allow(deprecated)]
+        let result = self.stream.set_linger(Some(Duration::ZERO));
+        // The RST itself is sent when the stream is dropped on return.
+        result
+    }
+
+    /// Sends the chunked head, then one byte of the body every interval until a write fails.
+    async fn drip(&mut self) -> io::Result<()> {
+        self.stream.write_all(&self.buffers.out).await?;
+        let mut ticks = tokio::time::interval(DRIP_INTERVAL);
+        for &byte in self.buffers.body.iter().cycle() {
+            ticks.tick().await;
+            self.stream
+                .write_all(&[b'1', b'\r', b'\n', byte, b'\r', b'\n'])
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Answers nothing and waits for the client to close (or the server to stop).
+    async fn hang(&mut self) -> io::Result<()> {
+        let mut discard = [0u8; 1024];
+        while self.stream.read(&mut discard).await? > 0 {}
+        Ok(())
+    }
+}
+
+fn request<'a>(bytes: &'a [u8], head: &Head, keep_alive_enabled: bool) -> Option<Request<'a>> {
+    // The parser only accepts visible ASCII in the target, so this cannot fail in practice.
+    let target = std::str::from_utf8(bytes.get(head.target.clone())?).ok()?;
+    let (path, query) = match target.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (target, None),
+    };
+    Some(Request {
+        method: head.method,
+        path,
+        query,
+        body: bytes.get(head.len..)?,
+        keep_alive: head.keep_alive && keep_alive_enabled,
+        http10: head.http10,
+    })
+}

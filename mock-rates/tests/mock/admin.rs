@@ -1,0 +1,116 @@
+//! `/__admin/*`: faults, stats, reset.
+
+use mock_rates::{FaultMode, Faults, Stats};
+
+use crate::helpers::{Client, get, server, set_faults};
+
+#[test]
+fn get_faults_shows_the_current_value() {
+    let server = server();
+    let json = get(&server, "/__admin/faults").json();
+    assert_eq!(
+        json,
+        serde_json::json!({"mode":"none","percent":100,"status":500,"latency_ms":0,"jitter_ms":0})
+    );
+}
+
+#[test]
+fn put_faults_fills_defaults_and_takes_effect() {
+    let server = server();
+    let mut client = Client::connect(&server);
+    let response = client.request("PUT", "/__admin/faults", r#"{"mode":"hang","percent":100}"#);
+    assert_eq!(response.status, 200);
+    let expected = Faults {
+        mode: FaultMode::Hang,
+        ..Faults::default()
+    };
+    assert_eq!(
+        serde_json::from_slice::<Faults>(&response.body).unwrap(),
+        expected
+    );
+    assert_eq!(server.state().faults(), expected);
+    let json = client.get("/__admin/faults").json();
+    assert_eq!(json["mode"], "hang");
+}
+
+#[test]
+fn bad_faults_are_400_problems_and_change_nothing() {
+    let server = server();
+    let mut client = Client::connect(&server);
+    for body in [
+        "not json",
+        r#"{"mode":"explode"}"#,
+        r#"{"percent":101}"#,
+        r#"{"status":42}"#,
+        r#"{"latency":5}"#,
+    ] {
+        let response = client.request("PUT", "/__admin/faults", body);
+        assert_eq!(response.status, 400, "{body}");
+        assert_eq!(
+            response.header("content-type"),
+            Some("application/problem+json")
+        );
+        assert!(response.json()["detail"].is_string());
+    }
+    assert_eq!(server.state().faults(), Faults::default());
+}
+
+#[test]
+fn stats_count_requests_connections_and_live_requests() {
+    let server = server();
+    let mut client = Client::connect(&server);
+    client.get("/api/live?pairs=EURUSD");
+    client.get("/health");
+    get(&server, "/api/live");
+    let stats: Stats = serde_json::from_slice(&client.get("/__admin/stats").body).unwrap();
+    // The stats request counts itself.
+    assert_eq!(
+        stats,
+        Stats {
+            requests: 4,
+            connections: 2,
+            live_requests: 2,
+            faults_injected: 0,
+        }
+    );
+}
+
+#[test]
+fn reset_clears_counters_and_faults() {
+    let server = server();
+    let mut client = Client::connect(&server);
+    assert_eq!(
+        set_faults(
+            &server,
+            &Faults {
+                mode: FaultMode::Status,
+                ..Faults::default()
+            }
+        )
+        .status,
+        200
+    );
+    assert_eq!(client.get("/api/live?pairs=EURUSD").status, 500);
+    let response = client.request("POST", "/__admin/reset", "");
+    assert_eq!(response.status, 200);
+    assert_eq!(server.state().stats(), Stats::default());
+    assert_eq!(server.state().faults(), Faults::default());
+    assert_eq!(client.get("/api/live?pairs=EURUSD").status, 200);
+}
+
+#[test]
+fn the_rust_api_matches_the_admin_endpoints() {
+    let server = server();
+    let faults = Faults {
+        mode: FaultMode::Truncated,
+        percent: 25,
+        status: 503,
+        latency_ms: 3,
+        jitter_ms: 2,
+    };
+    server.state().set_faults(faults.clone());
+    let json: Faults = serde_json::from_slice(&get(&server, "/__admin/faults").body).unwrap();
+    assert_eq!(json, faults);
+    server.state().reset();
+    assert_eq!(get(&server, "/__admin/faults").json()["mode"], "none");
+}

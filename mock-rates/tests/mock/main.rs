@@ -1,0 +1,11 @@
+//! Integration tests: a real server on a loopback port, driven with raw HTTP over std sockets.
+
+mod admin;
+mod binary;
+mod faults;
+mod fidelity;
+mod helpers;
+mod keep_alive;
+mod live;
+mod protocol;
+mod shutdown;
