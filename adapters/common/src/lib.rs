@@ -1,11 +1,17 @@
 //! What every rates adapter shares: settings, the Free Forex wire format, the in-flight limit
 //! and the deadline. An adapter adds only its client: build the request, send it, map errors.
 
+mod body;
+mod errors;
 mod limit;
+mod outcome;
 mod settings;
 mod wire;
 
+pub use body::BoundedBody;
+pub use errors::{broken_transfer, describe, find_io_error};
 pub use limit::{ConcurrencyLimit, Permit};
+pub use outcome::record_outcome;
 pub use settings::ClientSettings;
 pub use wire::{decode_quotes, interpret_response, live_path, live_url};
 
@@ -13,6 +19,14 @@ use std::future::Future;
 use std::time::Duration;
 
 use application::RatesError;
+
+/// An adapter's client could not be built from its settings (bad base URL, bad limits).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot build the {client} rates client: {reason}")]
+pub struct BuildError {
+    pub client: &'static str,
+    pub reason: String,
+}
 
 /// Runs one whole upstream call (connect, send, status, body) under the total timeout.
 /// The same outer deadline wraps every async adapter, so "timeout" means the same everywhere.
@@ -30,7 +44,18 @@ pub async fn with_deadline<T>(
 
 /// The error for a call that did not complete within `timeout`.
 pub fn timeout_error(timeout: Duration) -> RatesError {
-    RatesError::Timeout(format!("no complete answer within {} ms", timeout.as_millis()))
+    RatesError::Timeout(format!(
+        "no complete answer within {} ms",
+        timeout.as_millis()
+    ))
+}
+
+/// The error for a connection that could not be established within `connect_timeout`.
+pub fn connect_timeout_error(connect_timeout: Duration) -> RatesError {
+    RatesError::Timeout(format!(
+        "no connection within {} ms",
+        connect_timeout.as_millis()
+    ))
 }
 
 /// Maps an I/O error from a socket into the port's taxonomy.

@@ -68,7 +68,10 @@ mod tests {
         let limit = ConcurrencyLimit::new(1, Duration::from_millis(10));
         let held = limit.acquire().await.unwrap();
         assert_eq!(limit.in_use(), 1);
-        assert!(matches!(limit.acquire().await, Err(RatesError::Unavailable(_))));
+        assert!(matches!(
+            limit.acquire().await,
+            Err(RatesError::Unavailable(_))
+        ));
         drop(held);
         assert!(limit.acquire().await.is_ok());
     }

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::BuildError;
+
 /// How an adapter's client is built. Every adapter applies every field the same way; where a
 /// library has no knob for one (hyper and reqwest cannot cap open connections), the adapter
 /// enforces it with a [`crate::ConcurrencyLimit`].
@@ -43,5 +45,88 @@ impl ClientSettings {
             blocking_threads: 64,
             max_body_bytes: 64 * 1024,
         }
+    }
+
+    /// Checks what every adapter needs before building its client: a plain `http://` base URL
+    /// (no client is built with TLS) without query or fragment, and non-zero limits.
+    ///
+    /// # Errors
+    /// A `BuildError` naming `client` and the first setting that is wrong.
+    pub fn check(&self, client: &'static str) -> Result<(), BuildError> {
+        let fail = |reason: String| Err(BuildError { client, reason });
+        let authority = self
+            .base_url
+            .strip_prefix("http://")
+            .map(|rest| rest.split('/').next().unwrap_or_default());
+        match authority {
+            None => {
+                return fail(format!(
+                    "the base URL must start with http:// (no TLS is built in), got {:?}",
+                    self.base_url
+                ));
+            }
+            Some("") => return fail(format!("the base URL has no host: {:?}", self.base_url)),
+            Some(_) => {}
+        }
+        if self
+            .base_url
+            .contains(|c: char| c == '?' || c == '#' || c.is_whitespace())
+        {
+            return fail(format!(
+                "the base URL must have no query, fragment or spaces: {:?}",
+                self.base_url
+            ));
+        }
+        for (name, duration) in [
+            ("connect_timeout", self.connect_timeout),
+            ("timeout", self.timeout),
+        ] {
+            if duration.is_zero() {
+                return fail(format!("{name} must be above zero"));
+            }
+        }
+        for (name, value) in [
+            ("max_connections", self.max_connections),
+            ("blocking_threads", self.blocking_threads),
+            ("max_body_bytes", self.max_body_bytes),
+        ] {
+            if value == 0 {
+                return fail(format!("{name} must be above zero"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_the_defaults_and_refuses_what_no_adapter_can_use() {
+        assert_eq!(
+            ClientSettings::for_base_url("http://127.0.0.1:8081/").check("test"),
+            Ok(())
+        );
+        for base_url in [
+            "https://example.com",
+            "127.0.0.1:8081",
+            "http://",
+            "http:///api",
+            "http://h/?x=1",
+            "http://h /",
+        ] {
+            assert!(
+                ClientSettings::for_base_url(base_url)
+                    .check("test")
+                    .is_err(),
+                "{base_url}"
+            );
+        }
+        let settings = ClientSettings {
+            max_body_bytes: 0,
+            ..ClientSettings::for_base_url("http://h")
+        };
+        assert!(settings.check("test").is_err());
     }
 }

@@ -188,7 +188,8 @@ mod tests {
             decode_quotes(unsupported, &[pair("EURUSD")]),
             Err(RatesError::UnsupportedPair(message)) if message.contains("USDXXX")
         ));
-        let missing = br#"{"message":"'pairs' parameter is required","supportedPairs":[],"code":1001}"#;
+        let missing =
+            br#"{"message":"'pairs' parameter is required","supportedPairs":[],"code":1001}"#;
         assert!(matches!(
             decode_quotes(missing, &[pair("EURUSD")]),
             Err(RatesError::Malformed(_))

@@ -1,1 +1,136 @@
-//! placeholder
+//! `RatesProvider` over hyper-util's pooled client: the low-level baseline the others are
+//! measured against.
+//!
+//! Stale connections: hyper runs each pooled connection in its own task, which sees the
+//! server's FIN while the connection is idle and closes it, so the pool never hands out a
+//! connection it knows is closed. A request that meets a closed reused connection before it is
+//! written comes back to the pool and is retried on another connection
+//! (`retry_canceled_requests`, on by default; hyper-util `client/legacy/client.rs`). One written
+//! just as the server closes is not retried: `idle_timeout` below the server's keep-alive is
+//! what keeps that window shut.
+
+use std::io::ErrorKind;
+use std::time::{Duration, Instant};
+
+use application::{Quotes, RatesError, RatesProvider};
+use async_trait::async_trait;
+use bytes::Bytes;
+use domain::CurrencyPair;
+use http::{Request, Uri};
+use http_body_util::{BodyExt, Empty, LengthLimitError, Limited};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use rates_common::{
+    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, broken_transfer,
+    connect_timeout_error, describe, find_io_error, interpret_response, live_url, record_outcome,
+    with_deadline,
+};
+
+/// Fetches rates with one hyper-util client, built once.
+#[derive(Debug)]
+pub struct HyperRates {
+    client: Client<HttpConnector, Empty<Bytes>>,
+    base_url: String,
+    limit: ConcurrencyLimit,
+    timeout: Duration,
+    connect_timeout: Duration,
+    max_body_bytes: usize,
+}
+
+impl HyperRates {
+    pub const NAME: &'static str = "hyper";
+
+    /// Builds the client and its pool from `settings`.
+    ///
+    /// # Errors
+    /// A `BuildError` when the settings are unusable (see [`ClientSettings::check`]) or the
+    /// base URL is not a valid URI.
+    pub fn new(settings: &ClientSettings) -> Result<Self, BuildError> {
+        settings.check(Self::NAME)?;
+        live_url(&settings.base_url, &[])
+            .parse::<Uri>()
+            .map_err(|error| BuildError {
+                client: Self::NAME,
+                reason: format!("invalid base URL {:?}: {error}", settings.base_url),
+            })?;
+        let mut connector = HttpConnector::new();
+        connector.set_connect_timeout(Some(settings.connect_timeout));
+        // reqwest, ureq and libcurl set TCP_NODELAY by default; hyper's connector does not.
+        connector.set_nodelay(true);
+        let client = Client::builder(TokioExecutor::new())
+            .pool_max_idle_per_host(settings.max_idle_per_host)
+            .pool_idle_timeout(settings.idle_timeout)
+            // Without a timer the idle timeout is never enforced.
+            .pool_timer(TokioTimer::new())
+            .build(connector);
+        Ok(Self {
+            client,
+            base_url: settings.base_url.clone(),
+            limit: ConcurrencyLimit::new(settings.max_connections, settings.pool_wait),
+            timeout: settings.timeout,
+            connect_timeout: settings.connect_timeout,
+            max_body_bytes: settings.max_body_bytes,
+        })
+    }
+
+    async fn call(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
+        let _permit = self.limit.acquire().await?;
+        let (status, body) = with_deadline(self.timeout, self.exchange(pairs)).await?;
+        interpret_response(status, &body, pairs)
+    }
+
+    /// One GET, its status and its whole body.
+    async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Bytes), RatesError> {
+        let uri: Uri = live_url(&self.base_url, pairs)
+            .parse()
+            .map_err(|error| RatesError::Connect(format!("invalid request URI: {error}")))?;
+        let request = Request::get(uri)
+            .body(Empty::new())
+            .map_err(|error| RatesError::Connect(format!("invalid request: {error}")))?;
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|error| self.send_error(&error))?;
+        let status = response.status().as_u16();
+        let declared = hyper::body::Body::size_hint(response.body()).exact();
+        BoundedBody::check_declared(declared, self.max_body_bytes)?;
+        let body = Limited::new(response.into_body(), self.max_body_bytes)
+            .collect()
+            .await
+            .map_err(|error| self.body_error(&*error))?
+            .to_bytes();
+        Ok((status, body))
+    }
+
+    fn send_error(&self, error: &hyper_util::client::legacy::Error) -> RatesError {
+        if error.is_connect() {
+            // HttpConnector reports its connect timeout as an io error of kind TimedOut.
+            return match find_io_error(error) {
+                Some(io) if io.kind() == ErrorKind::TimedOut => {
+                    connect_timeout_error(self.connect_timeout)
+                }
+                _ => RatesError::Connect(describe(error)),
+            };
+        }
+        broken_transfer(describe(error))
+    }
+
+    fn body_error(&self, error: &(dyn std::error::Error + Send + Sync + 'static)) -> RatesError {
+        if error.is::<LengthLimitError>() {
+            return BoundedBody::too_large(self.max_body_bytes);
+        }
+        broken_transfer(describe(error))
+    }
+}
+
+#[async_trait(?Send)]
+impl RatesProvider for HyperRates {
+    async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
+        let started = Instant::now();
+        let result = self.call(pairs).await;
+        record_outcome(Self::NAME, pairs, started, &result);
+        result
+    }
+}

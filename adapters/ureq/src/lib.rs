@@ -1,1 +1,164 @@
-//! placeholder
+//! `RatesProvider` over ureq, a blocking client, run on tokio's blocking pool (the pool actix
+//! itself uses for `web::block`).
+//!
+//! Stale connections: before it hands out an idle connection, ureq probes the socket with a
+//! non-blocking one-byte read (`probe_tcp_stream` in `unversioned/transport/tcp.rs`): end of
+//! stream, an error or unexpected bytes drop it; only "would block" lets it be reused. ureq
+//! never retries a request. So a connection the server closed while idle is not used; one the
+//! server closes just as the request is written fails the call. `idle_timeout` below the
+//! server's keep-alive is what keeps that window shut.
+
+use std::io::ErrorKind;
+use std::time::{Duration, Instant};
+
+use application::{Quotes, RatesError, RatesProvider};
+use async_trait::async_trait;
+use domain::CurrencyPair;
+use rates_common::{
+    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, broken_transfer,
+    connect_timeout_error, describe, interpret_response, io_error, live_url, record_outcome,
+    timeout_error, with_deadline,
+};
+use ureq::{Agent, Error, Timeout};
+
+/// Fetches rates with one ureq agent, built once, on at most `blocking_threads` threads.
+#[derive(Debug)]
+pub struct UreqRates {
+    agent: Agent,
+    base_url: String,
+    /// Calls in flight: at most `max_connections`, and at most `blocking_threads` threads.
+    slots: ConcurrencyLimit,
+    timeout: Duration,
+    connect_timeout: Duration,
+    max_body_bytes: usize,
+}
+
+impl UreqRates {
+    pub const NAME: &'static str = "ureq";
+
+    /// Builds the agent and its pool from `settings`.
+    ///
+    /// # Errors
+    /// A `BuildError` when the settings are unusable (see [`ClientSettings::check`]).
+    pub fn new(settings: &ClientSettings) -> Result<Self, BuildError> {
+        settings.check(Self::NAME)?;
+        let in_flight = settings.max_connections.min(settings.blocking_threads);
+        let agent: Agent = Agent::config_builder()
+            .timeout_connect(Some(settings.connect_timeout))
+            // The whole call, body included, as `with_deadline` is for the async clients.
+            .timeout_global(Some(settings.timeout))
+            // A non-2xx status is an answer to interpret, not a transport error.
+            .http_status_as_error(false)
+            // ureq's default pool (10 idle, 3 per host) is far smaller than the blocking pool:
+            // with 64 calls in flight it reconnected on about every other request. The idle
+            // pool takes `max_idle_per_host` like every client (one upstream host, so the total
+            // is the same figure); the defaults keep it above `blocking_threads`.
+            .max_idle_connections(settings.max_idle_per_host)
+            .max_idle_connections_per_host(settings.max_idle_per_host)
+            .max_idle_age(settings.idle_timeout)
+            // Like every adapter: no proxy from the environment, no redirects followed.
+            .proxy(None)
+            .max_redirects(0)
+            .build()
+            .into();
+        Ok(Self {
+            agent,
+            base_url: settings.base_url.clone(),
+            slots: ConcurrencyLimit::new(in_flight, settings.pool_wait),
+            timeout: settings.timeout,
+            connect_timeout: settings.connect_timeout,
+            max_body_bytes: settings.max_body_bytes,
+        })
+    }
+
+    async fn call(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
+        let slot = self.slots.acquire().await?;
+        let call = Call {
+            agent: self.agent.clone(),
+            url: live_url(&self.base_url, pairs),
+            timeout: self.timeout,
+            connect_timeout: self.connect_timeout,
+            max_body_bytes: self.max_body_bytes,
+        };
+        let span = tracing::Span::current();
+        let blocking = tokio::task::spawn_blocking(move || {
+            // The slot is held by the thread, not by the caller: a caller that gave up at its
+            // deadline leaves the slot busy until ureq's own timeout frees the thread.
+            let _slot = slot;
+            span.in_scope(|| call.exchange())
+        });
+        // ureq's `timeout_global` ends the call on the thread; the same outer deadline as the
+        // async clients also covers the wait for a blocking thread.
+        let (status, body) = with_deadline(self.timeout, async {
+            match blocking.await {
+                Ok(exchanged) => exchanged,
+                Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+                Err(error) => Err(RatesError::Unavailable(format!(
+                    "the blocking pool dropped the call: {error}"
+                ))),
+            }
+        })
+        .await?;
+        interpret_response(status, &body, pairs)
+    }
+}
+
+/// What one blocking call needs, moved onto its thread.
+struct Call {
+    agent: Agent,
+    url: String,
+    timeout: Duration,
+    connect_timeout: Duration,
+    max_body_bytes: usize,
+}
+
+impl Call {
+    /// One GET, its status and its whole body.
+    fn exchange(&self) -> Result<(u16, Vec<u8>), RatesError> {
+        let mut response = self
+            .agent
+            .get(&self.url)
+            .call()
+            .map_err(|error| self.error(error))?;
+        let status = response.status().as_u16();
+        let body = response.body_mut();
+        BoundedBody::check_declared(body.content_length(), self.max_body_bytes)?;
+        let bytes = body
+            .with_config()
+            .limit(self.max_body_bytes as u64)
+            .read_to_vec()
+            .map_err(|error| self.error(error))?;
+        Ok((status, bytes))
+    }
+
+    fn error(&self, error: Error) -> RatesError {
+        match error {
+            Error::Timeout(Timeout::Resolve | Timeout::Connect) => {
+                connect_timeout_error(self.connect_timeout)
+            }
+            Error::Timeout(_) => timeout_error(self.timeout),
+            Error::BodyExceedsLimit(_) => BoundedBody::too_large(self.max_body_bytes),
+            Error::Io(io) if io.kind() == ErrorKind::ConnectionRefused => {
+                RatesError::Connect(format!("cannot connect: {io}"))
+            }
+            Error::Io(io) => match io_error(&io, self.timeout) {
+                RatesError::Connect(_) => broken_transfer(io),
+                timeout => timeout,
+            },
+            Error::ConnectionFailed | Error::HostNotFound => {
+                RatesError::Connect(format!("cannot connect: {error}"))
+            }
+            other => broken_transfer(describe(&other)),
+        }
+    }
+}
+
+#[async_trait(?Send)]
+impl RatesProvider for UreqRates {
+    async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
+        let started = Instant::now();
+        let result = self.call(pairs).await;
+        record_outcome(Self::NAME, pairs, started, &result);
+        result
+    }
+}

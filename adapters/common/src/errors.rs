@@ -1,0 +1,87 @@
+//! Reading client errors: their source chains, and the io errors wrapped inside them.
+
+use std::error::Error;
+use std::fmt::{Display, Write as _};
+use std::io;
+
+use application::RatesError;
+
+/// The messages of an error and its sources, outermost first, joined by ": ". A source whose
+/// message its wrapper already repeats is left out, so nothing is said twice.
+pub fn describe(error: &(dyn Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let message = cause.to_string();
+        if !text.contains(&message) {
+            let _ = write!(text, ": {message}");
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The first `io::Error` in an error's source chain (the error itself included).
+pub fn find_io_error<'a>(error: &'a (dyn Error + 'static)) -> Option<&'a io::Error> {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(io) = error.downcast_ref::<io::Error>() {
+            return Some(io);
+        }
+        current = error.source();
+    }
+    None
+}
+
+/// The connection broke before the complete answer arrived: reset, closed early, or a body
+/// cut short of its declared length. `Connect` for every adapter: the transfer failed, not the
+/// upstream's content.
+pub fn broken_transfer(detail: impl Display) -> RatesError {
+    RatesError::Connect(format!(
+        "the connection broke before the complete answer: {detail}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Wrapper(&'static str, io::Error);
+
+    impl std::fmt::Display for Wrapper {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl Error for Wrapper {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            Some(&self.1)
+        }
+    }
+
+    #[test]
+    fn walks_the_chain_once() {
+        let error = Wrapper(
+            "error sending request",
+            io::Error::new(io::ErrorKind::ConnectionReset, "connection reset by peer"),
+        );
+        assert_eq!(
+            describe(&error),
+            "error sending request: connection reset by peer"
+        );
+        assert_eq!(
+            find_io_error(&error).map(io::Error::kind),
+            Some(io::ErrorKind::ConnectionReset)
+        );
+        let repeated = Wrapper("tcp connect error: refused", io::Error::other("refused"));
+        assert_eq!(describe(&repeated), "tcp connect error: refused");
+    }
+
+    #[test]
+    fn finds_no_io_error_where_there_is_none() {
+        let error = std::fmt::Error;
+        assert!(find_io_error(&error).is_none());
+    }
+}

@@ -1,0 +1,8 @@
+//! The adapter contract, run against hyper.
+
+rates_contract::contract_tests!(
+    make = |settings: &rates_common::ClientSettings| {
+        Box::new(rates_hyper::HyperRates::new(settings).expect("the contract's settings are valid"))
+            as Box<dyn application::RatesProvider>
+    }
+);

@@ -1,0 +1,9 @@
+//! The adapter contract, run against reqwest.
+
+rates_contract::contract_tests!(
+    make = |settings: &rates_common::ClientSettings| {
+        Box::new(
+            rates_reqwest::ReqwestRates::new(settings).expect("the contract's settings are valid"),
+        ) as Box<dyn application::RatesProvider>
+    }
+);
