@@ -1,1 +1,11 @@
-//! placeholder
+//! The payment service: actix-web routes, configuration, telemetry and wiring of the five
+//! rates adapters. `main.rs` only loads settings and runs [`startup::Application`].
+
+pub mod configuration;
+pub mod metrics;
+pub mod problem;
+pub mod readiness;
+pub mod registry;
+pub mod routes;
+pub mod startup;
+pub mod telemetry;

@@ -1,1 +1,64 @@
-fn main() {}
+use std::process::ExitCode;
+use std::time::Duration;
+
+use api::configuration::Settings;
+use api::startup::Application;
+
+const USAGE: &str = "usage: api            run the payment service (configured by config/default.toml and APP__* variables)
+       api --probe URL  GET URL once; exit 0 on HTTP 200, 1 otherwise (container health checks)";
+
+#[actix_web::main]
+async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] => serve().await,
+        ["--probe", url] => probe(url),
+        ["--help" | "-h"] => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn serve() -> ExitCode {
+    let settings = match Settings::load() {
+        Ok(settings) => settings,
+        Err(error) => {
+            eprintln!("api: invalid configuration: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    api::telemetry::init(settings.log.format);
+    let application = match Application::build(&settings) {
+        Ok(application) => application,
+        Err(error) => {
+            tracing::error!(%error, "api: cannot start");
+            return ExitCode::FAILURE;
+        }
+    };
+    match application.run_until_stopped().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "api: server failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn probe(url: &str) -> ExitCode {
+    match mock_rates::probe(url, Duration::from_secs(2)) {
+        Ok(200) => ExitCode::SUCCESS,
+        Ok(status) => {
+            eprintln!("api probe: {url} answered {status}");
+            ExitCode::FAILURE
+        }
+        Err(error) => {
+            eprintln!("api probe: {url}: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

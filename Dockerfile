@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# Builds api, mock-rates and bench in one image. Stages: chef (cargo-chef), planner (the
+# dependency recipe), builder (dependencies first, cached while only our code changes), runtime.
+
+ARG RUST_VERSION=1.95
+FROM rust:${RUST_VERSION}-bookworm AS chef
+RUN cargo install cargo-chef --locked
+WORKDIR /app
+
+FROM chef AS planner
+COPY . .
+RUN cargo chef prepare --recipe-path recipe.json
+
+FROM chef AS builder
+COPY --from=planner /app/recipe.json recipe.json
+# Dependencies only: this layer is rebuilt when Cargo.toml/Cargo.lock change, not our code.
+# (isahc compiles a bundled libcurl here with the image's gcc.)
+RUN cargo chef cook --release --recipe-path recipe.json
+COPY . .
+RUN cargo build --release --locked -p api -p mock-rates -p bench \
+    && mkdir -p /out \
+    && cp target/release/api target/release/mock-rates target/release/bench /out/
+
+FROM debian:bookworm-slim AS runtime
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --home-dir /app --create-home app
+WORKDIR /app
+COPY --from=builder /out/ /usr/local/bin/
+USER app
+ENV APP__SERVER__HOST=0.0.0.0 \
+    APP__SERVER__PORT=8080
+EXPOSE 8080 8081
+CMD ["api"]

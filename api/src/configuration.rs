@@ -1,0 +1,139 @@
+//! Settings: `config/default.toml` (compiled in, so the binary runs from any directory), then
+//! `APP__SECTION__KEY` environment variables.
+
+use std::time::Duration;
+
+use config::{Config, Environment, File, FileFormat};
+use rates_common::ClientSettings;
+use serde::Deserialize;
+
+const DEFAULTS: &str = include_str!("../../config/default.toml");
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct Settings {
+    pub server: ServerSettings,
+    pub rates: RatesSettings,
+    pub payments: PaymentSettings,
+    pub log: LogSettings,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct ServerSettings {
+    pub host: String,
+    pub port: u16,
+    pub workers: usize,
+    pub max_body_bytes: usize,
+    pub keep_alive_secs: u64,
+    pub shutdown_timeout_secs: u64,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct RatesSettings {
+    pub base_url: String,
+    pub timeout_ms: u64,
+    pub connect_timeout_ms: u64,
+    pub max_connections: usize,
+    pub max_idle_per_host: usize,
+    pub idle_timeout_ms: u64,
+    pub pool_wait_ms: u64,
+    pub blocking_threads: usize,
+    pub max_body_bytes: usize,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct PaymentSettings {
+    pub max_batch: usize,
+    pub max_batch_body_bytes: usize,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct LogSettings {
+    pub format: LogFormat,
+}
+
+impl Settings {
+    /// The compiled-in defaults overlaid with `APP__*` variables from the environment.
+    pub fn load() -> Result<Self, config::ConfigError> {
+        Self::from_sources(Some(
+            Environment::with_prefix("APP")
+                .prefix_separator("__")
+                .separator("__")
+                .try_parsing(true),
+        ))
+    }
+
+    /// The compiled-in defaults alone (for tests and embedding).
+    pub fn defaults() -> Result<Self, config::ConfigError> {
+        Self::from_sources(None)
+    }
+
+    fn from_sources(environment: Option<Environment>) -> Result<Self, config::ConfigError> {
+        let mut builder = Config::builder().add_source(File::from_str(DEFAULTS, FileFormat::Toml));
+        if let Some(environment) = environment {
+            builder = builder.add_source(environment);
+        }
+        let settings: Settings = builder.build()?.try_deserialize()?;
+        settings.check()?;
+        Ok(settings)
+    }
+
+    fn check(&self) -> Result<(), config::ConfigError> {
+        let invalid =
+            |key: &str, why: &str| Err(config::ConfigError::Message(format!("{key}: {why}")));
+        let base_url = self.rates.base_url.trim();
+        if !base_url.is_empty() && !base_url.starts_with("http://") {
+            return invalid(
+                "rates.base_url",
+                "must start with http:// (or be empty for the embedded mock)",
+            );
+        }
+        if self.rates.timeout_ms == 0 || self.rates.connect_timeout_ms == 0 {
+            return invalid(
+                "rates.timeout_ms / rates.connect_timeout_ms",
+                "must be positive",
+            );
+        }
+        if self.rates.max_connections == 0 || self.rates.blocking_threads == 0 {
+            return invalid(
+                "rates.max_connections / rates.blocking_threads",
+                "must be positive",
+            );
+        }
+        if self.payments.max_batch == 0 || self.server.max_body_bytes == 0 {
+            return invalid(
+                "payments.max_batch / server.max_body_bytes",
+                "must be positive",
+            );
+        }
+        Ok(())
+    }
+}
+
+impl RatesSettings {
+    /// The configured upstream, or `None` to start the embedded mock.
+    pub fn upstream(&self) -> Option<&str> {
+        Some(self.base_url.trim()).filter(|url| !url.is_empty())
+    }
+
+    /// What every adapter is built with, pointed at `base_url`.
+    pub fn client_settings(&self, base_url: &str) -> ClientSettings {
+        ClientSettings {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            connect_timeout: Duration::from_millis(self.connect_timeout_ms),
+            timeout: Duration::from_millis(self.timeout_ms),
+            max_connections: self.max_connections,
+            max_idle_per_host: self.max_idle_per_host,
+            idle_timeout: Duration::from_millis(self.idle_timeout_ms),
+            pool_wait: Duration::from_millis(self.pool_wait_ms),
+            blocking_threads: self.blocking_threads,
+            max_body_bytes: self.max_body_bytes,
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! `POST /payments/{client}/batch`: a group of payments, one upstream call each (no
+//! deduplication: the point is to measure fan-out), sequentially or concurrently.
+
+use std::time::Instant;
+
+use actix_web::web::{self, Json};
+use actix_web::{HttpRequest, ResponseError};
+use application::{PaymentRequest, RatesProvider, process_payment};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::problem::{ApiError, FieldError, Problem};
+use crate::registry::{CLIENT_NAMES, ClientRegistry};
+use crate::routes::body::{decode_object, read_json_body};
+use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
+use crate::startup::Limits;
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum BatchMode {
+    /// One payment after another: the wall time is the sum of the upstream calls.
+    Sequential,
+    /// Up to `concurrency` payments at once on this worker.
+    Concurrent,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BatchBody<'a> {
+    #[serde(borrow)]
+    payments: Option<Vec<&'a RawValue>>,
+    mode: Option<BatchMode>,
+    concurrency: Option<usize>,
+}
+
+/// One item's outcome: the payment, or the problem that stopped it.
+#[derive(Debug, Serialize)]
+pub struct BatchItem {
+    pub index: usize,
+    pub status: u16,
+    pub elapsed_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payment: Option<PaymentResponse>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<Problem>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BatchResponse {
+    pub client: &'static str,
+    pub mode: BatchMode,
+    /// Most payments in flight at once (1 for sequential).
+    pub concurrency: usize,
+    pub count: usize,
+    pub succeeded: usize,
+    pub failed: usize,
+    /// From the first upstream call started to the last one finished.
+    pub wall_time_ms: f64,
+    pub items: Vec<BatchItem>,
+}
+
+#[tracing::instrument(name = "payment_batch", skip_all, fields(client = %client))]
+pub async fn create_batch(
+    request: HttpRequest,
+    client: web::Path<String>,
+    payload: web::Payload,
+    registry: web::Data<ClientRegistry>,
+    limits: web::Data<Limits>,
+) -> Result<Json<BatchResponse>, ApiError> {
+    let (name, provider) = registry
+        .get(&client)
+        .ok_or_else(|| ApiError::UnknownClient {
+            requested: client.chars().take(40).collect(),
+            valid: &CLIENT_NAMES,
+        })?;
+    let body = read_json_body(&request, payload, limits.max_batch_body_bytes).await?;
+    let batch: BatchBody<'_> = decode_object(&body, "body")?;
+    let (items, mode, concurrency) = validate(&batch, limits.max_batch)?;
+
+    let started = Instant::now();
+    let run = |(index, item): (usize, Result<PaymentRequest, Vec<FieldError>>)| {
+        let provider = provider.clone();
+        async move { run_item(index, item, provider.as_ref(), name).await }
+    };
+    let items: Vec<BatchItem> = match mode {
+        BatchMode::Sequential => {
+            let mut done = Vec::with_capacity(items.len());
+            for item in items.into_iter().enumerate() {
+                done.push(run(item).await);
+            }
+            done
+        }
+        BatchMode::Concurrent => {
+            futures_util::stream::iter(items.into_iter().enumerate())
+                .map(run)
+                .buffered(concurrency)
+                .collect()
+                .await
+        }
+    };
+    let wall_time_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let succeeded = items.iter().filter(|item| item.payment.is_some()).count();
+    Ok(Json(BatchResponse {
+        client: name,
+        mode,
+        concurrency,
+        count: items.len(),
+        succeeded,
+        failed: items.len() - succeeded,
+        wall_time_ms,
+        items,
+    }))
+}
+
+type ValidatedBatch = (
+    Vec<Result<PaymentRequest, Vec<FieldError>>>,
+    BatchMode,
+    usize,
+);
+
+/// Checks the envelope (the batch as a whole); items are checked one by one, and a bad item
+/// becomes that item's problem, not the batch's.
+fn validate(batch: &BatchBody<'_>, max_batch: usize) -> Result<ValidatedBatch, ApiError> {
+    let mut errors = Vec::new();
+    let payments = batch.payments.as_deref().unwrap_or_default();
+    if batch.payments.is_none() {
+        errors.push(FieldError::new(
+            "payments",
+            "is required: a list of payments",
+        ));
+    } else if payments.is_empty() {
+        errors.push(FieldError::new(
+            "payments",
+            "must hold at least one payment",
+        ));
+    } else if payments.len() > max_batch {
+        errors.push(FieldError::new(
+            "payments",
+            format!(
+                "holds {} payments; at most {max_batch} are allowed per batch",
+                payments.len()
+            ),
+        ));
+    }
+    if batch.mode.is_none() {
+        errors.push(FieldError::new(
+            "mode",
+            "is required: \"sequential\" or \"concurrent\"",
+        ));
+    }
+    let concurrency = match (batch.mode, batch.concurrency) {
+        (Some(BatchMode::Sequential), _) => 1,
+        (_, Some(0)) => {
+            errors.push(FieldError::new("concurrency", "must be at least 1"));
+            1
+        }
+        (_, Some(limit)) => limit.min(payments.len().max(1)),
+        (_, None) => payments.len().max(1),
+    };
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    let items = payments
+        .iter()
+        .enumerate()
+        .map(|(index, raw)| {
+            let field = format!("payments/{index}");
+            match decode_object::<PaymentBody<'_>>(raw.get().as_bytes(), &field) {
+                Ok(item) => item.try_into_domain(&format!("{field}/")),
+                Err(ApiError::Validation(errors)) => Err(errors),
+                // The envelope parsed, so an item cannot be malformed JSON; keep it an item error.
+                Err(error) => Err(vec![FieldError::new(field, error.to_string())]),
+            }
+        })
+        .collect();
+    Ok((
+        items,
+        batch.mode.unwrap_or(BatchMode::Sequential),
+        concurrency,
+    ))
+}
+
+async fn run_item(
+    index: usize,
+    item: Result<PaymentRequest, Vec<FieldError>>,
+    provider: &dyn RatesProvider,
+    client: &'static str,
+) -> BatchItem {
+    let started = Instant::now();
+    let outcome = match item {
+        Ok(payment) => process_payment(provider, payment)
+            .await
+            .map(|processed| PaymentResponse::new(processed, client))
+            .map_err(ApiError::from),
+        Err(errors) => Err(ApiError::Validation(errors)),
+    };
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    match outcome {
+        Ok(payment) => BatchItem {
+            index,
+            status: 200,
+            elapsed_ms,
+            payment: Some(payment),
+            problem: None,
+        },
+        Err(error) => {
+            if let ApiError::Upstream(cause) = &error {
+                tracing::warn!(index, error.kind = %cause.kind(), error.cause = %cause, "batch item failed upstream");
+            }
+            BatchItem {
+                index,
+                status: error.status_code().as_u16(),
+                elapsed_ms,
+                payment: None,
+                problem: Some(error.problem()),
+            }
+        }
+    }
+}

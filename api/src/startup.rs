@@ -1,0 +1,216 @@
+//! Building and running the server: settings in, a bound listener and a running server out.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpServer, web};
+use mock_rates::MockServer;
+
+use crate::configuration::Settings;
+use crate::metrics::Metrics;
+use crate::readiness::Readiness;
+use crate::registry::ClientRegistry;
+use crate::routes::{self, health};
+
+/// Request limits the handlers need.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_body_bytes: usize,
+    pub max_batch: usize,
+    pub max_batch_body_bytes: usize,
+}
+
+/// A built, bound, not yet running service.
+pub struct Application {
+    port: u16,
+    server: Server,
+    readiness: Arc<Readiness>,
+    upstream: String,
+    /// Kept alive for as long as the service runs, when no upstream was configured.
+    embedded_mock: Option<MockServer>,
+}
+
+/// Why the service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot bind {address}: {source}")]
+    Bind {
+        address: String,
+        source: std::io::Error,
+    },
+    #[error("cannot start the embedded mock-rates: {0}")]
+    EmbeddedMock(std::io::Error),
+    #[error(transparent)]
+    Client(#[from] rates_common::BuildError),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl Application {
+    /// Binds the listener and prepares the server. Must run inside an actix system (the awc
+    /// client is built once here to check the settings before any worker starts).
+    pub fn build(settings: &Settings) -> Result<Self, StartError> {
+        let (upstream, embedded_mock) = if let Some(url) = settings.rates.upstream() {
+            (url.to_owned(), None)
+        } else {
+            let mock = MockServer::start(mock_rates::Settings::default())
+                .map_err(StartError::EmbeddedMock)?;
+            tracing::info!(
+                url = %mock.base_url(),
+                "no rates.base_url configured: started an embedded mock-rates"
+            );
+            (mock.base_url(), Some(mock))
+        };
+        let client_settings = settings.rates.client_settings(&upstream);
+        let metrics = Arc::new(Metrics::new());
+        let readiness = Arc::new(Readiness::new());
+        // Fail at start, not in a worker, if any adapter rejects the settings.
+        ClientRegistry::build(&client_settings, &metrics, &readiness)?;
+
+        let address = format!("{}:{}", settings.server.host, settings.server.port);
+        let listener = TcpListener::bind(&address).map_err(|source| StartError::Bind {
+            address: address.clone(),
+            source,
+        })?;
+        let port = listener.local_addr()?.port();
+        tracing::info!(address = %listener.local_addr()?, %upstream, "payment service listening");
+
+        let limits = Limits {
+            max_body_bytes: settings.server.max_body_bytes,
+            max_batch: settings.payments.max_batch,
+            max_batch_body_bytes: settings.payments.max_batch_body_bytes,
+        };
+        let rates_settings = web::Data::new(settings.rates.clone());
+        let upstream_data = web::Data::new(health::Upstream(upstream.clone()));
+        let worker_readiness = Arc::clone(&readiness);
+        let mut server = HttpServer::new(move || {
+            let readiness = &worker_readiness;
+            let registry = ClientRegistry::build(&client_settings, &metrics, readiness)
+                .unwrap_or_else(|error| {
+                    tracing::error!(%error, "a worker could not build its clients");
+                    ClientRegistry::empty()
+                });
+            App::new()
+                .wrap(from_fn(crate::telemetry::request_span))
+                .app_data(web::Data::new(registry))
+                .app_data(web::Data::new(limits))
+                .app_data(web::Data::from(Arc::clone(&metrics)))
+                .app_data(web::Data::from(Arc::clone(readiness)))
+                .app_data(rates_settings.clone())
+                .app_data(upstream_data.clone())
+                .service(
+                    web::resource("/payments/{client}")
+                        .route(web::post().to(routes::payments::create_payment))
+                        .default_service(web::to(routes::method_not_allowed)),
+                )
+                .service(
+                    web::resource("/payments/{client}/batch")
+                        .route(web::post().to(routes::batch::create_batch))
+                        .default_service(web::to(routes::method_not_allowed)),
+                )
+                .service(
+                    web::resource("/health/live")
+                        .route(web::get().to(health::live))
+                        .default_service(web::to(routes::method_not_allowed)),
+                )
+                .service(
+                    web::resource("/health/ready")
+                        .route(web::get().to(health::ready))
+                        .default_service(web::to(routes::method_not_allowed)),
+                )
+                .service(
+                    web::resource("/metrics")
+                        .route(web::get().to(health::metrics))
+                        .default_service(web::to(routes::method_not_allowed)),
+                )
+                .service(
+                    web::resource("/clients")
+                        .route(web::get().to(health::clients))
+                        .default_service(web::to(routes::method_not_allowed)),
+                )
+                .default_service(web::to(routes::not_found))
+        })
+        .keep_alive(Duration::from_secs(settings.server.keep_alive_secs))
+        .shutdown_timeout(settings.server.shutdown_timeout_secs)
+        // ureq runs on each worker's blocking pool; its adapter caps calls at the same size.
+        .worker_max_blocking_threads(settings.rates.blocking_threads)
+        // Signals are handled in `run_until_stopped`, so readiness turns off before draining.
+        .disable_signals();
+        if settings.server.workers > 0 {
+            server = server.workers(settings.server.workers);
+        }
+        let server = server.listen(listener)?.run();
+        Ok(Self {
+            port,
+            server,
+            readiness,
+            upstream,
+            embedded_mock,
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The rates upstream in use: the configured URL or the embedded mock's.
+    pub fn upstream(&self) -> &str {
+        &self.upstream
+    }
+
+    /// The embedded mock, when no upstream was configured.
+    pub fn embedded_mock(&self) -> Option<&MockServer> {
+        self.embedded_mock.as_ref()
+    }
+
+    /// Runs until the server stops. On SIGINT or SIGTERM it turns not-ready, stops accepting,
+    /// lets in-flight requests finish (bounded by the shutdown timeout) and returns `Ok`.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let Self {
+            server,
+            readiness,
+            embedded_mock,
+            ..
+        } = self;
+        let handle = server.handle();
+        actix_web::rt::spawn(async move {
+            if wait_for_shutdown_signal().await.is_ok() {
+                tracing::info!("shutdown signal: draining in-flight requests");
+                readiness.begin_shutdown();
+                handle.stop(true).await;
+            }
+        });
+        let result = server.await;
+        drop(embedded_mock);
+        result
+    }
+}
+
+/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
+async fn wait_for_shutdown_signal() -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            result = tokio::signal::ctrl_c() => result,
+            _ = terminate.recv() => Ok(()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await
+    }
+}
+
+impl std::fmt::Debug for Application {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Application")
+            .field("port", &self.port)
+            .field("upstream", &self.upstream)
+            .finish_non_exhaustive()
+    }
+}

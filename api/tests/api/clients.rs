@@ -1,0 +1,101 @@
+use serde_json::Value;
+
+use crate::helpers::{CLIENTS, spawn_app};
+
+#[actix_web::test]
+async fn health_live_answers_ok() {
+    let app = spawn_app().await;
+    let response = app.get("/health/live").await;
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["status"], "ok");
+}
+
+#[actix_web::test]
+async fn clients_lists_every_client_with_its_settings() {
+    let app = spawn_app().await;
+    let body: Value = app.get("/clients").await.json().await.unwrap();
+    let names: Vec<&str> = body["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, CLIENTS);
+    assert_eq!(body["clients"][0]["settings"]["timeout_ms"], 500);
+    assert_eq!(
+        body["clients"][0]["settings"]["base_url"],
+        app.mock.base_url()
+    );
+    assert_eq!(body["clients"][3]["settings"]["blocking_threads"], 64);
+}
+
+#[actix_web::test]
+async fn ready_when_the_upstream_answers_and_not_otherwise() {
+    let app = spawn_app().await;
+    let response = app.get("/health/ready").await;
+    assert_eq!(response.status(), 200);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down = crate::helpers::spawn_app_with(mock_rates::Settings::default(), |s| {
+        s.rates.base_url = format!("http://127.0.0.1:{port}");
+    })
+    .await;
+    let response = down.get("/health/ready").await;
+    assert_eq!(response.status(), 503);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["status"], "not ready");
+}
+
+#[actix_web::test]
+async fn metrics_count_requests_and_upstream_calls_per_client() {
+    let app = spawn_app().await;
+    for client in CLIENTS {
+        let ok = app
+            .post_payment(
+                client,
+                r#"{"amount":"1","currency":"EUR","target_currency":"USD"}"#,
+            )
+            .await;
+        assert_eq!(ok.status(), 200);
+    }
+    app.set_fault(mock_rates::FaultMode::Status, 500);
+    assert_eq!(
+        app.post_payment(
+            "ureq",
+            r#"{"amount":"1","currency":"EUR","target_currency":"USD"}"#
+        )
+        .await
+        .status(),
+        502
+    );
+    let response = app.get("/metrics").await;
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    for client in CLIENTS {
+        let ok_count =
+            format!(r#"upstream_call_duration_seconds_count{{client="{client}",outcome="ok"}} 1"#);
+        assert!(text.contains(&ok_count), "missing {ok_count} in\n{text}");
+    }
+    assert!(
+        text.contains(r#"upstream_errors_total{client="ureq",kind="upstream_status"} 1"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            r#"http_requests_total{route="/payments/{client}",method="POST",status="200"} 5"#
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("http_request_duration_seconds_bucket"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"upstream_in_flight{client="hyper"} 0"#),
+        "{text}"
+    );
+}

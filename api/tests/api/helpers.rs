@@ -1,0 +1,86 @@
+use api::configuration::Settings;
+use api::startup::Application;
+use mock_rates::{FaultMode, Faults, MockServer};
+use serde_json::Value;
+
+/// A running service and the mock-rates it calls.
+pub struct TestApp {
+    pub address: String,
+    pub http: reqwest::Client,
+    pub mock: MockServer,
+}
+
+/// Starts mock-rates and the service (one worker, short upstream timeouts) on free ports.
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(mock_rates::Settings::default(), |_| {}).await
+}
+
+pub async fn spawn_app_with(
+    mock_settings: mock_rates::Settings,
+    customize: impl FnOnce(&mut Settings),
+) -> TestApp {
+    let mock = MockServer::start(mock_settings).expect("mock-rates starts");
+    let mut settings = Settings::defaults().expect("defaults load");
+    settings.server.port = 0;
+    settings.server.workers = 1;
+    settings.rates.base_url = mock.base_url();
+    settings.rates.timeout_ms = 500;
+    settings.rates.connect_timeout_ms = 300;
+    customize(&mut settings);
+    let application = Application::build(&settings).expect("service builds");
+    let address = format!("http://127.0.0.1:{}", application.port());
+    actix_web::rt::spawn(application.run_until_stopped());
+    TestApp {
+        address,
+        http: reqwest::Client::new(),
+        mock,
+    }
+}
+
+impl TestApp {
+    pub async fn post_payment(&self, client: &str, body: &str) -> reqwest::Response {
+        self.http
+            .post(format!("{}/payments/{client}", self.address))
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.http
+            .get(format!("{}{path}", self.address))
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    pub fn set_fault(&self, mode: FaultMode, status: u16) {
+        self.mock.state().set_faults(Faults {
+            mode,
+            status,
+            ..Faults::default()
+        });
+    }
+}
+
+/// Checks an error response is a problem+json with the given status and type slug; returns it.
+pub async fn assert_problem(response: reqwest::Response, status: u16, slug: &str) -> Value {
+    assert_eq!(response.status().as_u16(), status, "status");
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(content_type, "application/problem+json");
+    let problem: Value = response.json().await.expect("problem body is JSON");
+    assert_eq!(problem["type"], format!("/problems/{slug}"), "{problem}");
+    assert_eq!(problem["status"], status);
+    assert!(problem["title"].as_str().is_some_and(|t| !t.is_empty()));
+    assert!(problem["detail"].as_str().is_some_and(|t| !t.is_empty()));
+    problem
+}
+
+pub const CLIENTS: [&str; 5] = ["hyper", "awc", "reqwest", "ureq", "isahc"];

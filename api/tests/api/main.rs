@@ -1,0 +1,10 @@
+//! API integration tests: a real server on 127.0.0.1:0 driven over HTTP, with mock-rates
+//! in-process as the upstream. One binary, one module per area.
+
+mod batch;
+mod clients;
+mod errors;
+mod fuzz;
+mod helpers;
+mod payments;
+mod shutdown;
