@@ -1,6 +1,8 @@
 //! The use case: convert a payment into its target currency at the current rate.
 
-use domain::{Amount, Conversion, ConversionError, Currency, RatePlan, RateTimestamp, ResolveError};
+use domain::{
+    Amount, Conversion, ConversionError, Currency, RatePlan, RateTimestamp, ResolveError,
+};
 
 use crate::{RatesError, RatesProvider};
 
@@ -104,7 +106,13 @@ mod tests {
             for pair in pairs {
                 if let Some((_, rate)) = self.quotes.iter().find(|(s, _)| *s == pair.to_string()) {
                     let timestamp = domain::RateTimestamp::from_unix(1_700_000_000);
-                    quotes.insert(*pair, Quote { rate: *rate, timestamp });
+                    quotes.insert(
+                        *pair,
+                        Quote {
+                            rate: *rate,
+                            timestamp,
+                        },
+                    );
                 }
             }
             Ok(quotes)
@@ -127,7 +135,9 @@ mod tests {
     #[actix_rt::test]
     async fn same_currency_makes_no_upstream_call() {
         let rates = FixedRates::new(vec![]);
-        let paid = process_payment(&rates, request("12.50", "EUR", "EUR")).await.unwrap();
+        let paid = process_payment(&rates, request("12.50", "EUR", "EUR"))
+            .await
+            .unwrap();
         assert_eq!(paid.conversion.converted_amount, dec!(12.50));
         assert_eq!(paid.conversion.rate, Rate::ONE);
         assert_eq!(paid.rate_timestamp, None);
@@ -136,8 +146,13 @@ mod tests {
 
     #[actix_rt::test]
     async fn cross_rate_is_fetched_in_one_call() {
-        let rates = FixedRates::new(vec![("EURUSD", rate("1.16025")), ("USDJPY", rate("156.4295"))]);
-        let paid = process_payment(&rates, request("100", "EUR", "JPY")).await.unwrap();
+        let rates = FixedRates::new(vec![
+            ("EURUSD", rate("1.16025")),
+            ("USDJPY", rate("156.4295")),
+        ]);
+        let paid = process_payment(&rates, request("100", "EUR", "JPY"))
+            .await
+            .unwrap();
         // 100 x 1.16025 x 156.4295 = 18149.7327375 -> 18150 JPY
         assert_eq!(paid.conversion.converted_amount, dec!(18150));
         assert_eq!(*rates.calls.borrow(), vec![vec!["EURUSD", "USDJPY"]]);
@@ -147,22 +162,34 @@ mod tests {
     #[actix_rt::test]
     async fn inverse_rate_is_used_when_only_the_inverse_is_quoted() {
         let rates = FixedRates::new(vec![("EURGBP", rate("0.8"))]);
-        let paid = process_payment(&rates, request("10", "GBP", "EUR")).await.unwrap();
+        let paid = process_payment(&rates, request("10", "GBP", "EUR"))
+            .await
+            .unwrap();
         assert_eq!(paid.conversion.converted_amount, dec!(12.50));
     }
 
     #[actix_rt::test]
     async fn missing_pair_in_answer_is_malformed() {
         let rates = FixedRates::new(vec![("EURUSD", rate("1.1"))]);
-        let error = process_payment(&rates, request("100", "EUR", "JPY")).await.unwrap_err();
-        assert!(matches!(error, PaymentError::Rates(RatesError::Malformed(_))), "{error:?}");
+        let error = process_payment(&rates, request("100", "EUR", "JPY"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error, PaymentError::Rates(RatesError::Malformed(_))),
+            "{error:?}"
+        );
     }
 
     #[actix_rt::test]
     async fn upstream_errors_pass_through_unchanged() {
         let mut rates = FixedRates::new(vec![]);
         rates.fail_with = Some(RatesError::Timeout("2s".to_owned()));
-        let error = process_payment(&rates, request("1", "EUR", "USD")).await.unwrap_err();
-        assert_eq!(error, PaymentError::Rates(RatesError::Timeout("2s".to_owned())));
+        let error = process_payment(&rates, request("1", "EUR", "USD"))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error,
+            PaymentError::Rates(RatesError::Timeout("2s".to_owned()))
+        );
     }
 }

@@ -25,13 +25,17 @@ pub enum ConversionError {
 
 /// Converts `source` into `target` at `rate`. The product keeps full precision; only the final
 /// amount is rounded, half-to-even (banker's rounding), to the target's minor units.
-pub fn convert(source: Amount, rate: Rate, target: Currency) -> Result<Conversion, ConversionError> {
+pub fn convert(
+    source: Amount,
+    rate: Rate,
+    target: Currency,
+) -> Result<Conversion, ConversionError> {
     let exact = source
         .value()
         .checked_mul(rate.value())
         .ok_or(ConversionError::Overflow)?;
-    let converted_amount = exact
-        .round_dp_with_strategy(target.minor_units(), RoundingStrategy::MidpointNearestEven);
+    let converted_amount =
+        exact.round_dp_with_strategy(target.minor_units(), RoundingStrategy::MidpointNearestEven);
     if converted_amount.is_zero() {
         return Err(ConversionError::BelowSmallestUnit(target));
     }
@@ -54,15 +58,26 @@ mod tests {
         Currency::parse(code).unwrap()
     }
 
-    fn convert_str(amount: &str, from: &str, rate: &str, to: &str) -> Result<Decimal, ConversionError> {
+    fn convert_str(
+        amount: &str,
+        from: &str,
+        rate: &str,
+        to: &str,
+    ) -> Result<Decimal, ConversionError> {
         let source = Amount::parse(amount, c(from)).unwrap();
         convert(source, Rate::parse(rate).unwrap(), c(to)).map(|x| x.converted_amount)
     }
 
     #[test]
     fn rounds_half_to_even_to_target_minor_units() {
-        assert_eq!(convert_str("100", "EUR", "1.16025", "USD"), Ok(dec!(116.02)));
-        assert_eq!(convert_str("100", "EUR", "1.16035", "USD"), Ok(dec!(116.04)));
+        assert_eq!(
+            convert_str("100", "EUR", "1.16025", "USD"),
+            Ok(dec!(116.02))
+        );
+        assert_eq!(
+            convert_str("100", "EUR", "1.16035", "USD"),
+            Ok(dec!(116.04))
+        );
         assert_eq!(convert_str("10", "USD", "156.45", "JPY"), Ok(dec!(1564)));
         assert_eq!(convert_str("10", "USD", "156.55", "JPY"), Ok(dec!(1566)));
         assert_eq!(convert_str("1", "USD", "0.30695", "KWD"), Ok(dec!(0.307)));
@@ -74,7 +89,10 @@ mod tests {
         // 1/3 then x3 would lose a cent if the rate were rounded first.
         let third = Rate::new(dec!(3)).unwrap().inverse();
         let source = Amount::parse("300", c("USD")).unwrap();
-        assert_eq!(convert(source, third, c("EUR")).unwrap().converted_amount, dec!(100.00));
+        assert_eq!(
+            convert(source, third, c("EUR")).unwrap().converted_amount,
+            dec!(100.00)
+        );
     }
 
     #[test]

@@ -19,8 +19,14 @@ pub enum CurrencyError {
 }
 
 impl Currency {
-    pub const USD: Currency = Currency { code: *b"USD", minor_units: 2 };
-    pub const EUR: Currency = Currency { code: *b"EUR", minor_units: 2 };
+    pub const USD: Currency = Currency {
+        code: *b"USD",
+        minor_units: 2,
+    };
+    pub const EUR: Currency = Currency {
+        code: *b"EUR",
+        minor_units: 2,
+    };
 
     /// Parses an ISO 4217 code: exactly three upper-case ASCII letters, and a known currency.
     pub fn parse(code: &str) -> Result<Self, CurrencyError> {
@@ -133,10 +139,22 @@ mod tests {
 
     #[test]
     fn rejects_malformed_and_unknown_codes() {
-        assert!(matches!(Currency::parse("eur"), Err(CurrencyError::Malformed(_))));
-        assert!(matches!(Currency::parse("EURO"), Err(CurrencyError::Malformed(_))));
-        assert!(matches!(Currency::parse(""), Err(CurrencyError::Malformed(_))));
-        assert!(matches!(Currency::parse("ÉUR"), Err(CurrencyError::Malformed(_))));
+        assert!(matches!(
+            Currency::parse("eur"),
+            Err(CurrencyError::Malformed(_))
+        ));
+        assert!(matches!(
+            Currency::parse("EURO"),
+            Err(CurrencyError::Malformed(_))
+        ));
+        assert!(matches!(
+            Currency::parse(""),
+            Err(CurrencyError::Malformed(_))
+        ));
+        assert!(matches!(
+            Currency::parse("ÉUR"),
+            Err(CurrencyError::Malformed(_))
+        ));
         assert_eq!(
             Currency::parse("ABC"),
             Err(CurrencyError::Unknown("ABC".to_owned()))

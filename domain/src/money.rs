@@ -136,15 +136,26 @@ mod tests {
     fn reads_figures_exactly() {
         let amount = Amount::parse("0.10", currency("EUR")).unwrap();
         assert_eq!(amount.value(), dec!(0.1));
-        assert_eq!(Amount::parse("1e3", currency("JPY")).unwrap().value(), dec!(1000));
-        assert_eq!(Amount::parse("100.00", currency("JPY")).unwrap().value(), dec!(100));
-        assert_eq!(Amount::parse("1.234", currency("KWD")).unwrap().value(), dec!(1.234));
+        assert_eq!(
+            Amount::parse("1e3", currency("JPY")).unwrap().value(),
+            dec!(1000)
+        );
+        assert_eq!(
+            Amount::parse("100.00", currency("JPY")).unwrap().value(),
+            dec!(100)
+        );
+        assert_eq!(
+            Amount::parse("1.234", currency("KWD")).unwrap().value(),
+            dec!(1.234)
+        );
     }
 
     #[test]
     fn rejects_what_is_not_an_amount() {
         let eur = currency("EUR");
-        for bad in ["", "abc", "1_000", ".5", "5.", "+5", "1e", "NaN", "1,5", " 1", "0x10"] {
+        for bad in [
+            "", "abc", "1_000", ".5", "5.", "+5", "1e", "NaN", "1,5", " 1", "0x10",
+        ] {
             assert!(
                 matches!(Amount::parse(bad, eur), Err(AmountError::NotANumber(_))),
                 "{bad:?} was accepted"

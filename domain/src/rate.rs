@@ -116,8 +116,14 @@ mod tests {
     #[test]
     fn rejects_non_positive_and_non_numbers() {
         assert!(matches!(Rate::parse("0"), Err(RateError::NotPositive(_))));
-        assert!(matches!(Rate::parse("-1.1"), Err(RateError::NotPositive(_))));
-        assert!(matches!(Rate::parse("\"1.1\""), Err(RateError::NotANumber(_))));
+        assert!(matches!(
+            Rate::parse("-1.1"),
+            Err(RateError::NotPositive(_))
+        ));
+        assert!(matches!(
+            Rate::parse("\"1.1\""),
+            Err(RateError::NotANumber(_))
+        ));
         assert!(matches!(Rate::parse("null"), Err(RateError::NotANumber(_))));
     }
 
@@ -127,7 +133,10 @@ mod tests {
             RateTimestamp::from_unix(1_732_900_000),
             RateTimestamp::from_unix(1_732_900_000_000)
         );
-        assert_eq!(RateTimestamp::from_unix(1_732_900_000).unix_millis(), 1_732_900_000_000);
+        assert_eq!(
+            RateTimestamp::from_unix(1_732_900_000).unix_millis(),
+            1_732_900_000_000
+        );
     }
 
     proptest! {

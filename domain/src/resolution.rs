@@ -147,12 +147,30 @@ mod tests {
 
     #[test]
     fn picks_direct_inverse_or_cross() {
-        assert_eq!(RatePlan::for_conversion(c("EUR"), c("EUR")), RatePlan::Identity);
-        assert_eq!(symbols(RatePlan::for_conversion(c("EUR"), c("USD"))), ["EURUSD"]);
-        assert_eq!(symbols(RatePlan::for_conversion(c("USD"), c("JPY"))), ["USDJPY"]);
-        assert_eq!(symbols(RatePlan::for_conversion(c("USD"), c("EUR"))), ["USDEUR"]);
-        assert_eq!(symbols(RatePlan::for_conversion(c("JPY"), c("USD"))), ["USDJPY"]);
-        assert_eq!(symbols(RatePlan::for_conversion(c("GBP"), c("EUR"))), ["EURGBP"]);
+        assert_eq!(
+            RatePlan::for_conversion(c("EUR"), c("EUR")),
+            RatePlan::Identity
+        );
+        assert_eq!(
+            symbols(RatePlan::for_conversion(c("EUR"), c("USD"))),
+            ["EURUSD"]
+        );
+        assert_eq!(
+            symbols(RatePlan::for_conversion(c("USD"), c("JPY"))),
+            ["USDJPY"]
+        );
+        assert_eq!(
+            symbols(RatePlan::for_conversion(c("USD"), c("EUR"))),
+            ["USDEUR"]
+        );
+        assert_eq!(
+            symbols(RatePlan::for_conversion(c("JPY"), c("USD"))),
+            ["USDJPY"]
+        );
+        assert_eq!(
+            symbols(RatePlan::for_conversion(c("GBP"), c("EUR"))),
+            ["EURGBP"]
+        );
         assert_eq!(
             symbols(RatePlan::for_conversion(c("EUR"), c("JPY"))),
             ["EURUSD", "USDJPY"]
@@ -172,7 +190,10 @@ mod tests {
         for from in Currency::all() {
             for to in Currency::all() {
                 let plan = RatePlan::for_conversion(from, to);
-                assert!(plan.pairs().iter().all(CurrencyPair::is_quoted_upstream), "{plan:?}");
+                assert!(
+                    plan.pairs().iter().all(CurrencyPair::is_quoted_upstream),
+                    "{plan:?}"
+                );
             }
         }
     }
