@@ -1,1 +1,5 @@
-fn main() {}
+//! `cargo run --release -p bench`: see `bench --help`.
+
+fn main() -> std::process::ExitCode {
+    bench::main()
+}

@@ -1,0 +1,189 @@
+//! The command line, and the run settings it resolves to.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use serde::{Deserialize, Serialize};
+
+use crate::clients::ClientName;
+use crate::suites::SuiteName;
+
+/// Compares the five rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the
+/// baseline) through the `RatesProvider` port, against a local mock-rates server started as a
+/// child process. With no flags it runs every suite at its default size (a few minutes on two
+/// cores at most), prints the tables and writes results.json, report.md and SVG charts.
+#[derive(Debug, Parser)]
+#[command(name = "bench", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Run this suite (repeat the flag for several). Default: every suite.
+    #[arg(long = "suite", value_enum, value_name = "NAME")]
+    pub suites: Vec<SuiteName>,
+
+    /// Smoke run of a few seconds (for CI): 20 warm-up calls, 5 samples x 100 calls, 10 ms
+    /// decode samples. Explicit size flags still win.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Write results.json, report.md and the SVG charts into DIR.
+    /// [default: <target dir>/bench-results/<UTC time>/]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// latency: calls per sample, per client. [default: 1000; --quick: 100]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub iterations: Option<u32>,
+
+    /// Samples per client (latency) and per decode path and body (decode); Error needs at
+    /// least 2. [default: 30; --quick: 5]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub samples: Option<u32>,
+
+    /// latency: un-timed warm-up calls per client before its first sample. [default: 200;
+    /// --quick: 20]
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u32>,
+
+    /// Clients to compare, comma-separated, in table order; keep hyper for the Ratio column.
+    /// [default: all five]
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "NAMES")]
+    pub clients: Vec<ClientName>,
+
+    /// An earlier results.json: print each row's change against it (mean ratio, and whether
+    /// the difference exceeds the combined Error).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Use an already-running mock-rates at URL (e.g. http://127.0.0.1:8081) instead of
+    /// starting one. Connection counts need its /__admin/stats endpoint.
+    #[arg(long, value_name = "URL")]
+    pub mock_url: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Internal: serve mock-rates in this process (the bench starts itself this way).
+    #[command(name = "__mock-rates", hide = true)]
+    MockRates {
+        /// Address to bind; port 0 picks a free one.
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: SocketAddr,
+        /// Exit at once if this process is not our parent any more.
+        #[arg(long)]
+        parent_pid: Option<u32>,
+    },
+}
+
+/// The sizes and choices of one run, as recorded in results.json.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSettings {
+    pub suites: Vec<SuiteName>,
+    pub clients: Vec<ClientName>,
+    pub quick: bool,
+    /// latency: un-timed calls per client before its first sample.
+    pub warmup_calls: u32,
+    /// Samples per latency client and per decode path and body.
+    pub samples: u32,
+    /// latency: calls per sample.
+    pub calls_per_sample: u32,
+    /// decode: the time one sample aims to take; the decodes per sample follow from a pilot.
+    pub decode_sample_ms: u32,
+    /// Where mock-rates ran: "child process" or the URL given.
+    pub mock: String,
+}
+
+impl RunSettings {
+    pub fn from_cli(cli: &Cli) -> Self {
+        let (warmup, samples, iterations, decode_sample_ms) = if cli.quick {
+            (20, 5, 100, 10)
+        } else {
+            (200, 30, 1000, 50)
+        };
+        Self {
+            suites: if cli.suites.is_empty() {
+                SuiteName::ALL.to_vec()
+            } else {
+                dedup(&cli.suites)
+            },
+            clients: if cli.clients.is_empty() {
+                ClientName::ALL.to_vec()
+            } else {
+                dedup(&cli.clients)
+            },
+            quick: cli.quick,
+            warmup_calls: cli.warmup.unwrap_or(warmup),
+            samples: cli.samples.unwrap_or(samples),
+            calls_per_sample: cli.iterations.unwrap_or(iterations),
+            decode_sample_ms,
+            mock: cli
+                .mock_url
+                .clone()
+                .unwrap_or_else(|| "child process".to_owned()),
+        }
+    }
+}
+
+/// Keeps the first of each repeated value, in order.
+fn dedup<T: PartialEq + Copy>(values: &[T]) -> Vec<T> {
+    let mut unique = Vec::with_capacity(values.len());
+    for value in values {
+        if !unique.contains(value) {
+            unique.push(*value);
+        }
+    }
+    unique
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn defaults_quick_and_overrides() {
+        let defaults = RunSettings::from_cli(&Cli::parse_from(["bench"]));
+        assert_eq!(defaults.suites, SuiteName::ALL.to_vec());
+        assert_eq!(defaults.clients, ClientName::ALL.to_vec());
+        assert_eq!(
+            (
+                defaults.warmup_calls,
+                defaults.samples,
+                defaults.calls_per_sample
+            ),
+            (200, 30, 1000)
+        );
+        let quick = RunSettings::from_cli(&Cli::parse_from([
+            "bench",
+            "--quick",
+            "--samples",
+            "2",
+            "--suite",
+            "decode",
+            "--suite",
+            "decode",
+            "--clients",
+            "ureq,hyper,ureq",
+        ]));
+        assert!(quick.quick);
+        assert_eq!((quick.warmup_calls, quick.samples), (20, 2));
+        assert_eq!((quick.calls_per_sample, quick.decode_sample_ms), (100, 10));
+        assert_eq!(quick.suites, vec![SuiteName::Decode]);
+        assert_eq!(quick.clients, vec![ClientName::Ureq, ClientName::Hyper]);
+        assert!(Cli::try_parse_from(["bench", "--samples", "0"]).is_err());
+        assert!(Cli::try_parse_from(["bench", "--clients", "curl"]).is_err());
+    }
+
+    #[test]
+    fn the_hidden_mock_command_parses() {
+        let cli = Cli::parse_from(["bench", "__mock-rates", "--listen", "127.0.0.1:0"]);
+        assert!(matches!(cli.command, Some(Command::MockRates { .. })));
+    }
+}

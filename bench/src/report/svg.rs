@@ -1,0 +1,229 @@
+//! SVG bar charts (plotters' SVG backend): mean latency with Error bars, allocations per call,
+//! and decode time per way and body.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use crate::BenchError;
+use crate::report::json::Results;
+use crate::report::{TimeFormat, bodies_in_order, format_bytes, format_count};
+
+/// One bar: a value, an optional symmetric error bar, and the text printed above it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+    pub error: Option<f64>,
+    pub note: String,
+}
+
+/// Writes every chart the results allow into `dir`; the file names written.
+pub fn write_charts(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
+    let mut written = Vec::new();
+    let mut chart = |name: &str, title: &str, y_desc: &str, bars: &[Bar]| {
+        if bars.is_empty() {
+            return Ok(());
+        }
+        bar_chart(&dir.join(name), title, y_desc, bars)?;
+        written.push(name.to_owned());
+        Ok::<_, BenchError>(())
+    };
+
+    let latency: Vec<Bar> = results
+        .latency
+        .iter()
+        .filter_map(|row| {
+            Some(Bar {
+                label: row.client.clone(),
+                value: row.mean_us?,
+                error: row.error_us,
+                note: format!("{:.1} us", row.mean_us?),
+            })
+        })
+        .collect();
+    chart(
+        "latency_mean.svg",
+        "Mean latency per call (error bars: 99.9% CI)",
+        "microseconds",
+        &latency,
+    )?;
+    let allocations: Vec<Bar> = results
+        .latency
+        .iter()
+        .map(|row| Bar {
+            label: row.client.clone(),
+            value: row.allocs_per_op,
+            error: None,
+            note: format!(
+                "{} / {}",
+                format_count(row.allocs_per_op),
+                format_bytes(row.bytes_per_op)
+            ),
+        })
+        .collect();
+    chart(
+        "latency_allocations.svg",
+        "Rust heap allocations per call (libcurl's malloc not counted)",
+        "allocations per call",
+        &allocations,
+    )?;
+
+    for body in bodies_in_order(&results.decode) {
+        let rows: Vec<_> = results
+            .decode
+            .iter()
+            .filter(|row| row.body == body)
+            .collect();
+        let time = TimeFormat::for_means_ns(rows.iter().map(|row| row.mean_ns));
+        let bars: Vec<Bar> = rows
+            .iter()
+            .filter_map(|row| {
+                Some(Bar {
+                    label: row.method.clone(),
+                    value: time.scale(row.mean_ns?),
+                    error: row.error_ns.map(|error| time.scale(error)),
+                    note: format!(
+                        "{}, {} allocs",
+                        time.format_ns(row.mean_ns),
+                        format_count(row.allocs_per_op)
+                    ),
+                })
+            })
+            .collect();
+        let unit_name = if time.unit() == "us" {
+            "microseconds"
+        } else {
+            "nanoseconds"
+        };
+        chart(
+            &format!("decode_{body}.svg"),
+            &format!("Decode time, {body} body (error bars: 99.9% CI)"),
+            &format!("{unit_name} per decode"),
+            &bars,
+        )?;
+    }
+    Ok(written)
+}
+
+/// A vertical bar chart with one bar per entry, in order.
+pub fn bar_chart(path: &Path, title: &str, y_desc: &str, bars: &[Bar]) -> Result<(), BenchError> {
+    let chart_error =
+        |error: &dyn std::fmt::Display| BenchError::Chart(format!("{}: {error}", path.display()));
+    let Some(last) = bars.len().checked_sub(1) else {
+        return Ok(());
+    };
+    let top = bars
+        .iter()
+        .map(|bar| bar.value + bar.error.unwrap_or(0.0).max(0.0))
+        .fold(0.0_f64, f64::max);
+    let y_max = if top > 0.0 { top * 1.2 } else { 1.0 };
+    let labels: Vec<String> = bars.iter().map(|bar| bar.label.clone()).collect();
+
+    let root = SVGBackend::new(path, (960, 540)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| chart_error(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        .build_cartesian_2d((0_u32..last as u32).into_segmented(), 0.0..y_max)
+        .map_err(|e| chart_error(&e))?;
+    let y_decimals = if y_max >= 10.0 { 0 } else { 2 };
+    let y_label = |value: &f64| format!("{value:.y_decimals$}");
+    let label_of = |value: &SegmentValue<u32>| match value {
+        SegmentValue::CenterOf(index) | SegmentValue::Exact(index) => {
+            labels.get(*index as usize).cloned().unwrap_or_default()
+        }
+        SegmentValue::Last => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(bars.len())
+        .x_label_formatter(&label_of)
+        .y_label_formatter(&y_label)
+        .y_desc(y_desc)
+        .label_style(("sans-serif", 15))
+        .draw()
+        .map_err(|e| chart_error(&e))?;
+
+    let fill = RGBColor(70, 110, 180);
+    chart
+        .draw_series(
+            Histogram::vertical(&chart)
+                .style(fill.mix(0.85).filled())
+                .margin(24)
+                .data(
+                    bars.iter()
+                        .enumerate()
+                        .map(|(index, bar)| (index as u32, bar.value)),
+                ),
+        )
+        .map_err(|e| chart_error(&e))?;
+
+    let whisker = BLACK.stroke_width(2);
+    for (index, bar) in bars.iter().enumerate() {
+        let x = SegmentValue::CenterOf(index as u32);
+        let mut note_at = bar.value;
+        if let Some(error) = bar.error.filter(|error| error.is_finite() && *error > 0.0) {
+            let (low, high) = ((bar.value - error).max(0.0), bar.value + error);
+            note_at = high;
+            chart
+                .draw_series([PathElement::new(
+                    vec![(x.clone(), low), (x.clone(), high)],
+                    whisker,
+                )])
+                .map_err(|e| chart_error(&e))?;
+            for end in [low, high] {
+                chart
+                    .draw_series([EmptyElement::at((x.clone(), end))
+                        + PathElement::new(vec![(-8, 0), (8, 0)], whisker)])
+                    .map_err(|e| chart_error(&e))?;
+            }
+        }
+        chart
+            .draw_series([EmptyElement::at((x, note_at))
+                + Text::new(
+                    bar.note.clone(),
+                    (-40, -20),
+                    ("sans-serif", 14).into_font().color(&BLACK),
+                )])
+            .map_err(|e| chart_error(&e))?;
+    }
+    root.present().map_err(|e| chart_error(&e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_an_svg_with_every_label() {
+        let dir = std::env::temp_dir().join(format!("bench-svg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("chart.svg");
+        let bars = [
+            Bar {
+                label: "hyper".to_owned(),
+                value: 70.0,
+                error: Some(3.0),
+                note: "70.0 us".to_owned(),
+            },
+            Bar {
+                label: "isahc".to_owned(),
+                value: 160.0,
+                error: None,
+                note: "160.0 us".to_owned(),
+            },
+        ];
+        bar_chart(&path, "Mean", "microseconds", &bars).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(svg.starts_with("<svg"));
+        for text in ["hyper", "isahc", "70.0 us", "microseconds"] {
+            assert!(svg.contains(text), "{text} missing");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

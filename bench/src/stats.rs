@@ -1,0 +1,248 @@
+//! Statistics as BenchmarkDotNet reports them, as small pure functions.
+//!
+//! A run of one subject is several samples; each sample's mean is one observation. Mean,
+//! StdDev and Error describe those sample means: Error is the half-width of the 99.9%
+//! confidence interval of their mean (Student's t with n-1 degrees of freedom).
+
+/// Two-sided 99.9% quantiles of Student's t (the 0.9995 quantile), for 1..=30 degrees of freedom.
+const T_999_SMALL: [f64; 30] = [
+    636.6192, 31.5991, 12.9240, 8.6103, 6.8688, 5.9588, 5.4079, 5.0413, 4.7809, 4.5869, 4.4370,
+    4.3178, 4.2208, 4.1405, 4.0728, 4.0150, 3.9651, 3.9216, 3.8834, 3.8495, 3.8193, 3.7921, 3.7676,
+    3.7454, 3.7251, 3.7066, 3.6896, 3.6739, 3.6594, 3.6460,
+];
+
+/// The same quantile for larger degrees of freedom; between rows it is interpolated linearly
+/// in 1/dof, which is how printed t tables are meant to be read.
+const T_999_LARGE: [(u32, f64); 6] = [
+    (40, 3.5510),
+    (50, 3.4960),
+    (60, 3.4602),
+    (80, 3.4163),
+    (100, 3.3905),
+    (120, 3.3735),
+];
+
+/// The 0.9995 quantile of the standard normal distribution, the limit as dof grows.
+const Z_999: f64 = 3.2905;
+
+/// The 0.9995 quantile of Student's t with `dof` degrees of freedom (`dof` >= 1).
+///
+/// Exact table values up to 30 and at 40, 50, 60, 80, 100 and 120; interpolated in 1/dof in
+/// between and beyond 120 (towards the normal quantile), accurate to about 1e-3.
+pub fn t_quantile_999(dof: u32) -> f64 {
+    let dof = dof.max(1);
+    if let Some(value) = T_999_SMALL.get(dof as usize - 1) {
+        return *value;
+    }
+    let mut lower = (30, T_999_SMALL[29]);
+    for upper in T_999_LARGE {
+        if dof == upper.0 {
+            return upper.1;
+        }
+        if dof < upper.0 {
+            return interpolate_inverse(dof, lower, Some(upper));
+        }
+        lower = upper;
+    }
+    interpolate_inverse(dof, lower, None)
+}
+
+/// Linear interpolation in 1/dof between `lower` and `upper` (`None` is dof = infinity).
+fn interpolate_inverse(dof: u32, lower: (u32, f64), upper: Option<(u32, f64)>) -> f64 {
+    let x = 1.0 / f64::from(dof);
+    let (x0, y0) = (1.0 / f64::from(lower.0), lower.1);
+    let (x1, y1) = upper.map_or((0.0, Z_999), |(d, y)| (1.0 / f64::from(d), y));
+    y1 + (y0 - y1) * (x - x1) / (x0 - x1)
+}
+
+pub fn mean(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    Some(values.iter().sum::<f64>() / values.len() as f64)
+}
+
+/// The sample standard deviation (divisor n-1); `None` below two values.
+pub fn std_dev(values: &[f64]) -> Option<f64> {
+    if values.len() < 2 {
+        return None;
+    }
+    let mean = mean(values)?;
+    let squares: f64 = values.iter().map(|value| (value - mean).powi(2)).sum();
+    Some((squares / (values.len() - 1) as f64).sqrt())
+}
+
+/// Half-width of the 99.9% confidence interval of the mean of `values`:
+/// t(0.9995, n-1) x s / sqrt(n). `None` below two values (BenchmarkDotNet prints "NA").
+pub fn ci_half_width_999(values: &[f64]) -> Option<f64> {
+    let sd = std_dev(values)?;
+    let n = values.len();
+    let dof = u32::try_from(n - 1).unwrap_or(u32::MAX);
+    Some(t_quantile_999(dof) * sd / (n as f64).sqrt())
+}
+
+/// The median of sorted values: the middle one, or the mean of the two middle ones.
+pub fn median(sorted: &[f64]) -> Option<f64> {
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some(f64::midpoint(sorted[n / 2 - 1], sorted[n / 2])),
+    }
+}
+
+/// The `p`-th percentile (0 < p <= 100) of sorted values by the nearest-rank method:
+/// the smallest value with at least p% of the values at or below it, always an observed value.
+pub fn percentile_nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
+    if sorted.is_empty() || !(p > 0.0 && p <= 100.0) {
+        return None;
+    }
+    let rank = (p / 100.0 * sorted.len() as f64).ceil() as usize;
+    sorted.get(rank.clamp(1, sorted.len()) - 1).copied()
+}
+
+/// Ratio to a baseline as BenchmarkDotNet computes it: each sample's mean divided by the
+/// baseline's sample mean of the same index, then the mean and standard deviation of those
+/// ratios. Pairs where either side is missing are skipped. `None` without any pair; the
+/// deviation is 0 for a single pair.
+pub fn ratio_mean_sd(samples: &[Option<f64>], baseline: &[Option<f64>]) -> Option<(f64, f64)> {
+    let ratios: Vec<f64> = samples
+        .iter()
+        .zip(baseline)
+        .filter_map(|pair| match pair {
+            (Some(value), Some(base)) if *base > 0.0 => Some(value / base),
+            _ => None,
+        })
+        .collect();
+    let mean = mean(&ratios)?;
+    Some((mean, std_dev(&ratios).unwrap_or(0.0)))
+}
+
+/// The figures of one row computed from its sample means.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampleSummary {
+    pub mean: f64,
+    pub error: Option<f64>,
+    pub std_dev: Option<f64>,
+}
+
+impl SampleSummary {
+    pub fn of(sample_means: &[f64]) -> Option<Self> {
+        Some(Self {
+            mean: mean(sample_means)?,
+            error: ci_half_width_999(sample_means),
+            std_dev: std_dev(sample_means),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(actual: f64, expected: f64, tolerance: f64) -> bool {
+        (actual - expected).abs() <= tolerance
+    }
+
+    // The classic textbook sample: mean 5, squares sum 32, so s = sqrt(32/7).
+    const SAMPLE: [f64; 8] = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+
+    #[test]
+    fn mean_and_sample_std_dev() {
+        assert_eq!(mean(&SAMPLE), Some(5.0));
+        assert!(close(
+            std_dev(&SAMPLE).unwrap(),
+            (32.0_f64 / 7.0).sqrt(),
+            1e-12
+        ));
+        assert_eq!(mean(&[]), None);
+        assert_eq!(std_dev(&[3.0]), None);
+        assert_eq!(std_dev(&[3.0, 3.0]), Some(0.0));
+    }
+
+    #[test]
+    fn ci_half_width_of_a_small_sample() {
+        // t(0.9995, 7) = 5.4079; s/sqrt(n) = sqrt(32/7)/sqrt(8) = 0.755929...
+        let expected = 5.4079 * (32.0_f64 / 7.0).sqrt() / 8.0_f64.sqrt();
+        assert!(close(ci_half_width_999(&SAMPLE).unwrap(), expected, 1e-9));
+        assert!(close(expected, 4.0880, 1e-4));
+        // Three samples 10, 12, 14: s = 2, t(0.9995, 2) = 31.5991, half-width 36.487...
+        let three = ci_half_width_999(&[10.0, 12.0, 14.0]).unwrap();
+        assert!(close(three, 31.5991 * 2.0 / 3.0_f64.sqrt(), 1e-9));
+        assert_eq!(ci_half_width_999(&[1.0]), None);
+    }
+
+    #[test]
+    fn t_quantiles_match_the_table_and_approach_the_normal() {
+        assert!(close(t_quantile_999(1), 636.6192, 1e-9));
+        assert!(close(t_quantile_999(9), 4.7809, 1e-9));
+        assert!(close(t_quantile_999(30), 3.6460, 1e-9));
+        assert!(close(t_quantile_999(60), 3.4602, 1e-9));
+        // Interpolated: the exact values are 3.5203 (45), 3.4019 (90), 3.3398 (200), 3.3003 (1000).
+        assert!(close(t_quantile_999(45), 3.5203, 2e-3));
+        assert!(close(t_quantile_999(90), 3.4019, 2e-3));
+        assert!(close(t_quantile_999(200), 3.3398, 2e-3));
+        assert!(close(t_quantile_999(1000), 3.3003, 2e-3));
+        assert!(close(t_quantile_999(u32::MAX), Z_999, 1e-6));
+        // Never increases with more degrees of freedom.
+        let mut previous = f64::INFINITY;
+        for dof in 1..2000 {
+            let value = t_quantile_999(dof);
+            assert!(value <= previous, "t({dof}) = {value} > {previous}");
+            previous = value;
+        }
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[1.0, 2.0, 9.0]), Some(2.0));
+        assert_eq!(median(&[1.0, 2.0, 4.0, 9.0]), Some(3.0));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let values: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile_nearest_rank(&values, 99.0), Some(99.0));
+        assert_eq!(percentile_nearest_rank(&values, 50.0), Some(50.0));
+        assert_eq!(percentile_nearest_rank(&values, 100.0), Some(100.0));
+        // Five values: rank ceil(0.99 * 5) = 5, ceil(0.3 * 5) = 2.
+        let five = [15.0, 20.0, 35.0, 40.0, 50.0];
+        assert_eq!(percentile_nearest_rank(&five, 99.0), Some(50.0));
+        assert_eq!(percentile_nearest_rank(&five, 30.0), Some(20.0));
+        assert_eq!(percentile_nearest_rank(&five, 1.0), Some(15.0));
+        assert_eq!(percentile_nearest_rank(&five, 0.0), None);
+        assert_eq!(percentile_nearest_rank(&[], 50.0), None);
+    }
+
+    #[test]
+    fn ratio_per_sample_then_mean_and_sd() {
+        // Ratios 2.0, 1.5 and 2.5: mean 2.0, s = 0.5.
+        let samples = [Some(20.0), Some(30.0), Some(25.0)];
+        let baseline = [Some(10.0), Some(20.0), Some(10.0)];
+        let (ratio, sd) = ratio_mean_sd(&samples, &baseline).unwrap();
+        assert!(close(ratio, 2.0, 1e-12));
+        assert!(close(sd, 0.5, 1e-12));
+        // Not the ratio of the means (75/40 = 1.875).
+        assert!(!close(ratio, 75.0 / 40.0, 1e-3));
+        // A sample missing on either side is skipped; against itself: 1 and 0.
+        let gappy = [Some(20.0), None, Some(25.0)];
+        let (ratio, _) = ratio_mean_sd(&gappy, &baseline).unwrap();
+        assert!(close(ratio, 2.25, 1e-12));
+        assert_eq!(ratio_mean_sd(&baseline, &baseline), Some((1.0, 0.0)));
+        assert_eq!(ratio_mean_sd(&[None], &baseline), None);
+    }
+
+    #[test]
+    fn summary_of_sample_means() {
+        let summary = SampleSummary::of(&SAMPLE).unwrap();
+        assert!(close(summary.mean, 5.0, 1e-12));
+        assert!(summary.error.is_some() && summary.std_dev.is_some());
+        let single = SampleSummary::of(&[7.0]).unwrap();
+        assert_eq!(
+            (single.mean, single.error, single.std_dev),
+            (7.0, None, None)
+        );
+        assert_eq!(SampleSummary::of(&[]), None);
+    }
+}

@@ -1,0 +1,276 @@
+//! Suite `latency`: each adapter called through the `RatesProvider` port, one call at a time,
+//! one reused client per adapter, BenchmarkDotNet style.
+//!
+//! Every adapter runs inside one actix `System` (a tokio current-thread runtime with a
+//! `LocalSet`): awc's client is not `Send` and needs it, and the others get the same runtime so
+//! the comparison is fair (ureq hops to the runtime's blocking pool, as in the api). Each
+//! client gets its warm-up, then samples are interleaved (sample 1 of every client, then
+//! sample 2, ...) so that machine noise falls on all clients alike.
+
+use application::RatesProvider;
+use domain::{Currency, CurrencyPair};
+use rates_common::ClientSettings;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+use crate::BenchError;
+use crate::alloc::AllocSnapshot;
+use crate::cli::RunSettings;
+use crate::clients::ClientName;
+use crate::mock_process::{CONNECTIONS_PER_STATS_READ, MockEndpoint};
+use crate::stats::{SampleSummary, median, percentile_nearest_rank, ratio_mean_sd};
+use crate::suites::{SuiteName, progress_bar};
+
+/// One client's figures. Times in microseconds; `None` (JSON null) where a figure cannot be
+/// computed: Error and StdDev need two samples, Ratio needs hyper in the run, connection counts
+/// need the mock's admin endpoint, and every time needs at least one successful call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyRow {
+    pub client: String,
+    /// Timed calls (warm-up excluded), failed ones included.
+    pub calls: u64,
+    /// Calls that returned an error or lacked a pair; never timed.
+    pub failures: u64,
+    /// Mean of the sample means.
+    pub mean_us: Option<f64>,
+    /// Half-width of the 99.9% confidence interval of `mean_us`.
+    pub error_us: Option<f64>,
+    /// Standard deviation of the sample means.
+    pub stddev_us: Option<f64>,
+    /// Median of every successful call.
+    pub median_us: Option<f64>,
+    /// 99th percentile (nearest rank) of every successful call.
+    pub p99_us: Option<f64>,
+    /// Mean of the per-sample ratios to hyper's sample of the same index.
+    pub ratio: Option<f64>,
+    pub ratio_sd: Option<f64>,
+    /// Rust heap allocations per call, on all threads, during the samples.
+    pub allocs_per_op: f64,
+    /// Rust heap bytes allocated per call.
+    pub bytes_per_op: f64,
+    /// TCP connections the mock accepted during this client's warm-up and samples.
+    pub connections_opened: Option<u64>,
+    /// Each sample's mean in sample order (null for a sample without a successful call): the
+    /// raw observations behind Mean, Error and Ratio.
+    pub sample_means_us: Vec<Option<f64>>,
+    /// The first failure's message, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}
+
+/// The cross-rate call of a EUR -> JPY payment: one upstream request for two pairs.
+pub fn cross_rate_pairs() -> [CurrencyPair; 2] {
+    let jpy = Currency::parse("JPY").expect("JPY is an ISO 4217 code");
+    [
+        CurrencyPair::new(Currency::EUR, Currency::USD),
+        CurrencyPair::new(Currency::USD, jpy),
+    ]
+}
+
+/// One client's measurements over the run.
+struct ClientRun {
+    name: ClientName,
+    /// Successful calls' durations in nanoseconds; reserved up front so that pushing never
+    /// allocates inside a sample.
+    call_ns: Vec<u64>,
+    sample_means_ns: Vec<Option<f64>>,
+    calls: u64,
+    failures: u64,
+    allocated: AllocSnapshot,
+    connections: Option<u64>,
+    first_error: Option<String>,
+}
+
+/// Runs the suite against `mock`.
+pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow>, BenchError> {
+    let client_settings = ClientSettings::for_base_url(mock.base_url());
+    let pairs = cross_rate_pairs();
+    let calls_per_sample = u64::from(settings.calls_per_sample);
+    let work = settings.clients.len() as u64
+        * (u64::from(settings.warmup_calls) + u64::from(settings.samples) * calls_per_sample);
+    let bar = progress_bar(SuiteName::Latency, work);
+
+    let system = actix_rt::System::new();
+    let runs = system.block_on(async {
+        let mut providers = Vec::with_capacity(settings.clients.len());
+        let mut runs = Vec::with_capacity(settings.clients.len());
+        for &name in &settings.clients {
+            providers.push(name.build(&client_settings)?);
+            let capacity =
+                (settings.samples as usize).saturating_mul(settings.calls_per_sample as usize);
+            runs.push(ClientRun {
+                name,
+                call_ns: Vec::with_capacity(capacity),
+                sample_means_ns: Vec::with_capacity(settings.samples as usize),
+                calls: 0,
+                failures: 0,
+                allocated: AllocSnapshot::default(),
+                connections: Some(0),
+                first_error: None,
+            });
+        }
+
+        for (run, provider) in runs.iter_mut().zip(&providers) {
+            bar.set_message(format!("warm-up {}", run.name));
+            let before = connections(mock);
+            let mut discarded = Vec::with_capacity(settings.warmup_calls as usize);
+            let outcome =
+                call_repeatedly(&**provider, &pairs, settings.warmup_calls, &mut discarded).await;
+            add_connections(run, before, connections(mock));
+            if run.first_error.is_none() {
+                run.first_error = outcome.first_error;
+            }
+            bar.inc(u64::from(settings.warmup_calls));
+        }
+
+        let clients = runs.len();
+        for sample in 0..settings.samples as usize {
+            // Rotate the start so that no client always runs right after another one.
+            for offset in 0..clients {
+                let index = (sample + offset) % clients;
+                let (run, provider) = (&mut runs[index], &*providers[index]);
+                bar.set_message(format!(
+                    "sample {}/{} {}",
+                    sample + 1,
+                    settings.samples,
+                    run.name
+                ));
+                let before = connections(mock);
+                let allocated_before = AllocSnapshot::now();
+                let outcome = call_repeatedly(
+                    provider,
+                    &pairs,
+                    settings.calls_per_sample,
+                    &mut run.call_ns,
+                )
+                .await;
+                let allocated = AllocSnapshot::now().since(allocated_before);
+                add_connections(run, before, connections(mock));
+                run.allocated.allocations += allocated.allocations;
+                run.allocated.bytes += allocated.bytes;
+                run.calls += calls_per_sample;
+                run.failures += outcome.failures;
+                run.sample_means_ns.push(outcome.mean_ns());
+                if run.first_error.is_none() {
+                    run.first_error = outcome.first_error;
+                }
+                bar.inc(calls_per_sample);
+            }
+        }
+        // Inside the runtime: some clients stop background tasks or threads when dropped.
+        drop(providers);
+        Ok::<_, BenchError>(runs)
+    })?;
+    bar.finish_and_clear();
+
+    let baseline = runs
+        .iter()
+        .find(|run| run.name == ClientName::BASELINE)
+        .map(|run| run.sample_means_ns.clone());
+    Ok(runs
+        .into_iter()
+        .map(|run| summarize(run, baseline.as_deref()))
+        .collect())
+}
+
+/// What one batch of calls gave.
+#[derive(Debug, Default)]
+struct BatchOutcome {
+    ok: u64,
+    failures: u64,
+    ok_ns: u64,
+    first_error: Option<String>,
+}
+
+impl BatchOutcome {
+    fn mean_ns(&self) -> Option<f64> {
+        (self.ok > 0).then(|| self.ok_ns as f64 / self.ok as f64)
+    }
+}
+
+/// Makes `count` awaited calls one after another, timing each and checking its answer; the
+/// durations of successful calls are appended to `durations_ns`.
+async fn call_repeatedly(
+    provider: &dyn RatesProvider,
+    pairs: &[CurrencyPair],
+    count: u32,
+    durations_ns: &mut Vec<u64>,
+) -> BatchOutcome {
+    let mut outcome = BatchOutcome::default();
+    for _ in 0..count {
+        let start = Instant::now();
+        let result = provider.fetch_quotes(pairs).await;
+        let elapsed = start.elapsed();
+        let failure = match &result {
+            Ok(quotes) if pairs.iter().all(|pair| quotes.get(pair).is_some()) => None,
+            Ok(_) => Some("the answer lacks a requested pair".to_owned()),
+            Err(error) => Some(error.to_string()),
+        };
+        match failure {
+            None => {
+                let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+                outcome.ok += 1;
+                outcome.ok_ns += nanos;
+                durations_ns.push(nanos);
+            }
+            Some(message) => {
+                outcome.failures += 1;
+                if outcome.first_error.is_none() {
+                    outcome.first_error = Some(message);
+                }
+            }
+        }
+        drop(result);
+    }
+    outcome
+}
+
+fn connections(mock: &MockEndpoint) -> Option<u64> {
+    mock.stats().ok().map(|stats| stats.connections)
+}
+
+/// Adds the connections opened between two stats reads, less the second read's own.
+fn add_connections(run: &mut ClientRun, before: Option<u64>, after: Option<u64>) {
+    let opened = before
+        .zip(after)
+        .and_then(|(before, after)| after.checked_sub(before))
+        .and_then(|difference| difference.checked_sub(CONNECTIONS_PER_STATS_READ));
+    run.connections = run.connections.zip(opened).map(|(sum, more)| sum + more);
+}
+
+fn summarize(run: ClientRun, baseline: Option<&[Option<f64>]>) -> LatencyRow {
+    let to_us = |nanos: f64| nanos / 1_000.0;
+    let means: Vec<f64> = run.sample_means_ns.iter().flatten().copied().collect();
+    let summary = SampleSummary::of(&means);
+    let mut sorted: Vec<f64> = run.call_ns.iter().map(|&nanos| nanos as f64).collect();
+    sorted.sort_by(f64::total_cmp);
+    let ratio = baseline.and_then(|baseline| ratio_mean_sd(&run.sample_means_ns, baseline));
+    let per_call = |total: u64| {
+        if run.calls == 0 {
+            0.0
+        } else {
+            total as f64 / run.calls as f64
+        }
+    };
+    LatencyRow {
+        client: run.name.as_str().to_owned(),
+        calls: run.calls,
+        failures: run.failures,
+        mean_us: summary.map(|s| to_us(s.mean)),
+        error_us: summary.and_then(|s| s.error).map(to_us),
+        stddev_us: summary.and_then(|s| s.std_dev).map(to_us),
+        median_us: median(&sorted).map(to_us),
+        p99_us: percentile_nearest_rank(&sorted, 99.0).map(to_us),
+        ratio: ratio.map(|(mean, _)| mean),
+        ratio_sd: ratio.map(|(_, sd)| sd),
+        allocs_per_op: per_call(run.allocated.allocations),
+        bytes_per_op: per_call(run.allocated.bytes),
+        connections_opened: run.connections,
+        sample_means_us: run
+            .sample_means_ns
+            .iter()
+            .map(|mean| mean.map(to_us))
+            .collect(),
+        first_error: run.first_error,
+    }
+}

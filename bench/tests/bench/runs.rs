@@ -1,0 +1,201 @@
+//! Whole runs: what results.json, report.md and the charts hold.
+
+use mock_rates::{FaultMode, Faults, MockServer, Settings};
+
+use crate::{bench, positive, read_json, run_ok, scratch_dir};
+
+const CLIENTS: [&str; 5] = ["hyper", "awc", "reqwest", "ureq", "isahc"];
+
+#[test]
+fn latency_runs_every_client_through_the_mock_child_process() {
+    let out = scratch_dir("latency");
+    let results = run_ok(
+        &[
+            "--suite",
+            "latency",
+            "--samples",
+            "2",
+            "--iterations",
+            "5",
+            "--warmup",
+            "2",
+        ],
+        &out,
+    );
+    assert_eq!(results["schema_version"], 1);
+    assert_eq!(results["settings"]["calls_per_sample"], 5);
+    assert!(
+        results["environment"]["rustc"]
+            .as_str()
+            .unwrap()
+            .starts_with("rustc ")
+    );
+    let rows = results["latency"].as_array().unwrap();
+    let clients: Vec<&str> = rows
+        .iter()
+        .map(|row| row["client"].as_str().unwrap())
+        .collect();
+    assert_eq!(clients, CLIENTS);
+    for row in rows {
+        assert_eq!(row["calls"], 10, "{row}");
+        assert_eq!(row["failures"], 0, "{row}");
+        for field in [
+            "mean_us",
+            "error_us",
+            "stddev_us",
+            "median_us",
+            "p99_us",
+            "ratio",
+            "allocs_per_op",
+            "bytes_per_op",
+        ] {
+            positive(row, field);
+        }
+        assert!(row["ratio_sd"].as_f64().unwrap() >= 0.0, "{row}");
+        // Each client opens at least one connection of its own.
+        assert!(row["connections_opened"].as_u64().unwrap() >= 1, "{row}");
+    }
+    assert_eq!(rows[0]["ratio"], 1.0);
+    assert!(results["decode"].as_array().unwrap().is_empty());
+    for file in ["report.md", "latency_mean.svg", "latency_allocations.svg"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("libcurl's own malloc (isahc) is not counted"));
+}
+
+#[test]
+fn every_call_reaches_an_external_mock_and_is_counted() {
+    let server = MockServer::start(Settings::default()).unwrap();
+    let out = scratch_dir("external");
+    let results = run_ok(
+        &[
+            "--suite",
+            "latency",
+            "--clients",
+            "ureq,hyper",
+            "--samples",
+            "1",
+            "--iterations",
+            "3",
+            "--warmup",
+            "1",
+            "--mock-url",
+            &server.base_url(),
+        ],
+        &out,
+    );
+    // Two clients x (1 warm-up + 3 timed calls), each one awaited upstream request.
+    assert_eq!(server.state().stats().live_requests, 8);
+    let rows = results["latency"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["client"], "ureq");
+    assert!(rows[0]["error_us"].is_null(), "one sample has no Error");
+    assert_eq!(results["settings"]["mock"], server.base_url());
+}
+
+#[test]
+fn failed_calls_are_counted_and_never_timed() {
+    let settings = Settings {
+        faults: Faults {
+            mode: FaultMode::Status,
+            status: 503,
+            ..Faults::default()
+        },
+        ..Settings::default()
+    };
+    let server = MockServer::start(settings).unwrap();
+    let out = scratch_dir("failing");
+    let results = run_ok(
+        &[
+            "--suite",
+            "latency",
+            "--clients",
+            "hyper,awc",
+            "--samples",
+            "2",
+            "--iterations",
+            "2",
+            "--warmup",
+            "0",
+            "--mock-url",
+            &server.base_url(),
+        ],
+        &out,
+    );
+    for row in results["latency"].as_array().unwrap() {
+        assert_eq!(row["failures"], 4, "{row}");
+        assert!(row["mean_us"].is_null() && row["p99_us"].is_null(), "{row}");
+        assert!(
+            row["first_error"].as_str().unwrap().contains("503"),
+            "{row}"
+        );
+    }
+}
+
+#[test]
+fn decode_compares_five_ways_and_a_baseline_compares_two_runs() {
+    let first_dir = scratch_dir("decode-first");
+    let first = run_ok(
+        &["--suite", "decode", "--quick", "--samples", "2"],
+        &first_dir,
+    );
+    let rows = first["decode"].as_array().unwrap();
+    assert_eq!(rows.len(), 10, "five ways x two bodies");
+    for row in rows {
+        for field in [
+            "mean_ns",
+            "error_ns",
+            "median_ns",
+            "ratio",
+            "allocs_per_op",
+            "bytes_per_op",
+        ] {
+            positive(row, field);
+        }
+    }
+    assert!(first["latency"].as_array().unwrap().is_empty());
+
+    let second_dir = scratch_dir("decode-second");
+    let baseline = first_dir.join("results.json");
+    let second = run_ok(
+        &[
+            "--suite",
+            "decode",
+            "--quick",
+            "--samples",
+            "2",
+            "--baseline",
+            baseline.to_str().unwrap(),
+        ],
+        &second_dir,
+    );
+    let changes = second["baseline"]["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 10);
+    for change in changes {
+        positive(change, "ratio");
+        assert!(change["significant"].is_boolean(), "{change}");
+    }
+    let report = std::fs::read_to_string(second_dir.join("report.md")).unwrap();
+    assert!(report.contains("Change against the baseline"));
+    assert!(report.contains("The adapters use `borrowed_typed`"));
+    assert!(second_dir.join("decode_small.svg").is_file());
+    assert_eq!(read_json(&second_dir.join("results.json")), second);
+}
+
+#[test]
+fn a_bad_baseline_fails_before_measuring() {
+    let dir = scratch_dir("bad-baseline");
+    let file = dir.join("results.json");
+    std::fs::write(&file, r#"{"schema_version": 99}"#).unwrap();
+    let output = bench()
+        .args(["--suite", "decode", "--baseline"])
+        .arg(&file)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("schema_version 99"));
+    assert!(!dir.join("out").exists());
+}
