@@ -3,6 +3,7 @@
 
 pub mod configuration;
 pub mod metrics;
+pub mod openapi;
 pub mod problem;
 pub mod readiness;
 pub mod registry;

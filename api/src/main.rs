@@ -5,7 +5,8 @@ use api::configuration::Settings;
 use api::startup::Application;
 
 const USAGE: &str = "usage: api            run the payment service (configured by config/default.toml and APP__* variables)
-       api --probe URL  GET URL once; exit 0 on HTTP 200, 1 otherwise (container health checks)";
+       api --probe URL  GET URL once; exit 0 on HTTP 200, 1 otherwise (container health checks)
+       api --openapi    print the OpenAPI document and exit";
 
 #[actix_web::main]
 async fn main() -> ExitCode {
@@ -13,6 +14,10 @@ async fn main() -> ExitCode {
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] => serve().await,
         ["--probe", url] => probe(url),
+        ["--openapi"] => {
+            println!("{}", api::openapi::document());
+            ExitCode::SUCCESS
+        }
         ["--help" | "-h"] => {
             println!("{USAGE}");
             ExitCode::SUCCESS

@@ -10,7 +10,7 @@ use domain::ConversionError;
 use serde::Serialize;
 
 /// One invalid field of a request.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct FieldError {
     /// A JSON pointer-like path: `amount`, `payments/3/currency`.
     pub field: String,
@@ -66,8 +66,9 @@ impl From<PaymentError> for ApiError {
 }
 
 /// The body of every error response.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Problem {
+    /// Stable per kind of error, e.g. `/problems/validation`.
     #[serde(rename = "type")]
     pub problem_type: String,
     pub title: &'static str,
@@ -75,7 +76,9 @@ pub struct Problem {
     pub detail: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
+    /// For `unknown-client`: the clients that exist.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<String>>)]
     pub valid_clients: Option<&'static [&'static str]>,
 }
 

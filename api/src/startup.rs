@@ -93,7 +93,7 @@ impl Application {
                     tracing::error!(%error, "a worker could not build its clients");
                     ClientRegistry::empty()
                 });
-            App::new()
+            let app = App::new()
                 .wrap(from_fn(crate::telemetry::request_span))
                 .app_data(web::Data::new(registry))
                 .app_data(web::Data::new(limits))
@@ -101,37 +101,14 @@ impl Application {
                 .app_data(web::Data::from(Arc::clone(readiness)))
                 .app_data(rates_settings.clone())
                 .app_data(upstream_data.clone())
-                .service(
-                    web::resource("/payments/{client}")
-                        .route(web::post().to(routes::payments::create_payment))
+                .default_service(web::to(routes::not_found));
+            routes::ROUTES.iter().fold(app, |app, spec| {
+                app.service(
+                    web::resource(spec.path)
+                        .route((spec.route)())
                         .default_service(web::to(routes::method_not_allowed)),
                 )
-                .service(
-                    web::resource("/payments/{client}/batch")
-                        .route(web::post().to(routes::batch::create_batch))
-                        .default_service(web::to(routes::method_not_allowed)),
-                )
-                .service(
-                    web::resource("/health/live")
-                        .route(web::get().to(health::live))
-                        .default_service(web::to(routes::method_not_allowed)),
-                )
-                .service(
-                    web::resource("/health/ready")
-                        .route(web::get().to(health::ready))
-                        .default_service(web::to(routes::method_not_allowed)),
-                )
-                .service(
-                    web::resource("/metrics")
-                        .route(web::get().to(health::metrics))
-                        .default_service(web::to(routes::method_not_allowed)),
-                )
-                .service(
-                    web::resource("/clients")
-                        .route(web::get().to(health::clients))
-                        .default_service(web::to(routes::method_not_allowed)),
-                )
-                .default_service(web::to(routes::not_found))
+            })
         })
         .keep_alive(Duration::from_secs(settings.server.keep_alive_secs))
         .shutdown_timeout(settings.server.shutdown_timeout_secs)

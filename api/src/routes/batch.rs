@@ -9,6 +9,7 @@ use application::{PaymentRequest, RatesProvider, process_payment};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use utoipa::ToSchema;
 
 use crate::problem::{ApiError, FieldError, Problem};
 use crate::registry::{CLIENT_NAMES, ClientRegistry};
@@ -16,7 +17,7 @@ use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
 use crate::startup::Limits;
 
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BatchMode {
     /// One payment after another: the wall time is the sum of the upstream calls.
@@ -25,17 +26,23 @@ pub enum BatchMode {
     Concurrent,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct BatchBody<'a> {
+#[schema(as = BatchRequest)]
+pub struct BatchBody<'a> {
+    /// The payments, each checked on its own (at most `payments.max_batch`).
     #[serde(borrow)]
+    #[schema(value_type = Vec<PaymentBody<'static>>, required = true)]
     payments: Option<Vec<&'a RawValue>>,
+    #[schema(required = true)]
     mode: Option<BatchMode>,
+    /// Most payments in flight at once in concurrent mode (default: all).
+    #[schema(minimum = 1)]
     concurrency: Option<usize>,
 }
 
 /// One item's outcome: the payment, or the problem that stopped it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct BatchItem {
     pub index: usize,
     pub status: u16,
@@ -46,7 +53,7 @@ pub struct BatchItem {
     pub problem: Option<Problem>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct BatchResponse {
     pub client: &'static str,
     pub mode: BatchMode,
@@ -60,6 +67,19 @@ pub struct BatchResponse {
     pub items: Vec<BatchItem>,
 }
 
+/// Processes a group of payments, one upstream call each, one after another or overlapped.
+/// Each item carries its payment or its problem; one bad item does not fail the others.
+#[utoipa::path(post, path = "/payments/{client}/batch", tag = "payments",
+    params(("client" = String, Path, description = "hyper, awc, reqwest, ureq or isahc")),
+    request_body(content = BatchBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Every item's outcome and the group's wall time", body = BatchResponse),
+        (status = 404, description = "Unknown client; the problem lists the valid ones", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body over the size limit", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Content type is not application/json", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "The body is not valid JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields (each named in `errors`), a pair the upstream does not quote, or an amount that cannot be converted", body = Problem, content_type = "application/problem+json"),
+    ))]
 #[tracing::instrument(name = "payment_batch", skip_all, fields(client = %client))]
 pub async fn create_batch(
     request: HttpRequest,

@@ -1,28 +1,45 @@
-//! Liveness and the client listing.
+//! Liveness, readiness, metrics and the client listing.
 
 use actix_web::HttpResponse;
 use actix_web::web;
-use serde_json::json;
-
 use application::RatesError;
 use domain::{Currency, CurrencyPair};
 use rates_hyper::HyperRates;
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::configuration::RatesSettings;
 use crate::metrics::Metrics;
 use crate::readiness::Readiness;
-use crate::registry::CLIENT_NAMES;
-use crate::registry::ClientRegistry;
+use crate::registry::{CLIENT_NAMES, ClientRegistry};
 
-/// `GET /health/live`: the process answers HTTP. No dependency is touched, so this is also the
-/// framework's baseline in the load benchmark.
-pub async fn live() -> HttpResponse {
-    HttpResponse::Ok().json(json!({"status": "ok"}))
+/// A health answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HealthStatus {
+    /// `ok`, `ready` or `not ready`.
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
 }
 
-/// `GET /health/ready`: 200 when the rates upstream answered within the last few seconds
-/// (checked now, with the baseline client, if no call did so recently); 503 while shutting down
-/// or when the upstream does not answer.
+/// The process answers HTTP. No dependency is touched, so this is also the framework's baseline
+/// in the load benchmark.
+#[utoipa::path(get, path = "/health/live", tag = "operations",
+    responses((status = 200, description = "The process is up", body = HealthStatus)))]
+pub async fn live() -> HttpResponse {
+    HttpResponse::Ok().json(HealthStatus {
+        status: "ok",
+        reason: None,
+    })
+}
+
+/// Ready when the rates upstream answered within the last few seconds (checked now, with the
+/// baseline client, if no call did so recently); not ready while shutting down.
+#[utoipa::path(get, path = "/health/ready", tag = "operations",
+    responses(
+        (status = 200, description = "Ready to serve payments", body = HealthStatus),
+        (status = 503, description = "Shutting down, or the rates upstream does not answer", body = HealthStatus),
+    ))]
 pub async fn ready(
     readiness: web::Data<Readiness>,
     registry: web::Data<ClientRegistry>,
@@ -43,43 +60,81 @@ pub async fn ready(
             return not_ready("the rates upstream does not answer");
         }
     }
-    HttpResponse::Ok().json(json!({"status": "ready"}))
+    HttpResponse::Ok().json(HealthStatus {
+        status: "ready",
+        reason: None,
+    })
 }
 
-fn not_ready(reason: &str) -> HttpResponse {
+fn not_ready(reason: &'static str) -> HttpResponse {
     HttpResponse::ServiceUnavailable()
         .insert_header((actix_web::http::header::RETRY_AFTER, "5"))
-        .json(json!({"status": "not ready", "reason": reason}))
+        .json(HealthStatus {
+            status: "not ready",
+            reason: Some(reason),
+        })
 }
 
-/// `GET /clients`: every client and the settings it runs with (the same for all).
+/// One client and the settings it runs with.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClientInfo {
+    pub name: &'static str,
+    /// Where to send its payments.
+    pub path: String,
+    pub settings: ClientSettingsView,
+}
+
+/// The effective settings of a client (the same for every client, per worker).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClientSettingsView {
+    pub base_url: String,
+    pub timeout_ms: u64,
+    pub connect_timeout_ms: u64,
+    pub max_connections: usize,
+    pub max_idle_per_host: usize,
+    pub idle_timeout_ms: u64,
+    pub pool_wait_ms: u64,
+    /// Only for blocking clients (ureq): the blocking-pool size that caps its overlap.
+    pub blocking_threads: Option<usize>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClientList {
+    pub clients: Vec<ClientInfo>,
+}
+
+/// Every client and its effective settings.
+#[utoipa::path(get, path = "/clients", tag = "operations",
+    responses((status = 200, description = "The clients", body = ClientList)))]
 pub async fn clients(
     rates: web::Data<RatesSettings>,
     upstream: web::Data<Upstream>,
 ) -> HttpResponse {
-    let clients: Vec<_> = CLIENT_NAMES
+    let clients = CLIENT_NAMES
         .iter()
-        .map(|name| {
-            json!({
-                "name": name,
-                "path": format!("/payments/{name}"),
-                "settings": {
-                    "base_url": upstream.0,
-                    "timeout_ms": rates.timeout_ms,
-                    "connect_timeout_ms": rates.connect_timeout_ms,
-                    "max_connections": rates.max_connections,
-                    "max_idle_per_host": rates.max_idle_per_host,
-                    "idle_timeout_ms": rates.idle_timeout_ms,
-                    "pool_wait_ms": rates.pool_wait_ms,
-                    "blocking_threads": (*name == "ureq").then_some(rates.blocking_threads),
-                },
-            })
+        .map(|name| ClientInfo {
+            name,
+            path: format!("/payments/{name}"),
+            settings: ClientSettingsView {
+                base_url: upstream.0.clone(),
+                timeout_ms: rates.timeout_ms,
+                connect_timeout_ms: rates.connect_timeout_ms,
+                max_connections: rates.max_connections,
+                max_idle_per_host: rates.max_idle_per_host,
+                idle_timeout_ms: rates.idle_timeout_ms,
+                pool_wait_ms: rates.pool_wait_ms,
+                blocking_threads: (*name == rates_ureq::UreqRates::NAME)
+                    .then_some(rates.blocking_threads),
+            },
         })
         .collect();
-    HttpResponse::Ok().json(json!({ "clients": clients }))
+    HttpResponse::Ok().json(ClientList { clients })
 }
 
-/// `GET /metrics`: the Prometheus text exposition.
+/// Prometheus text exposition: requests by route and status, request latency, upstream call
+/// latency and errors by client and kind, upstream calls in flight.
+#[utoipa::path(get, path = "/metrics", tag = "operations",
+    responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain")))]
 pub async fn metrics(metrics: web::Data<Metrics>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")

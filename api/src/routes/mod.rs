@@ -6,9 +6,33 @@ pub mod health;
 pub mod payment_dto;
 pub mod payments;
 
-use actix_web::{HttpResponse, ResponseError};
+use actix_web::http::Method;
+use actix_web::{HttpResponse, ResponseError, web};
 
+use crate::openapi;
 use crate::problem::ApiError;
+
+/// One route the service serves.
+#[derive(Debug)]
+pub struct RouteSpec {
+    pub method: Method,
+    pub path: &'static str,
+    pub route: fn() -> actix_web::Route,
+}
+
+/// Every route, in one table: the server registers exactly these, and a test checks that the
+/// OpenAPI document describes exactly these.
+#[rustfmt::skip]
+pub const ROUTES: &[RouteSpec] = &[
+    RouteSpec { method: Method::POST, path: "/payments/{client}", route: || web::post().to(payments::create_payment) },
+    RouteSpec { method: Method::POST, path: "/payments/{client}/batch", route: || web::post().to(batch::create_batch) },
+    RouteSpec { method: Method::GET, path: "/clients", route: || web::get().to(health::clients) },
+    RouteSpec { method: Method::GET, path: "/health/live", route: || web::get().to(health::live) },
+    RouteSpec { method: Method::GET, path: "/health/ready", route: || web::get().to(health::ready) },
+    RouteSpec { method: Method::GET, path: "/metrics", route: || web::get().to(health::metrics) },
+    RouteSpec { method: Method::GET, path: "/openapi.json", route: || web::get().to(openapi::openapi_json) },
+    RouteSpec { method: Method::GET, path: "/docs", route: || web::get().to(openapi::docs) },
+];
 
 /// Any path the service does not have: a problem body, not actix's empty 404.
 pub async fn not_found() -> HttpResponse {

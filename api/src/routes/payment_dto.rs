@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
+use utoipa::ToSchema;
 
 use crate::problem::FieldError;
 
@@ -15,17 +16,45 @@ pub const MAX_REFERENCE_CHARS: usize = 128;
 
 /// A payment as sent. Every field is kept raw so that each can be checked on its own and the
 /// caller hears about all bad fields at once, named; `amount` keeps its exact JSON text.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(
+    as = PaymentRequest,
+    example = json!({"reference": "inv-42", "amount": "100.00", "currency": "EUR", "target_currency": "USD"})
+)]
 pub struct PaymentBody<'a> {
+    /// Your own reference, echoed back (at most 128 characters).
     #[serde(borrow, default)]
+    #[schema(value_type = Option<String>, max_length = 128)]
     pub reference: Option<&'a RawValue>,
+    /// Positive decimal, as a string ("12.50") or a JSON number (read from its digits, never
+    /// through a float); no more decimals than the currency has; at most 10^15.
     #[serde(borrow, default)]
+    #[schema(schema_with = amount_schema, required = true)]
     pub amount: Option<&'a RawValue>,
+    /// ISO 4217 code of the amount.
     #[serde(borrow, default)]
+    #[schema(value_type = String, required = true, pattern = "^[A-Z]{3}$", example = "EUR")]
     pub currency: Option<&'a RawValue>,
+    /// ISO 4217 code to convert into.
     #[serde(borrow, default)]
+    #[schema(value_type = String, required = true, pattern = "^[A-Z]{3}$", example = "USD")]
     pub target_currency: Option<&'a RawValue>,
+}
+
+/// `amount` is a decimal string or a JSON number.
+fn amount_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
+    Schema::OneOf(
+        OneOfBuilder::new()
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .pattern(Some(r"^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$")),
+            )
+            .item(ObjectBuilder::new().schema_type(Type::Number))
+            .build(),
+    )
 }
 
 impl PaymentBody<'_> {
@@ -133,7 +162,7 @@ fn amount_text(raw: &RawValue) -> Option<String> {
 }
 
 /// A processed payment as returned: amounts as strings, in the currency's minor units.
-#[derive(Debug, Serialize, Deserialize, Clone, PartialEq, Eq)]
+#[derive(Debug, Serialize, Deserialize, Clone, PartialEq, Eq, ToSchema)]
 pub struct PaymentResponse {
     pub id: String,
     pub reference: Option<String>,

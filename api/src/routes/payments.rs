@@ -4,12 +4,27 @@ use actix_web::HttpRequest;
 use actix_web::web::{self, Json};
 use application::process_payment;
 
-use crate::problem::ApiError;
+use crate::problem::{ApiError, Problem};
 use crate::registry::{CLIENT_NAMES, ClientRegistry};
 use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
 use crate::startup::Limits;
 
+/// Converts one payment into its target currency with a rate fetched through `client`.
+#[utoipa::path(post, path = "/payments/{client}", tag = "payments",
+    params(("client" = String, Path, description = "hyper, awc, reqwest, ureq or isahc")),
+    request_body(content = PaymentBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The converted payment", body = PaymentResponse),
+        (status = 404, description = "Unknown client; the problem lists the valid ones", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body over the size limit", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Content type is not application/json", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "The body is not valid JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid fields (each named in `errors`), a pair the upstream does not quote, or an amount that cannot be converted", body = Problem, content_type = "application/problem+json"),
+        (status = 502, description = "The rates upstream is unreachable, failed, or sent an unusable answer", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The client's connections or blocking threads are all busy; retry after `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 504, description = "The rates upstream did not answer in time", body = Problem, content_type = "application/problem+json"),
+    ))]
 #[tracing::instrument(name = "payment", skip_all, fields(client = %client))]
 pub async fn create_payment(
     request: HttpRequest,

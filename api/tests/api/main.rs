@@ -6,5 +6,6 @@ mod clients;
 mod errors;
 mod fuzz;
 mod helpers;
+mod openapi;
 mod payments;
 mod shutdown;
