@@ -10,7 +10,7 @@
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Wraps `System` and counts what passes through it.
 #[derive(Debug)]
@@ -22,8 +22,20 @@ static BYTES: AtomicU64 = AtomicU64::new(0);
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
 
+/// Off in the child servers (mock-rates, api): they run this same binary, and counting there
+/// would only add shared-counter traffic to the servers being measured.
+static COUNTING: AtomicBool = AtomicBool::new(true);
+
+/// Stops counting for the rest of this process (child servers call it first thing).
+pub fn stop_counting() {
+    COUNTING.store(false, Ordering::Relaxed);
+}
+
 #[inline]
 fn count(size: usize) {
+    if !COUNTING.load(Ordering::Relaxed) {
+        return;
+    }
     ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
     BYTES.fetch_add(size as u64, Ordering::Relaxed);
 }

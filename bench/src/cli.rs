@@ -61,10 +61,29 @@ pub struct Cli {
     /// starting one. Connection counts need its /__admin/stats endpoint.
     #[arg(long, value_name = "URL")]
     pub mock_url: Option<String>,
+
+    /// Use an already-running payment service at URL (e.g. http://127.0.0.1:8080, or the
+    /// compose stack's http://api:8080) instead of starting one. Its upstream should be the
+    /// mock given by --mock-url, so the suites can set faults and latency there.
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Internal: serve the payment service in this process (the bench starts itself this way).
+    #[command(name = "__api", hide = true)]
+    Api {
+        /// Address to bind; port 0 picks a free one.
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: SocketAddr,
+        /// The rates upstream (mock-rates) the service calls.
+        #[arg(long)]
+        rates_url: String,
+        /// Exit at once if this process is not our parent any more.
+        #[arg(long)]
+        parent_pid: Option<u32>,
+    },
     /// Internal: serve mock-rates in this process (the bench starts itself this way).
     #[command(name = "__mock-rates", hide = true)]
     MockRates {
@@ -93,6 +112,8 @@ pub struct RunSettings {
     pub decode_sample_ms: u32,
     /// Where mock-rates ran: "child process" or the URL given.
     pub mock: String,
+    /// Where the payment service ran: "child process" or the URL given.
+    pub api: String,
 }
 
 impl RunSettings {
@@ -120,6 +141,10 @@ impl RunSettings {
             decode_sample_ms,
             mock: cli
                 .mock_url
+                .clone()
+                .unwrap_or_else(|| "child process".to_owned()),
+            api: cli
+                .api_url
                 .clone()
                 .unwrap_or_else(|| "child process".to_owned()),
         }

@@ -4,7 +4,9 @@
 //! `__mock-rates` sub-command, serves mock-rates for a parent bench process.
 
 pub mod alloc;
+pub mod api_process;
 pub mod baseline;
+pub mod child;
 pub mod cli;
 pub mod clients;
 pub mod env;
@@ -21,6 +23,7 @@ use clap::Parser as _;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
+use crate::api_process::ApiEndpoint;
 use crate::cli::{Cli, Command, RunSettings};
 use crate::env::Environment;
 use crate::mock_process::{MockEndpoint, MockError};
@@ -34,6 +37,12 @@ pub enum BenchError {
     Mock(#[from] MockError),
     #[error("the {0} suite needs mock-rates, and none was started")]
     NoMock(SuiteName),
+    #[error("the {0} suite needs the payment service, and none was started")]
+    NoApi(SuiteName),
+    #[error("--api-url must be an http:// URL, got {0:?}")]
+    ApiUrl(String),
+    #[error(transparent)]
+    Child(#[from] crate::child::ChildError),
     #[error("--mock-url must be an http:// URL, got {0:?}")]
     MockUrl(String),
     #[error(transparent)]
@@ -67,6 +76,17 @@ impl BenchError {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Some(Command::Api {
+            listen,
+            rates_url,
+            parent_pid,
+        }) => match api_process::run_child(listen, &rates_url, parent_pid) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("api: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Some(Command::MockRates { listen, parent_pid }) => {
             match mock_process::run_child(listen, parent_pid) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -103,13 +123,21 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
         .unwrap_or_else(|_| OffsetDateTime::now_utc());
     let environment = Environment::collect(started.format(&Rfc3339).unwrap_or_default());
 
-    let mock = if settings.suites.iter().any(|suite| suite.needs_mock()) {
+    let needs_api = settings.suites.iter().any(|suite| suite.needs_api());
+    let mock = if needs_api || settings.suites.iter().any(|suite| suite.needs_mock()) {
         Some(start_mock(cli.mock_url.as_deref())?)
     } else {
         None
     };
     if let Some(mock) = mock.as_ref().filter(|mock| mock.is_child()) {
         settings.mock = format!("child process at {}", mock.base_url());
+    }
+    let api = match (&mock, needs_api) {
+        (Some(mock), true) => Some(start_api(cli.api_url.as_deref(), mock.base_url())?),
+        _ => None,
+    };
+    if let Some(api) = api.as_ref().filter(|api| api.pid().is_some()) {
+        settings.api = format!("child process at {}", api.base_url());
     }
     print(&report::terminal::header(&environment, &settings));
     if let Some(mock) = &mock
@@ -122,10 +150,12 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     let context = SuiteContext {
         settings: &settings,
         mock: mock.as_ref(),
+        api: api.as_ref(),
     };
     for suite in &settings.suites {
         suite.run(&context, &mut results)?;
     }
+    drop(api);
     drop(mock);
 
     results.baseline = baseline.map(|baseline| baseline.compare(&results.latency, &results.decode));
@@ -159,6 +189,18 @@ fn start_mock(url: Option<&str>) -> Result<MockEndpoint, BenchError> {
             let exe = std::env::current_exe()
                 .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
             Ok(MockEndpoint::spawn(&exe)?)
+        }
+    }
+}
+
+fn start_api(url: Option<&str>, rates_url: &str) -> Result<ApiEndpoint, BenchError> {
+    match url {
+        Some(url) if url.starts_with("http://") => Ok(ApiEndpoint::external(url)),
+        Some(url) => Err(BenchError::ApiUrl(url.to_owned())),
+        None => {
+            let exe = std::env::current_exe()
+                .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+            Ok(ApiEndpoint::spawn(&exe, rates_url)?)
         }
     }
 }

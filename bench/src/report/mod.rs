@@ -351,6 +351,12 @@ pub fn settings_lines(settings: &RunSettings) -> Vec<String> {
             settings.samples, settings.decode_sample_ms
         ));
     }
+    if settings.suites.iter().any(|suite| suite.needs_api()) {
+        lines.push(format!(
+            "payment service: {}; mock-rates: {}",
+            settings.api, settings.mock
+        ));
+    }
     lines
 }
 

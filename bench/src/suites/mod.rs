@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::BenchError;
+use crate::api_process::ApiEndpoint;
 use crate::cli::RunSettings;
 use crate::mock_process::MockEndpoint;
 use crate::report::json::Results;
@@ -43,6 +44,8 @@ pub struct SuiteContext<'a> {
     pub settings: &'a RunSettings,
     /// Present when any selected suite needs a server.
     pub mock: Option<&'a MockEndpoint>,
+    /// The payment service, present when any selected suite drives it over HTTP.
+    pub api: Option<&'a ApiEndpoint>,
 }
 
 impl SuiteName {
@@ -61,6 +64,13 @@ impl SuiteName {
         match self {
             SuiteName::Latency => true,
             SuiteName::Decode => false,
+        }
+    }
+
+    /// Whether the suite drives the payment service over HTTP (and so needs it started).
+    pub fn needs_api(self) -> bool {
+        match self {
+            SuiteName::Latency | SuiteName::Decode => false,
         }
     }
 

@@ -1,0 +1,88 @@
+//! The payment service (`api`) in its own process (the hidden `__api` sub-command; see
+//! [`crate::child`]), pointed at the bench's mock-rates, or one given by URL.
+
+use std::ffi::OsStr;
+use std::io;
+use std::net::SocketAddr;
+use std::path::Path;
+
+use api::configuration::Settings;
+use api::startup::Application;
+
+use crate::child::{self, ChildError, ChildProcess};
+
+/// What the child prints on stdout once it listens, followed by its base URL.
+const READY_PREFIX: &str = "api listening on ";
+
+/// A payment service the bench drives over HTTP.
+#[derive(Debug)]
+pub struct ApiEndpoint {
+    base_url: String,
+    /// Kept for its `Drop`, which stops the child.
+    process: Option<ChildProcess>,
+}
+
+impl ApiEndpoint {
+    /// Starts `exe __api` on a free loopback port, its rates upstream at `rates_url`, and waits
+    /// until it listens. `APP__*` variables in the bench's environment reach the child, so any
+    /// service setting can be changed for a run.
+    pub fn spawn(exe: &Path, rates_url: &str) -> Result<Self, ChildError> {
+        let args = [
+            OsStr::new("__api"),
+            OsStr::new("--listen"),
+            OsStr::new("127.0.0.1:0"),
+            OsStr::new("--rates-url"),
+            OsStr::new(rates_url),
+        ];
+        let (process, base_url) = ChildProcess::spawn("api", exe, &args, READY_PREFIX)?;
+        Ok(Self {
+            base_url,
+            process: Some(process),
+        })
+    }
+
+    /// A service someone else runs (e.g. docker compose).
+    pub fn external(base_url: &str) -> Self {
+        Self {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            process: None,
+        }
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The child's process id, for CPU, memory and file-descriptor readings from /proc;
+    /// `None` for a service the bench did not start.
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(ChildProcess::pid)
+    }
+}
+
+/// The child's side: run the service on `listen` with `rates_url` as its upstream until the
+/// parent goes away. Settings otherwise come from `config/default.toml` and `APP__*`. Logging is
+/// off unless `RUST_LOG` is set, so that log lines are not part of what is measured.
+pub fn run_child(listen: SocketAddr, rates_url: &str, parent_pid: Option<u32>) -> io::Result<()> {
+    crate::alloc::stop_counting();
+    child::die_with_parent();
+    if child::orphaned(parent_pid) {
+        return Ok(());
+    }
+    let mut settings = Settings::load().map_err(io::Error::other)?;
+    settings.server.host = listen.ip().to_string();
+    settings.server.port = listen.port();
+    rates_url.clone_into(&mut settings.rates.base_url);
+    if std::env::var_os("RUST_LOG").is_some() {
+        api::telemetry::init(settings.log.format);
+    }
+    actix_rt::System::new().block_on(async move {
+        let application = Application::build(&settings).map_err(io::Error::other)?;
+        child::announce(
+            READY_PREFIX,
+            SocketAddr::new(listen.ip(), application.port()),
+        )?;
+        child::on_parent_gone(|| std::process::exit(0))?;
+        application.run_until_stopped().await
+    })
+}
