@@ -2,7 +2,7 @@
 //! upstream call latency, errors by kind and calls in flight. Shared by all workers (atomics).
 
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use application::{Quotes, RatesError, RatesProvider};
@@ -15,6 +15,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
+use rates_common::ConcurrencyLimit;
 
 use crate::readiness::Readiness;
 
@@ -64,6 +65,10 @@ pub struct Metrics {
     upstream_seconds: Family<ClientOutcomeLabels, Histogram>,
     upstream_errors: Family<ClientKindLabels, Counter>,
     upstream_in_flight: Family<ClientLabels, Gauge>,
+    blocking_queue_depth: Gauge,
+    blocking_threads_busy: Gauge,
+    /// ureq's blocking-pool slots, one per worker; read when metrics are rendered.
+    blocking_pools: Mutex<Vec<ConcurrencyLimit>>,
 }
 
 impl Metrics {
@@ -104,6 +109,18 @@ impl Metrics {
             "Rates upstream calls in flight, by client",
             upstream_in_flight.clone(),
         );
+        let blocking_queue_depth = Gauge::default();
+        registry.register(
+            "ureq_blocking_queue_depth",
+            "ureq calls waiting for a blocking-pool thread, all workers",
+            blocking_queue_depth.clone(),
+        );
+        let blocking_threads_busy = Gauge::default();
+        registry.register(
+            "ureq_blocking_threads_busy",
+            "Blocking-pool threads running a ureq call, all workers",
+            blocking_threads_busy.clone(),
+        );
         Self {
             registry,
             requests,
@@ -111,7 +128,18 @@ impl Metrics {
             upstream_seconds,
             upstream_errors,
             upstream_in_flight,
+            blocking_queue_depth,
+            blocking_threads_busy,
+            blocking_pools: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Reports a worker's ureq blocking-pool slots in the `ureq_blocking_*` gauges.
+    pub fn track_blocking_pool(&self, slots: ConcurrencyLimit) {
+        self.blocking_pools
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(slots);
     }
 
     /// Records one answered HTTP request. `route` is the matched pattern (`/payments/{client}`),
@@ -133,6 +161,19 @@ impl Metrics {
 
     /// The Prometheus text exposition.
     pub fn render(&self) -> String {
+        {
+            let pools = self
+                .blocking_pools
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let sum = |read: fn(&ConcurrencyLimit) -> usize| {
+                i64::try_from(pools.iter().map(read).sum::<usize>()).unwrap_or(i64::MAX)
+            };
+            self.blocking_queue_depth
+                .set(sum(ConcurrencyLimit::waiting));
+            self.blocking_threads_busy
+                .set(sum(ConcurrencyLimit::in_use));
+        }
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = encode(&mut text, &self.registry);

@@ -41,7 +41,11 @@ impl ClientRegistry {
             (HyperRates::NAME, Rc::new(HyperRates::new(settings)?)),
             (AwcRates::NAME, Rc::new(AwcRates::new(settings)?)),
             (ReqwestRates::NAME, Rc::new(ReqwestRates::new(settings)?)),
-            (UreqRates::NAME, Rc::new(UreqRates::new(settings)?)),
+            (UreqRates::NAME, {
+                let ureq = UreqRates::new(settings)?;
+                metrics.track_blocking_pool(ureq.blocking_slots().clone());
+                Rc::new(ureq)
+            }),
             (IsahcRates::NAME, Rc::new(IsahcRates::new(settings)?)),
         ];
         let clients = adapters

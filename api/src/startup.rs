@@ -67,8 +67,9 @@ impl Application {
         let client_settings = settings.rates.client_settings(&upstream);
         let metrics = Arc::new(Metrics::new());
         let readiness = Arc::new(Readiness::new());
-        // Fail at start, not in a worker, if any adapter rejects the settings.
-        ClientRegistry::build(&client_settings, &metrics, &readiness)?;
+        // Fail at start, not in a worker, if any adapter rejects the settings. (Its own
+        // metrics, so that this throwaway registry's pools are not reported.)
+        ClientRegistry::build(&client_settings, &Arc::new(Metrics::new()), &readiness)?;
 
         let address = format!("{}:{}", settings.server.host, settings.server.port);
         let listener = TcpListener::bind(&address).map_err(|source| StartError::Bind {

@@ -1,6 +1,7 @@
 //! A bound on calls in flight, failing as `Unavailable` instead of queueing forever.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use application::RatesError;
@@ -10,6 +11,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 #[derive(Clone, Debug)]
 pub struct ConcurrencyLimit {
     slots: Arc<Semaphore>,
+    /// Calls waiting for a slot right now (the queue depth, for metrics).
+    waiting: Arc<AtomicUsize>,
     capacity: usize,
     wait: Duration,
 }
@@ -25,6 +28,7 @@ impl ConcurrencyLimit {
         let capacity = capacity.max(1);
         Self {
             slots: Arc::new(Semaphore::new(capacity)),
+            waiting: Arc::new(AtomicUsize::new(0)),
             capacity,
             wait,
         }
@@ -38,7 +42,11 @@ impl ConcurrencyLimit {
         if let Ok(permit) = Arc::clone(&self.slots).try_acquire_owned() {
             return Ok(Permit { _slot: permit });
         }
-        match tokio::time::timeout(self.wait, Arc::clone(&self.slots).acquire_owned()).await {
+        let queued = Queued::enter(&self.waiting);
+        let acquired =
+            tokio::time::timeout(self.wait, Arc::clone(&self.slots).acquire_owned()).await;
+        drop(queued);
+        match acquired {
             Ok(Ok(permit)) => Ok(Permit { _slot: permit }),
             // The semaphore is never closed; treat it like exhaustion if it ever is.
             Ok(Err(_)) | Err(_) => Err(RatesError::Unavailable(format!(
@@ -49,6 +57,11 @@ impl ConcurrencyLimit {
         }
     }
 
+    /// Calls waiting for a slot right now.
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(Ordering::Relaxed)
+    }
+
     /// Calls in flight right now.
     pub fn in_use(&self) -> usize {
         self.capacity - self.slots.available_permits()
@@ -56,6 +69,22 @@ impl ConcurrencyLimit {
 
     pub fn capacity(&self) -> usize {
         self.capacity
+    }
+}
+
+/// Counts one waiting call for as long as it lives (also when the wait is cancelled).
+struct Queued<'a>(&'a AtomicUsize);
+
+impl<'a> Queued<'a> {
+    fn enter(waiting: &'a AtomicUsize) -> Self {
+        waiting.fetch_add(1, Ordering::Relaxed);
+        Self(waiting)
+    }
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -72,6 +101,7 @@ mod tests {
             limit.acquire().await,
             Err(RatesError::Unavailable(_))
         ));
+        assert_eq!(limit.waiting(), 0, "a timed-out wait leaves the queue");
         drop(held);
         assert!(limit.acquire().await.is_ok());
     }

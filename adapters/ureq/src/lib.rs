@@ -71,6 +71,12 @@ impl UreqRates {
         })
     }
 
+    /// The slots that cap ureq's calls (and so its blocking threads): `waiting()` is the
+    /// blocking-pool queue depth, `in_use()` the threads busy, for metrics.
+    pub fn blocking_slots(&self) -> &ConcurrencyLimit {
+        &self.slots
+    }
+
     async fn call(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
         let slot = self.slots.acquire().await?;
         let call = Call {

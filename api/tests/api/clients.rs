@@ -98,4 +98,34 @@ async fn metrics_count_requests_and_upstream_calls_per_client() {
         text.contains(r#"upstream_in_flight{client="hyper"} 0"#),
         "{text}"
     );
+    assert!(text.contains("ureq_blocking_queue_depth 0"), "{text}");
+    assert!(text.contains("ureq_blocking_threads_busy 0"), "{text}");
+}
+
+#[actix_web::test]
+async fn metrics_show_the_ureq_blocking_pool_filling_up() {
+    let app = crate::helpers::spawn_app_with(mock_rates::Settings::default(), |s| {
+        s.rates.blocking_threads = 1;
+        s.rates.pool_wait_ms = 1500;
+        s.rates.timeout_ms = 800;
+    })
+    .await;
+    app.set_fault(mock_rates::FaultMode::Hang, 200);
+    let body = r#"{"amount":"1","currency":"EUR","target_currency":"USD"}"#;
+    let scrape = async {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        app.get("/metrics").await.text().await.unwrap()
+    };
+    let (first, second, text) = tokio::join!(
+        app.post_payment("ureq", body),
+        app.post_payment("ureq", body),
+        scrape
+    );
+    assert!(text.contains("ureq_blocking_threads_busy 1"), "{text}");
+    assert!(text.contains("ureq_blocking_queue_depth 1"), "{text}");
+    // One call held the only thread until its timeout; the other waited, then timed out too.
+    assert_eq!(
+        (first.status().as_u16(), second.status().as_u16()),
+        (504, 504)
+    );
 }
