@@ -424,6 +424,119 @@ pub async fn truncated_body_is_connect(make: &MakeProvider) {
     assert_kind(&error, RatesErrorKind::Connect);
 }
 
+/// Added latency with jitter, all of it below the total timeout: each call waits for the
+/// answer and succeeds.
+pub async fn latency_under_the_timeout_succeeds(make: &MakeProvider) {
+    let latency = Duration::from_millis(100);
+    let mock = start(faulty(Faults {
+        latency_ms: millis(latency),
+        // At most 200 ms in all, half the 400 ms timeout.
+        jitter_ms: 100,
+        ..Faults::default()
+    }));
+    let rates = make(&settings_for(&mock));
+    for _ in 0..3 {
+        let started = Instant::now();
+        assert_exact(&fetch(&*rates, &["EURUSD"]).await, "EURUSD");
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed + TIMER_SLACK >= latency,
+            "answered after {elapsed:?}, before the upstream's {latency:?} latency"
+        );
+    }
+    assert_eq!(mock.state().stats().live_requests, 3);
+}
+
+/// Added latency beyond the total timeout (and beyond the hang guard, so a client that ignored
+/// its timeout would succeed instead): `Timeout`, on time.
+pub async fn latency_over_the_timeout_times_out(make: &MakeProvider) {
+    let mock = start(faulty(latency_over_the_timeout()));
+    let rates = make(&settings_for(&mock));
+    let started = Instant::now();
+    let error = fetch_error(&*rates, &["EURUSD"]).await;
+    assert_timed_out(&error, started.elapsed(), TIMEOUT);
+}
+
+fn latency_over_the_timeout() -> Faults {
+    Faults {
+        latency_ms: millis(TIMEOUT + HANG_GUARD + Duration::from_millis(500)),
+        ..Faults::default()
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Calls made one after another against a fault that fires on a seeded share of requests.
+const PERCENT_CALLS: u64 = 20;
+
+/// Runs [`PERCENT_CALLS`] calls against `faults` (seeded) and returns the errors; checks that
+/// the successes carry the exact rate and that the outcomes are a mix.
+async fn percent_outcomes(make: &MakeProvider, faults: Faults) -> (MockServer, Vec<RatesError>) {
+    let mock = start(Settings {
+        faults,
+        seed: 7,
+        ..Settings::default()
+    });
+    let rates = make(&settings_for(&mock));
+    let mut errors = Vec::new();
+    for _ in 0..PERCENT_CALLS {
+        match rates.fetch_quotes(&[pair("EURUSD")]).await {
+            Ok(quotes) => assert_exact(&quotes, "EURUSD"),
+            Err(error) => errors.push(error),
+        }
+    }
+    assert!(
+        !errors.is_empty() && (errors.len() as u64) < PERCENT_CALLS,
+        "a seeded share of {PERCENT_CALLS} calls should fail, not all or none: {errors:?}"
+    );
+    (mock, errors)
+}
+
+/// Half the requests get a 503 (seeded, so the same mix every run): the others succeed, and
+/// every failure is `UpstreamStatus(503)` from one request of its own (no retry).
+pub async fn percent_of_calls_with_status_503(make: &MakeProvider) {
+    let (mock, errors) = percent_outcomes(
+        make,
+        Faults {
+            percent: 50,
+            ..status(503)
+        },
+    )
+    .await;
+    for error in &errors {
+        assert_eq!(*error, RatesError::UpstreamStatus(503));
+    }
+    let stats = mock.state().stats();
+    assert_eq!(stats.live_requests, PERCENT_CALLS, "a call was retried");
+    assert_eq!(errors.len() as u64, stats.faults_injected);
+}
+
+/// A third of the requests are reset: every failure is `Connect`, and the connections that
+/// survive keep serving. A client may retry a reset on a reused connection (libcurl does, when
+/// nothing of the answer arrived), so failures are at most the faults injected.
+pub async fn percent_of_calls_reset(make: &MakeProvider) {
+    let (mock, errors) = percent_outcomes(
+        make,
+        Faults {
+            percent: 30,
+            ..fault(FaultMode::Reset)
+        },
+    )
+    .await;
+    for error in &errors {
+        assert_kind(error, RatesErrorKind::Connect);
+    }
+    let stats = mock.state().stats();
+    assert!(
+        errors.len() as u64 <= stats.faults_injected,
+        "{} failures from {} resets",
+        errors.len(),
+        stats.faults_injected
+    );
+}
+
 /// Sequential calls share one keep-alive connection.
 pub async fn connections_are_reused(make: &MakeProvider) {
     let mock = start(Settings::default());
@@ -460,20 +573,23 @@ pub async fn a_fault_does_not_break_the_next_call(make: &MakeProvider) {
         (fault(FaultMode::Malformed), RatesErrorKind::Malformed),
         (fault(FaultMode::Hang), RatesErrorKind::Timeout),
         (fault(FaultMode::Drip), RatesErrorKind::Timeout),
+        (status(503), RatesErrorKind::UpstreamStatus),
+        (latency_over_the_timeout(), RatesErrorKind::Timeout),
     ];
     for (faults, kind) in faults {
-        let mode = faults.mode;
+        let label = format!("{faults:?}");
         mock.state().set_faults(faults);
         let error = fetch_error(&*rates, &["EURUSD"]).await;
-        assert_eq!(error.kind(), kind, "{mode:?}: {error}");
+        assert_eq!(error.kind(), kind, "{label}: {error}");
         mock.state().set_faults(Faults::default());
         let quotes = rates
             .fetch_quotes(&[pair("EURUSD")])
             .await
-            .unwrap_or_else(|error| panic!("the clean call after {mode:?} failed: {error}"));
+            .unwrap_or_else(|error| panic!("the clean call after {label} failed: {error}"));
         assert_exact(&quotes, "EURUSD");
     }
-    assert!(mock.state().stats().faults_injected >= 7);
+    // Every mode but the added latency counts as an injected fault.
+    assert!(mock.state().stats().faults_injected >= 8);
 }
 
 /// The server drops idle connections after 200 ms; the client's idle timeout is longer. The
