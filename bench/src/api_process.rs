@@ -27,6 +27,16 @@ impl ApiEndpoint {
     /// until it listens. `APP__*` variables in the bench's environment reach the child, so any
     /// service setting can be changed for a run.
     pub fn spawn(exe: &Path, rates_url: &str) -> Result<Self, ChildError> {
+        Self::spawn_with_env(exe, rates_url, &[])
+    }
+
+    /// [`ApiEndpoint::spawn`] with `env` set for the child only, e.g.
+    /// `[("APP__RATES__TIMEOUT_MS", "500")]` for a suite that needs other service settings.
+    pub fn spawn_with_env(
+        exe: &Path,
+        rates_url: &str,
+        env: &[(&str, &str)],
+    ) -> Result<Self, ChildError> {
         let args = [
             OsStr::new("__api"),
             OsStr::new("--listen"),
@@ -34,7 +44,8 @@ impl ApiEndpoint {
             OsStr::new("--rates-url"),
             OsStr::new(rates_url),
         ];
-        let (process, base_url) = ChildProcess::spawn("api", exe, &args, READY_PREFIX)?;
+        let (process, base_url) =
+            ChildProcess::spawn_with_env("api", exe, &args, env, READY_PREFIX)?;
         Ok(Self {
             base_url,
             process: Some(process),

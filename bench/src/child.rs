@@ -56,9 +56,21 @@ impl ChildProcess {
         args: &[&OsStr],
         ready_prefix: &str,
     ) -> Result<(Self, String), ChildError> {
+        Self::spawn_with_env(name, exe, args, &[], ready_prefix)
+    }
+
+    /// [`ChildProcess::spawn`] with `env` added to the environment the child inherits.
+    pub fn spawn_with_env(
+        name: &'static str,
+        exe: &Path,
+        args: &[&OsStr],
+        env: &[(&str, &str)],
+        ready_prefix: &str,
+    ) -> Result<(Self, String), ChildError> {
         install_signal_handler();
         let mut child = Command::new(exe)
             .args(args)
+            .envs(env.iter().copied())
             .arg("--parent-pid")
             .arg(std::process::id().to_string())
             .stdin(Stdio::piped())

@@ -24,7 +24,8 @@ pub struct Cli {
     pub suites: Vec<SuiteName>,
 
     /// Smoke run of a few seconds (for CI): 20 warm-up calls, 5 samples x 100 calls, 10 ms
-    /// decode samples. Explicit size flags still win.
+    /// decode samples; fanout groups of 5 and 20 at 20 ms, sent once; faults with a 500 ms
+    /// upstream timeout and a storm of 40 payments per client. Explicit size flags still win.
     #[arg(long)]
     pub quick: bool,
 
@@ -67,6 +68,15 @@ pub struct Cli {
     /// mock given by --mock-url, so the suites can set faults and latency there.
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
+
+    #[command(flatten)]
+    pub fanout: crate::suites::fanout::FanoutArgs,
+
+    #[command(flatten)]
+    pub faults: crate::suites::faults::FaultsArgs,
+
+    #[command(flatten)]
+    pub load: crate::suites::load::settings::LoadArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -114,6 +124,15 @@ pub struct RunSettings {
     pub mock: String,
     /// Where the payment service ran: "child process" or the URL given.
     pub api: String,
+    /// fanout: upstream latency, group sizes, repetitions.
+    #[serde(default)]
+    pub fanout: crate::suites::fanout::FanoutSettings,
+    /// faults: the faults injected, the service's timeout, the storm's size.
+    #[serde(default)]
+    pub faults: crate::suites::faults::FaultsSettings,
+    /// load: rate, duration, warm-up, capacity levels.
+    #[serde(default)]
+    pub load: crate::suites::load::settings::LoadSettings,
 }
 
 impl RunSettings {
@@ -147,6 +166,9 @@ impl RunSettings {
                 .api_url
                 .clone()
                 .unwrap_or_else(|| "child process".to_owned()),
+            fanout: crate::suites::fanout::FanoutSettings::from_cli(cli),
+            faults: crate::suites::faults::FaultsSettings::from_cli(cli),
+            load: crate::suites::load::settings::LoadSettings::resolve(&cli.load, cli.quick),
         }
     }
 }

@@ -59,6 +59,10 @@ pub enum BenchError {
     Baseline(String),
     #[error("decode suite: {0}")]
     Decode(String),
+    #[error("faults suite: {0}")]
+    Faults(String),
+    #[error("load suite: {0}")]
+    Load(String),
     #[error("cannot draw chart {0}")]
     Chart(String),
 }

@@ -25,6 +25,19 @@ pub struct Results {
     pub latency: Vec<LatencyRow>,
     #[serde(default)]
     pub decode: Vec<DecodeRow>,
+    #[serde(default)]
+    pub fanout: Vec<crate::suites::fanout::FanoutRow>,
+    #[serde(default)]
+    pub faults: Vec<crate::suites::faults::FaultRow>,
+    /// The load suite's open-model runs, one row per scenario.
+    #[serde(default)]
+    pub load: Vec<crate::suites::load::LoadRow>,
+    /// The load suite's capacity step, one row per scenario.
+    #[serde(default)]
+    pub capacity: Vec<crate::suites::load::CapacityRow>,
+    /// The api's open file descriptors around the fault storm (the faults suite).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fd_check: Option<crate::suites::faults::FdCheck>,
     /// The change against `--baseline`, when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineComparison>,
@@ -38,6 +51,11 @@ impl Results {
             settings,
             latency: Vec::new(),
             decode: Vec::new(),
+            fanout: Vec::new(),
+            faults: Vec::new(),
+            load: Vec::new(),
+            capacity: Vec::new(),
+            fd_check: None,
             baseline: None,
         }
     }

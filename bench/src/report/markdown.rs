@@ -60,6 +60,10 @@ pub fn render(results: &Results, charts: &[String]) -> String {
         push_charts(&mut out, charts, "decode");
     }
 
+    out.push_str(&crate::report::load::markdown_section(results, charts));
+    out.push_str(&crate::report::fanout::markdown_section(results, charts));
+    out.push_str(&crate::report::faults::markdown_section(results));
+
     if let Some(comparison) = &results.baseline {
         let table = baseline_table(comparison);
         let _ = write!(

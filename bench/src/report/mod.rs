@@ -1,7 +1,10 @@
 //! Presenting results: the tables (shared by the terminal and Markdown), results.json, SVGs.
 //! Nothing here measures.
 
+pub mod fanout;
+pub mod faults;
 pub mod json;
+pub mod load;
 pub mod markdown;
 pub mod svg;
 pub mod terminal;
@@ -350,6 +353,15 @@ pub fn settings_lines(settings: &RunSettings) -> Vec<String> {
             "decode: {} samples of about {} ms per method and body",
             settings.samples, settings.decode_sample_ms
         ));
+    }
+    if settings.suites.contains(&SuiteName::Load) {
+        lines.push(load::settings_line(settings));
+    }
+    if settings.suites.contains(&SuiteName::Fanout) {
+        lines.push(settings.fanout.describe());
+    }
+    if settings.suites.contains(&SuiteName::Faults) {
+        lines.push(settings.faults.describe());
     }
     if settings.suites.iter().any(|suite| suite.needs_api()) {
         lines.push(format!(

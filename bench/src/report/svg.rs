@@ -103,6 +103,8 @@ pub fn write_charts(results: &Results, dir: &Path) -> Result<Vec<String>, BenchE
             &bars,
         )?;
     }
+    written.extend(crate::report::load::write_chart(results, dir)?);
+    written.extend(crate::report::fanout::write_charts(results, dir)?);
     Ok(written)
 }
 

@@ -48,6 +48,9 @@ pub fn tables(results: &Results) -> String {
             let _ = writeln!(out, "{line}");
         }
     }
+    out.push_str(&crate::report::load::terminal_section(results));
+    out.push_str(&crate::report::fanout::terminal_section(results));
+    out.push_str(&crate::report::faults::terminal_section(results));
     if let Some(comparison) = &results.baseline {
         let table = baseline_table(comparison);
         let _ = write!(out, "\n{}\n\n{}", table.title, table.render());

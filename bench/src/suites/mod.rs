@@ -3,7 +3,10 @@
 //! [`crate::report::json::Results`] and its tables in `report`.
 
 pub mod decode;
+pub mod fanout;
+pub mod faults;
 pub mod latency;
+pub mod load;
 
 use std::fmt;
 
@@ -36,6 +39,16 @@ pub enum SuiteName {
     Latency,
     /// The Free Forex body decoded five ways: time and allocations per decode.
     Decode,
+    /// The payment service at a constant request rate (open model), per scenario: latency
+    /// percentiles from the intended send time, failures, CPU and memory; then a closed-model
+    /// capacity step.
+    Load,
+    /// Groups of payments through the api's batch endpoint, sequential vs concurrent, against
+    /// an upstream with added latency: wall time, ideal, efficiency.
+    Fanout,
+    /// Every mock fault x every client through the api: error kind, status, time to fail,
+    /// recovery; a fault storm with the api's file descriptors counted before and after.
+    Faults,
 }
 
 /// What a suite gets to work with.
@@ -50,19 +63,28 @@ pub struct SuiteContext<'a> {
 
 impl SuiteName {
     /// Every suite, in the order a default run takes them.
-    pub const ALL: [SuiteName; 2] = [SuiteName::Latency, SuiteName::Decode];
+    pub const ALL: [SuiteName; 5] = [
+        SuiteName::Latency,
+        SuiteName::Decode,
+        SuiteName::Load,
+        SuiteName::Fanout,
+        SuiteName::Faults,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             SuiteName::Latency => "latency",
             SuiteName::Decode => "decode",
+            SuiteName::Load => "load",
+            SuiteName::Fanout => "fanout",
+            SuiteName::Faults => "faults",
         }
     }
 
     /// Whether the suite calls mock-rates over HTTP.
     pub fn needs_mock(self) -> bool {
         match self {
-            SuiteName::Latency => true,
+            SuiteName::Latency | SuiteName::Load | SuiteName::Fanout | SuiteName::Faults => true,
             SuiteName::Decode => false,
         }
     }
@@ -71,6 +93,7 @@ impl SuiteName {
     pub fn needs_api(self) -> bool {
         match self {
             SuiteName::Latency | SuiteName::Decode => false,
+            SuiteName::Load | SuiteName::Fanout | SuiteName::Faults => true,
         }
     }
 
@@ -82,6 +105,22 @@ impl SuiteName {
                 results.latency = latency::run(context.settings, mock)?;
             }
             SuiteName::Decode => results.decode = decode::run(context.settings)?,
+            SuiteName::Load => {
+                let api = context.api.ok_or(BenchError::NoApi(self))?;
+                (results.load, results.capacity) = load::run(context.settings, api, context.mock)?;
+            }
+            SuiteName::Fanout => {
+                let mock = context.mock.ok_or(BenchError::NoMock(self))?;
+                let api = context.api.ok_or(BenchError::NoApi(self))?;
+                results.fanout = fanout::run(context.settings, mock, api)?;
+            }
+            SuiteName::Faults => {
+                let mock = context.mock.ok_or(BenchError::NoMock(self))?;
+                let api = context.api.ok_or(BenchError::NoApi(self))?;
+                let outcome = faults::run(context.settings, mock, api)?;
+                results.faults = outcome.rows;
+                results.fd_check = Some(outcome.fd_check);
+            }
         }
         Ok(())
     }

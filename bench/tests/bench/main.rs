@@ -1,5 +1,8 @@
 //! The bench binary end to end: tiny runs of each suite, the mock child process, baselines.
 
+mod fanout;
+mod faults;
+mod load;
 mod process;
 mod runs;
 

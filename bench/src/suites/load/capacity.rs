@@ -1,0 +1,146 @@
+//! The capacity step: a closed model at rising concurrency. `c` workers each send a request,
+//! await and check its response, and send the next at once, for a fixed time; the throughput
+//! is what the service sustained with `c` requests always in flight. Per scenario the step
+//! reports the best level without a single failure.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tokio::runtime::Runtime;
+use tokio::sync::mpsc;
+
+use crate::BenchError;
+use crate::suites::load::http::{self, LoadClient, Target};
+use crate::suites::load::schedule::achieved_rps;
+use crate::suites::load::tally::{FailureCounts, RequestRecord, Tally};
+
+/// One concurrency level of one scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CapacityLevel {
+    /// Requests kept in flight.
+    pub concurrency: u32,
+    pub ok: u64,
+    pub fail: u64,
+    pub failures: FailureCounts,
+    /// Successful responses per second over the level (until its last response).
+    pub rps: f64,
+    /// Latency of successful requests, from send to the whole response.
+    pub p50_us: Option<f64>,
+    pub p99_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}
+
+/// Runs `concurrency` workers against `target` for `duration`; requests still in flight at the
+/// end are awaited (each is bounded by [`http::REQUEST_TIMEOUT`]) and counted.
+pub fn run_level(
+    runtime: &Runtime,
+    client: &Arc<LoadClient>,
+    target: &Arc<Target>,
+    concurrency: u32,
+    duration: Duration,
+) -> Result<CapacityLevel, BenchError> {
+    let start = Instant::now();
+    let deadline = start + duration;
+    let (client, target) = (Arc::clone(client), Arc::clone(target));
+    // Everything runs on the runtime's workers: a future given to `block_on` would run on
+    // this thread instead, and every record sent to it would cost a cross-thread wake-up.
+    let run = runtime.spawn(async move {
+        let (records, mut received) = mpsc::unbounded_channel::<RequestRecord>();
+        // One counter for all workers, so the payment mix stays round-robin overall.
+        let next_index = Arc::new(AtomicU64::new(0));
+        for _ in 0..concurrency {
+            let (client, target, records, next_index) = (
+                Arc::clone(&client),
+                Arc::clone(&target),
+                records.clone(),
+                Arc::clone(&next_index),
+            );
+            tokio::spawn(async move {
+                while Instant::now() < deadline {
+                    let index = next_index.fetch_add(1, Ordering::Relaxed);
+                    let sent = Instant::now();
+                    let exchange = http::exchange(&client, &target, index).await;
+                    let done = Instant::now();
+                    let record = RequestRecord {
+                        due: sent,
+                        sent,
+                        done,
+                        exchange,
+                    };
+                    if records.send(record).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(records);
+        let mut tally = Tally::new(start, 1 << 16);
+        while let Some(record) = received.recv().await {
+            tally.add(record);
+        }
+        tally
+    });
+    let tally = runtime
+        .block_on(run)
+        .map_err(|error| BenchError::Load(format!("a capacity level failed: {error}")))?;
+    let summary = tally.latencies.summary();
+    Ok(CapacityLevel {
+        concurrency,
+        ok: tally.ok,
+        fail: tally.failures.total(),
+        failures: tally.failures,
+        rps: achieved_rps(tally.ok, duration, tally.last_done),
+        p50_us: summary.p50_us,
+        p99_us: summary.p99_us,
+        first_error: tally.first_error,
+    })
+}
+
+/// The level with the highest throughput and no failure; the first of equals.
+pub fn best_level(levels: &[CapacityLevel]) -> Option<&CapacityLevel> {
+    levels
+        .iter()
+        .filter(|level| level.fail == 0 && level.ok > 0)
+        .fold(None, |best: Option<&CapacityLevel>, level| match best {
+            Some(best) if best.rps >= level.rps => Some(best),
+            _ => Some(level),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(concurrency: u32, rps: f64, fail: u64) -> CapacityLevel {
+        CapacityLevel {
+            concurrency,
+            ok: 100,
+            fail,
+            failures: FailureCounts::default(),
+            rps,
+            p50_us: Some(100.0),
+            p99_us: Some(f64::from(concurrency) * 10.0),
+            first_error: None,
+        }
+    }
+
+    #[test]
+    fn the_best_level_has_the_highest_rate_and_no_failure() {
+        let levels = [
+            level(1, 5_000.0, 0),
+            level(4, 12_000.0, 0),
+            level(16, 15_000.0, 3),
+            level(64, 11_000.0, 0),
+        ];
+        let best = best_level(&levels).unwrap();
+        assert_eq!((best.concurrency, best.p99_us), (4, Some(40.0)));
+        // Equal rates: the lower concurrency wins.
+        let tied = [level(4, 9_000.0, 0), level(16, 9_000.0, 0)];
+        assert_eq!(best_level(&tied).unwrap().concurrency, 4);
+        assert!(best_level(&[level(1, 5_000.0, 1)]).is_none());
+        assert!(best_level(&[]).is_none());
+    }
+}

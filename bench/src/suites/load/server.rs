@@ -1,0 +1,154 @@
+//! What the servers did during a scenario: the api child's CPU time and peak memory, read from
+//! /proc, and the connections mock-rates accepted. Every reading is best effort: `None` when
+//! the process is not ours (an external api) or the file cannot be read.
+
+use std::fs;
+
+use crate::mock_process::{CONNECTIONS_PER_STATS_READ, MockEndpoint};
+
+/// Clock ticks per second, the unit of utime and stime in /proc/<pid>/stat.
+#[allow(unsafe_code)] // sysconf has no preconditions; libc offers no safe wrapper.
+fn clock_ticks_per_second() -> f64 {
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    // USER_HZ is 100 on every mainstream Linux architecture.
+    if ticks > 0 { ticks as f64 } else { 100.0 }
+}
+
+/// utime + stime, in clock ticks, from the text of /proc/<pid>/stat. The command name (field 2)
+/// is in parentheses and may hold spaces, so fields are counted after the last ')': state is
+/// field 3, utime field 14 and stime field 15.
+pub fn cpu_ticks(stat: &str) -> Option<u64> {
+    let (_, after_name) = stat.rsplit_once(')')?;
+    let mut fields = after_name.split_whitespace().skip(14 - 3);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
+}
+
+/// The peak resident set size in KiB (`VmHWM`), from the text of /proc/<pid>/status.
+pub fn peak_rss_kib(status: &str) -> Option<u64> {
+    status.lines().find_map(|line| {
+        let value = line.strip_prefix("VmHWM:")?;
+        value.trim().strip_suffix("kB")?.trim().parse().ok()
+    })
+}
+
+/// The readings of one process taken before a scenario.
+#[derive(Debug)]
+pub struct ProcessProbe {
+    pid: Option<u32>,
+    cpu_ticks_before: Option<u64>,
+    peak_reset: bool,
+}
+
+impl ProcessProbe {
+    /// Resets the process's peak RSS to its current RSS (`5` to clear_refs) and reads its CPU
+    /// time so far.
+    pub fn start(pid: Option<u32>) -> Self {
+        let peak_reset =
+            pid.is_some_and(|pid| fs::write(format!("/proc/{pid}/clear_refs"), "5").is_ok());
+        Self {
+            pid,
+            cpu_ticks_before: pid.and_then(read_cpu_ticks),
+            peak_reset,
+        }
+    }
+
+    /// The CPU seconds used since [`ProcessProbe::start`], and the peak RSS (KiB) in between.
+    /// The peak is `None` if it could not be reset at the start: it would be the process's
+    /// lifetime peak, not the scenario's.
+    pub fn finish(&self) -> (Option<f64>, Option<u64>) {
+        let Some(pid) = self.pid else {
+            return (None, None);
+        };
+        let cpu = self
+            .cpu_ticks_before
+            .zip(read_cpu_ticks(pid))
+            .and_then(|(before, after)| after.checked_sub(before))
+            .map(|ticks| ticks as f64 / clock_ticks_per_second());
+        let peak = if self.peak_reset {
+            fs::read_to_string(format!("/proc/{pid}/status"))
+                .ok()
+                .as_deref()
+                .and_then(peak_rss_kib)
+        } else {
+            None
+        };
+        (cpu, peak)
+    }
+}
+
+fn read_cpu_ticks(pid: u32) -> Option<u64> {
+    cpu_ticks(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// Mock-rates' counters at one moment: (connections accepted, `/api/live` requests).
+pub fn mock_counters(mock: Option<&MockEndpoint>) -> Option<(u64, u64)> {
+    let stats = mock?.stats().ok()?;
+    Some((stats.connections, stats.live_requests))
+}
+
+/// The connections the mock accepted and the upstream calls it served between two reads, less
+/// the connection the second read opened for itself.
+pub fn mock_delta(before: Option<(u64, u64)>, after: Option<(u64, u64)>) -> Option<(u64, u64)> {
+    let ((connections_before, calls_before), (connections_after, calls_after)) =
+        before.zip(after)?;
+    let connections = connections_after
+        .checked_sub(connections_before)?
+        .checked_sub(CONNECTIONS_PER_STATS_READ)?;
+    Some((connections, calls_after.checked_sub(calls_before)?))
+}
+
+/// Upstream calls per new connection: how many requests each connection the api opened to the
+/// mock carried. `None` without calls, or when every call reused a connection opened before
+/// the scenario (the ratio is unbounded; the row shows 0 connections).
+pub fn reuse_ratio(upstream_calls: u64, connections: u64) -> Option<f64> {
+    (upstream_calls > 0 && connections > 0).then(|| upstream_calls as f64 / connections as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_cpu_ticks_after_the_command_name() {
+        // A command name with spaces and a parenthesis; utime 1234, stime 56.
+        let stat = "4242 (bench (api) x) S 1 4242 4242 0 -1 4194560 900 0 0 0 1234 56 0 0 \
+                    20 0 5 0 100 1000000 500 18446744073709551615";
+        assert_eq!(cpu_ticks(stat), Some(1290));
+        assert_eq!(cpu_ticks("4242 (api) S 1 2"), None);
+        assert_eq!(cpu_ticks("no parenthesis"), None);
+    }
+
+    #[test]
+    fn reads_the_peak_rss() {
+        let status = "Name:\tbench\nVmPeak:\t  200000 kB\nVmHWM:\t   12345 kB\nVmRSS:\t 9000 kB\n";
+        assert_eq!(peak_rss_kib(status), Some(12_345));
+        assert_eq!(peak_rss_kib("Name:\tbench\n"), None);
+    }
+
+    #[test]
+    fn reads_this_process() {
+        let probe = ProcessProbe::start(Some(std::process::id()));
+        let (cpu, _) = probe.finish();
+        assert!(cpu.is_some_and(|seconds| seconds >= 0.0));
+        assert_eq!(ProcessProbe::start(None).finish(), (None, None));
+    }
+
+    #[test]
+    fn mock_differences_less_the_stats_read() {
+        // 3 connections more, one of them the second stats read; 480 more upstream calls.
+        assert_eq!(mock_delta(Some((10, 100)), Some((13, 580))), Some((2, 480)));
+        assert_eq!(mock_delta(Some((10, 100)), None), None);
+        assert_eq!(mock_delta(Some((10, 100)), Some((10, 100))), None);
+    }
+
+    #[test]
+    fn reuse_ratio_is_calls_per_connection() {
+        assert_eq!(reuse_ratio(4800, 2), Some(2400.0));
+        assert_eq!(reuse_ratio(4800, 4800), Some(1.0));
+        assert_eq!(reuse_ratio(4800, 0), None);
+        assert_eq!(reuse_ratio(0, 0), None);
+    }
+}

@@ -1,0 +1,177 @@
+//! The load suite's flags and the sizes they resolve to (recorded in results.json under
+//! `settings.load`).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The load suite's command-line flags (flattened into the bench's).
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct LoadArgs {
+    /// load: requests per second sent to each scenario (open model, on a fixed timetable).
+    /// [default: 480; --quick: 200]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub rps: Option<u32>,
+
+    /// load: measured seconds per scenario (fractions allowed), after an unrecorded warm-up at
+    /// the same rate of 1 s (--quick: 0.25 s; never longer than this). [default: 10; --quick: 1]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub duration: Option<Duration>,
+
+    /// load: skip the capacity step (a closed model per scenario at rising concurrency; see
+    /// --capacity-levels).
+    #[arg(long)]
+    pub no_capacity: bool,
+
+    /// load: the capacity step's concurrency levels, comma-separated. [default: 1,4,16,64;
+    /// --quick: 4,32]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "N,N,...",
+        value_parser = clap::value_parser!(u32).range(1..=1024)
+    )]
+    pub capacity_levels: Vec<u32>,
+
+    /// load: seconds per capacity level (fractions allowed). [default: 1.5; --quick: 0.5]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub capacity_secs: Option<Duration>,
+}
+
+/// How the load suite runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadSettings {
+    /// Target requests per second of the open model.
+    pub rps: u32,
+    /// Measured time per scenario.
+    pub duration_ms: u64,
+    /// Unrecorded warm-up per scenario, at the same rate.
+    pub warmup_ms: u64,
+    /// Whether the capacity step runs.
+    pub capacity: bool,
+    /// The capacity step's concurrency levels.
+    pub capacity_concurrency: Vec<u32>,
+    /// Time per capacity level.
+    pub capacity_level_ms: u64,
+    /// Limit on each request.
+    pub timeout_ms: u64,
+}
+
+impl Default for LoadSettings {
+    fn default() -> Self {
+        Self::resolve(&LoadArgs::default(), false)
+    }
+}
+
+impl LoadSettings {
+    pub fn resolve(args: &LoadArgs, quick: bool) -> Self {
+        let (rps, duration, warmup, levels, level_ms): (u32, Duration, Duration, &[u32], u64) =
+            if quick {
+                (
+                    200,
+                    Duration::from_secs(1),
+                    Duration::from_millis(250),
+                    &[4, 32],
+                    500,
+                )
+            } else {
+                (
+                    480,
+                    Duration::from_secs(10),
+                    Duration::from_secs(1),
+                    &[1, 4, 16, 64],
+                    1_500,
+                )
+            };
+        let duration = args.duration.unwrap_or(duration);
+        let millis = |duration: Duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        Self {
+            rps: args.rps.unwrap_or(rps),
+            duration_ms: millis(duration),
+            warmup_ms: millis(warmup.min(duration)),
+            capacity: !args.no_capacity,
+            capacity_concurrency: if args.capacity_levels.is_empty() {
+                levels.to_vec()
+            } else {
+                args.capacity_levels.clone()
+            },
+            capacity_level_ms: args.capacity_secs.map_or(level_ms, millis),
+            timeout_ms: millis(super::http::REQUEST_TIMEOUT),
+        }
+    }
+
+    pub fn duration(&self) -> Duration {
+        Duration::from_millis(self.duration_ms)
+    }
+
+    pub fn warmup(&self) -> Duration {
+        Duration::from_millis(self.warmup_ms)
+    }
+
+    pub fn capacity_level(&self) -> Duration {
+        Duration::from_millis(self.capacity_level_ms)
+    }
+}
+
+/// Seconds as a positive decimal ("10", "0.5"), to the millisecond.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(seconds.is_finite() && (0.001..=86_400.0).contains(&seconds)) {
+        return Err(format!("{text:?}: give between 0.001 and 86400 seconds"));
+    }
+    Ok(Duration::from_millis((seconds * 1_000.0).round() as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_seconds() {
+        assert_eq!(parse_seconds("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert!(parse_seconds("0").is_err());
+        assert!(parse_seconds("-1").is_err());
+        assert!(parse_seconds("NaN").is_err());
+        assert!(parse_seconds("ten").is_err());
+    }
+
+    #[test]
+    fn defaults_quick_and_overrides() {
+        let defaults = LoadSettings::default();
+        assert_eq!(
+            (defaults.rps, defaults.duration_ms, defaults.warmup_ms),
+            (480, 10_000, 1_000)
+        );
+        assert!(defaults.capacity);
+        assert_eq!(defaults.capacity_concurrency, [1, 4, 16, 64]);
+        let quick = LoadSettings::resolve(&LoadArgs::default(), true);
+        assert_eq!(
+            (quick.rps, quick.duration_ms, quick.warmup_ms),
+            (200, 1_000, 250)
+        );
+        let tiny = LoadSettings::resolve(
+            &LoadArgs {
+                rps: Some(100),
+                duration: Some(Duration::from_millis(500)),
+                no_capacity: true,
+                capacity_levels: vec![32],
+                capacity_secs: Some(Duration::from_secs(5)),
+            },
+            false,
+        );
+        // The warm-up never outlasts the measured run.
+        assert_eq!(
+            (tiny.rps, tiny.duration_ms, tiny.warmup_ms),
+            (100, 500, 500)
+        );
+        assert!(!tiny.capacity);
+        assert_eq!(
+            (tiny.capacity_concurrency, tiny.capacity_level_ms),
+            (vec![32], 5_000)
+        );
+    }
+}

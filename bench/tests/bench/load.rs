@@ -1,0 +1,158 @@
+//! The load suite end to end: tiny open-model runs against the bench's own child processes,
+//! the capacity step, and failures counted against a server that answers wrongly.
+
+use mock_rates::{MockServer, Settings};
+use serde_json::Value;
+
+use crate::{positive, run_ok, scratch_dir};
+
+const SCENARIOS: [&str; 3] = [
+    "GET /health/live",
+    "POST /payments/hyper",
+    "POST /payments/ureq",
+];
+
+fn rows_of<'a>(results: &'a Value, suite: &str) -> &'a Vec<Value> {
+    results[suite].as_array().unwrap()
+}
+
+fn scenarios(rows: &[Value]) -> Vec<&str> {
+    rows.iter()
+        .map(|row| row["scenario"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn every_scenario_completes_its_requests_without_a_failure() {
+    let out = scratch_dir("load");
+    let results = run_ok(
+        &[
+            "--suite",
+            "load",
+            "--rps",
+            "100",
+            "--duration",
+            "0.5",
+            "--clients",
+            "hyper,ureq",
+            "--no-capacity",
+        ],
+        &out,
+    );
+    let settings = &results["settings"]["load"];
+    assert_eq!(settings["rps"], 100);
+    assert_eq!(settings["duration_ms"], 500);
+    assert_eq!(settings["capacity"], false);
+    let rows = rows_of(&results, "load");
+    assert_eq!(scenarios(rows), SCENARIOS);
+    for row in rows {
+        assert_eq!(row["scheduled"], 50, "{row}");
+        assert!(row["ok"].as_u64().unwrap() > 0, "{row}");
+        assert_eq!(row["fail"], 0, "{row}");
+        assert_eq!(row["skipped"], 0, "{row}");
+        assert_eq!(row["status_codes"][0]["status"], 200, "{row}");
+        for field in [
+            "achieved_rps",
+            "min_us",
+            "mean_us",
+            "max_us",
+            "p50_us",
+            "p99_us",
+            "p999_us",
+            "uncorrected_p99_us",
+            "bytes_received",
+            "api_peak_rss_kib",
+        ] {
+            positive(row, field);
+        }
+        assert!(row["api_cpu_s"].as_f64().unwrap() >= 0.0, "{row}");
+        assert!(row["mock_connections"].as_u64().is_some(), "{row}");
+        assert!(!row["percentiles"].as_array().unwrap().is_empty(), "{row}");
+    }
+    // The health check never reaches the upstream; every payment does.
+    assert_eq!(rows[0]["upstream_calls"], 0);
+    assert_eq!(rows[1]["upstream_calls"], rows[1]["ok"]);
+    assert!(rows_of(&results, "capacity").is_empty());
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("## load"));
+    assert!(report.contains("load: targets (measured, not asserted)"));
+    assert!(out.join("load_percentiles.svg").is_file());
+}
+
+#[test]
+fn the_capacity_step_reports_each_level() {
+    let out = scratch_dir("capacity");
+    let results = run_ok(
+        &[
+            "--suite",
+            "load",
+            "--rps",
+            "50",
+            "--duration",
+            "0.2",
+            "--clients",
+            "awc",
+            "--capacity-levels",
+            "1,2",
+            "--capacity-secs",
+            "0.2",
+        ],
+        &out,
+    );
+    let rows = rows_of(&results, "capacity");
+    assert_eq!(scenarios(rows), ["GET /health/live", "POST /payments/awc"]);
+    for row in rows {
+        let levels = row["levels"].as_array().unwrap();
+        let concurrency: Vec<u64> = levels
+            .iter()
+            .map(|level| level["concurrency"].as_u64().unwrap())
+            .collect();
+        assert_eq!(concurrency, [1, 2], "{row}");
+        for level in levels {
+            assert!(level["ok"].as_u64().unwrap() > 0, "{level}");
+            assert_eq!(level["fail"], 0, "{level}");
+        }
+        positive(row, "max_rps");
+        positive(row, "p99_us");
+        assert!(row["at_concurrency"].as_u64().is_some(), "{row}");
+    }
+}
+
+#[test]
+fn wrong_answers_are_counted_as_failures() {
+    // mock-rates posing as the payment service: every path of the api is a 404 there.
+    let server = MockServer::start(Settings::default()).unwrap();
+    let out = scratch_dir("load-failing");
+    let results = run_ok(
+        &[
+            "--suite",
+            "load",
+            "--rps",
+            "40",
+            "--duration",
+            "0.25",
+            "--clients",
+            "hyper",
+            "--no-capacity",
+            "--api-url",
+            &server.base_url(),
+            "--mock-url",
+            &server.base_url(),
+        ],
+        &out,
+    );
+    for row in rows_of(&results, "load") {
+        assert_eq!(row["ok"], 0, "{row}");
+        assert_eq!(row["fail"], 10, "{row}");
+        assert_eq!(row["failures"]["status"], 10, "{row}");
+        assert_eq!(row["status_codes"][0]["status"], 404, "{row}");
+        assert!(row["p99_us"].is_null(), "failures are never timed: {row}");
+        assert!(row["api_cpu_s"].is_null(), "not our process: {row}");
+        assert!(
+            row["first_error"].as_str().unwrap().contains("404"),
+            "{row}"
+        );
+    }
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("NOT met"));
+}
