@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use application::RetryPolicy;
 use config::{Config, Environment, File, FileFormat};
 use rates_common::ClientSettings;
 use serde::Deserialize;
@@ -38,6 +39,9 @@ pub struct RatesSettings {
     pub pool_wait_ms: u64,
     pub blocking_threads: usize,
     pub max_body_bytes: usize,
+    pub retry_max_attempts: u32,
+    pub retry_base_backoff_ms: u64,
+    pub retry_max_backoff_ms: u64,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -106,6 +110,12 @@ impl Settings {
                 "must be positive",
             );
         }
+        if self.rates.retry_max_attempts == 0 {
+            return invalid(
+                "rates.retry_max_attempts",
+                "must be at least 1 (1 = no retry)",
+            );
+        }
         if self.payments.max_batch == 0 || self.server.max_body_bytes == 0 {
             return invalid(
                 "payments.max_batch / server.max_body_bytes",
@@ -120,6 +130,15 @@ impl RatesSettings {
     /// The configured upstream, or `None` to start the embedded mock.
     pub fn upstream(&self) -> Option<&str> {
         Some(self.base_url.trim()).filter(|url| !url.is_empty())
+    }
+
+    /// How failed rate fetches are retried (not at all by default).
+    pub fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy {
+            max_attempts: self.retry_max_attempts,
+            base_backoff: Duration::from_millis(self.retry_base_backoff_ms),
+            max_backoff: Duration::from_millis(self.retry_max_backoff_ms),
+        }
     }
 
     /// What every adapter is built with, pointed at `base_url`.

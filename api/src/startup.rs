@@ -84,6 +84,7 @@ impl Application {
             max_batch: settings.payments.max_batch,
             max_batch_body_bytes: settings.payments.max_batch_body_bytes,
         };
+        let retry = settings.rates.retry_policy();
         let rates_settings = web::Data::new(settings.rates.clone());
         let upstream_data = web::Data::new(health::Upstream(upstream.clone()));
         let worker_readiness = Arc::clone(&readiness);
@@ -98,6 +99,7 @@ impl Application {
                 .wrap(from_fn(crate::telemetry::request_span))
                 .app_data(web::Data::new(registry))
                 .app_data(web::Data::new(limits))
+                .app_data(web::Data::new(retry))
                 .app_data(web::Data::from(Arc::clone(&metrics)))
                 .app_data(web::Data::from(Arc::clone(readiness)))
                 .app_data(rates_settings.clone())

@@ -4,7 +4,7 @@ use domain::{
     Amount, Conversion, ConversionError, Currency, RatePlan, RateTimestamp, ResolveError,
 };
 
-use crate::{RatesError, RatesProvider};
+use crate::{Quotes, RatesError, RatesProvider, RetryPolicy, Sleeper};
 
 /// A payment to process, already validated at the edge.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +22,8 @@ pub struct ProcessedPayment {
     /// When the upstream quoted the rate (the older quote for a cross rate); `None` when the
     /// currencies are the same and no rate was fetched.
     pub rate_timestamp: Option<RateTimestamp>,
+    /// Upstream calls made: 0 for the same currency, 1 without retries.
+    pub attempts: u32,
 }
 
 /// Why a payment could not be processed.
@@ -44,11 +46,25 @@ pub async fn process_payment(
     rates: &dyn RatesProvider,
     request: PaymentRequest,
 ) -> Result<ProcessedPayment, PaymentError> {
+    process_payment_with_retry(rates, request, &RetryPolicy::OFF, &NoWait).await
+}
+
+/// [`process_payment`], retrying a failed rate fetch as `retry` says, waiting with `sleeper`.
+///
+/// # Errors
+/// As [`process_payment`]; a fetch that failed on every attempt gives its last error.
+pub async fn process_payment_with_retry(
+    rates: &dyn RatesProvider,
+    request: PaymentRequest,
+    retry: &RetryPolicy,
+    sleeper: &dyn Sleeper,
+) -> Result<ProcessedPayment, PaymentError> {
     let plan = RatePlan::for_conversion(request.amount.currency(), request.target_currency);
+    let mut attempts = 0;
     let resolved = if plan == RatePlan::Identity {
         plan.resolve(|_| None)
     } else {
-        let quotes = rates.fetch_quotes(&plan.pairs()).await?;
+        let quotes = fetch_with_retry(rates, &plan, retry, sleeper, &mut attempts).await?;
         plan.resolve(|pair| quotes.get(pair))
     }
     .map_err(|error| match error {
@@ -62,7 +78,35 @@ pub async fn process_payment(
         reference: request.reference,
         conversion,
         rate_timestamp: resolved.timestamp,
+        attempts,
     })
+}
+
+async fn fetch_with_retry(
+    rates: &dyn RatesProvider,
+    plan: &RatePlan,
+    retry: &RetryPolicy,
+    sleeper: &dyn Sleeper,
+    attempts: &mut u32,
+) -> Result<Quotes, RatesError> {
+    let pairs = plan.pairs();
+    loop {
+        *attempts += 1;
+        match rates.fetch_quotes(&pairs).await {
+            Err(error) if *attempts < retry.max_attempts && RetryPolicy::should_retry(&error) => {
+                sleeper.sleep(retry.backoff(*attempts)).await;
+            }
+            result => return result,
+        }
+    }
+}
+
+/// The sleeper of a policy that never waits.
+struct NoWait;
+
+#[async_trait::async_trait(?Send)]
+impl Sleeper for NoWait {
+    async fn sleep(&self, _: std::time::Duration) {}
 }
 
 #[cfg(test)]
@@ -81,6 +125,8 @@ mod tests {
         quotes: Vec<(&'static str, Rate)>,
         calls: RefCell<Vec<Vec<String>>>,
         fail_with: Option<RatesError>,
+        /// Calls that fail with `fail_with` before the rest succeed.
+        failing_calls: usize,
     }
 
     impl FixedRates {
@@ -89,6 +135,7 @@ mod tests {
                 quotes,
                 calls: RefCell::new(Vec::new()),
                 fail_with: None,
+                failing_calls: usize::MAX,
             }
         }
     }
@@ -99,7 +146,9 @@ mod tests {
             self.calls
                 .borrow_mut()
                 .push(pairs.iter().map(ToString::to_string).collect());
-            if let Some(error) = &self.fail_with {
+            if let Some(error) = &self.fail_with
+                && self.calls.borrow().len() <= self.failing_calls
+            {
                 return Err(error.clone());
             }
             let mut quotes = Quotes::with_capacity(pairs.len());
@@ -191,5 +240,96 @@ mod tests {
             error,
             PaymentError::Rates(RatesError::Timeout("2s".to_owned()))
         );
+    }
+
+    /// Records the waits instead of waiting.
+    #[derive(Default)]
+    struct RecordedWaits(RefCell<Vec<std::time::Duration>>);
+
+    #[async_trait(?Send)]
+    impl Sleeper for RecordedWaits {
+        async fn sleep(&self, duration: std::time::Duration) {
+            self.0.borrow_mut().push(duration);
+        }
+    }
+
+    const RETRY_3: RetryPolicy = RetryPolicy {
+        max_attempts: 3,
+        base_backoff: std::time::Duration::from_millis(10),
+        max_backoff: std::time::Duration::from_millis(100),
+    };
+
+    #[actix_rt::test]
+    async fn retries_curable_failures_and_counts_the_attempts() {
+        let mut rates = FixedRates::new(vec![("EURUSD", rate("1.1"))]);
+        rates.fail_with = Some(RatesError::UpstreamStatus(503));
+        rates.failing_calls = 2;
+        let waits = RecordedWaits::default();
+        let paid =
+            process_payment_with_retry(&rates, request("10", "EUR", "USD"), &RETRY_3, &waits)
+                .await
+                .unwrap();
+        assert_eq!(paid.attempts, 3);
+        assert_eq!(paid.conversion.converted_amount, dec!(11.00));
+        let waits = waits.0.borrow();
+        assert_eq!(waits.len(), 2);
+        assert!(
+            waits[0] >= std::time::Duration::from_millis(5)
+                && waits[0] <= std::time::Duration::from_millis(10)
+        );
+        assert!(
+            waits[1] >= std::time::Duration::from_millis(10)
+                && waits[1] <= std::time::Duration::from_millis(20)
+        );
+    }
+
+    #[actix_rt::test]
+    async fn gives_up_after_max_attempts_and_never_retries_a_bad_body() {
+        let mut rates = FixedRates::new(vec![]);
+        rates.fail_with = Some(RatesError::Connect("refused".to_owned()));
+        let error = process_payment_with_retry(
+            &rates,
+            request("1", "EUR", "USD"),
+            &RETRY_3,
+            &RecordedWaits::default(),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            error,
+            PaymentError::Rates(RatesError::Connect("refused".to_owned()))
+        );
+        assert_eq!(rates.calls.borrow().len(), 3);
+
+        let mut rates = FixedRates::new(vec![]);
+        rates.fail_with = Some(RatesError::Malformed("junk".to_owned()));
+        let waits = RecordedWaits::default();
+        let error =
+            process_payment_with_retry(&rates, request("1", "EUR", "USD"), &RETRY_3, &waits)
+                .await
+                .unwrap_err();
+        assert!(matches!(
+            error,
+            PaymentError::Rates(RatesError::Malformed(_))
+        ));
+        assert_eq!(rates.calls.borrow().len(), 1);
+        assert!(waits.0.borrow().is_empty());
+    }
+
+    #[actix_rt::test]
+    async fn without_retry_one_failure_is_final() {
+        let mut rates = FixedRates::new(vec![("EURUSD", rate("1.1"))]);
+        rates.fail_with = Some(RatesError::Timeout("2s".to_owned()));
+        rates.failing_calls = 1;
+        assert!(
+            process_payment(&rates, request("1", "EUR", "USD"))
+                .await
+                .is_err()
+        );
+        assert_eq!(rates.calls.borrow().len(), 1);
+        let paid = process_payment(&rates, request("1", "EUR", "USD"))
+            .await
+            .unwrap();
+        assert_eq!(paid.attempts, 1);
     }
 }

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use actix_web::web::{self, Json};
 use actix_web::{HttpRequest, ResponseError};
-use application::{PaymentRequest, RatesProvider, process_payment};
+use application::{PaymentRequest, RatesProvider, RetryPolicy};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -15,6 +15,7 @@ use crate::problem::{ApiError, FieldError, Problem};
 use crate::registry::{CLIENT_NAMES, ClientRegistry};
 use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
+use crate::routes::payments::convert;
 use crate::startup::Limits;
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, ToSchema)]
@@ -87,6 +88,7 @@ pub async fn create_batch(
     payload: web::Payload,
     registry: web::Data<ClientRegistry>,
     limits: web::Data<Limits>,
+    retry: web::Data<RetryPolicy>,
 ) -> Result<Json<BatchResponse>, ApiError> {
     let (name, provider) = registry
         .get(&client)
@@ -101,7 +103,8 @@ pub async fn create_batch(
     let started = Instant::now();
     let run = |(index, item): (usize, Result<PaymentRequest, Vec<FieldError>>)| {
         let provider = provider.clone();
-        async move { run_item(index, item, provider.as_ref(), name).await }
+        let retry = retry.clone();
+        async move { run_item(index, item, provider.as_ref(), name, &retry).await }
     };
     let items: Vec<BatchItem> = match mode {
         BatchMode::Sequential => {
@@ -206,13 +209,11 @@ async fn run_item(
     item: Result<PaymentRequest, Vec<FieldError>>,
     provider: &dyn RatesProvider,
     client: &'static str,
+    retry: &RetryPolicy,
 ) -> BatchItem {
     let started = Instant::now();
     let outcome = match item {
-        Ok(payment) => process_payment(provider, payment)
-            .await
-            .map(|processed| PaymentResponse::new(processed, client))
-            .map_err(ApiError::from),
+        Ok(payment) => convert(provider, payment, client, retry).await,
         Err(errors) => Err(ApiError::Validation(errors)),
     };
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;

@@ -175,10 +175,14 @@ pub struct PaymentResponse {
     pub rate_timestamp: Option<String>,
     pub client: String,
     pub processed_at: String,
+    /// Upstream calls made for this payment; present only when retrying is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
 }
 
 impl PaymentResponse {
-    pub fn new(payment: ProcessedPayment, client: &str) -> Self {
+    /// The answer for `payment`; `attempts` is stated when retrying is on (`show_attempts`).
+    pub fn new(payment: ProcessedPayment, client: &str, show_attempts: bool) -> Self {
         let conversion = payment.conversion;
         let source_currency = conversion.source.currency();
         Self {
@@ -193,6 +197,7 @@ impl PaymentResponse {
                 .rate_timestamp
                 .and_then(|at| rfc3339_from_millis(at.unix_millis())),
             client: client.to_owned(),
+            attempts: show_attempts.then_some(payment.attempts),
             processed_at: OffsetDateTime::now_utc()
                 .format(&Rfc3339)
                 .unwrap_or_default(),

@@ -2,7 +2,12 @@
 
 use actix_web::HttpRequest;
 use actix_web::web::{self, Json};
-use application::process_payment;
+use std::time::Duration;
+
+use application::{
+    PaymentRequest, RatesProvider, RetryPolicy, Sleeper, process_payment_with_retry,
+};
+use async_trait::async_trait;
 
 use crate::problem::{ApiError, Problem};
 use crate::registry::{CLIENT_NAMES, ClientRegistry};
@@ -32,6 +37,7 @@ pub async fn create_payment(
     payload: web::Payload,
     registry: web::Data<ClientRegistry>,
     limits: web::Data<Limits>,
+    retry: web::Data<RetryPolicy>,
 ) -> Result<Json<PaymentResponse>, ApiError> {
     let (name, provider) = registry
         .get(&client)
@@ -42,6 +48,28 @@ pub async fn create_payment(
     let body = read_json_body(&request, payload, limits.max_body_bytes).await?;
     let payment: PaymentBody<'_> = decode_object(&body, "body")?;
     let payment = payment.try_into_domain("").map_err(ApiError::Validation)?;
-    let processed = process_payment(provider.as_ref(), payment).await?;
-    Ok(Json(PaymentResponse::new(processed, name)))
+    Ok(Json(
+        convert(provider.as_ref(), payment, name, &retry).await?,
+    ))
+}
+
+/// Processes one payment with the configured retry policy (single and batch routes alike).
+pub async fn convert(
+    provider: &dyn RatesProvider,
+    payment: PaymentRequest,
+    client: &'static str,
+    retry: &RetryPolicy,
+) -> Result<PaymentResponse, ApiError> {
+    let processed = process_payment_with_retry(provider, payment, retry, &RuntimeSleeper).await?;
+    Ok(PaymentResponse::new(processed, client, retry.is_enabled()))
+}
+
+/// Backoff waits on the worker's own timer.
+struct RuntimeSleeper;
+
+#[async_trait(?Send)]
+impl Sleeper for RuntimeSleeper {
+    async fn sleep(&self, duration: Duration) {
+        actix_web::rt::time::sleep(duration).await;
+    }
 }

@@ -135,3 +135,65 @@ async fn responses_carry_a_request_id() {
     let fresh = app.get("/health/live").await;
     assert_eq!(fresh.headers()["x-request-id"].len(), 36);
 }
+
+#[actix_web::test]
+async fn retry_when_configured_retries_5xx_and_says_how_many_attempts() {
+    let mock = mock_rates::Settings {
+        seed: 11,
+        ..mock_rates::Settings::default()
+    };
+    let app = crate::helpers::spawn_app_with(mock, |s| {
+        s.rates.retry_max_attempts = 3;
+        s.rates.retry_base_backoff_ms = 1;
+        s.rates.retry_max_backoff_ms = 5;
+    })
+    .await;
+    app.mock.state().set_faults(mock_rates::Faults {
+        mode: mock_rates::FaultMode::Status,
+        status: 503,
+        percent: 50,
+        ..mock_rates::Faults::default()
+    });
+    let mut attempts_made = 0;
+    let mut retried = 0;
+    for _ in 0..20 {
+        let response = app
+            .post_payment(
+                "hyper",
+                r#"{"amount":"1","currency":"EUR","target_currency":"USD"}"#,
+            )
+            .await;
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.unwrap();
+        match status {
+            200 => {
+                let attempts = body["attempts"].as_u64().expect("attempts stated");
+                assert!((1..=3).contains(&attempts));
+                attempts_made += attempts;
+                retried += u64::from(attempts > 1);
+            }
+            502 => attempts_made += 3,
+            other => panic!("unexpected status {other}: {body}"),
+        }
+    }
+    assert!(
+        retried > 0,
+        "with half the calls failing, some payment needed a retry"
+    );
+    assert_eq!(app.mock.state().stats().live_requests, attempts_made);
+}
+
+#[actix_web::test]
+async fn without_retry_the_answer_does_not_mention_attempts() {
+    let app = spawn_app().await;
+    let body: Value = app
+        .post_payment(
+            "hyper",
+            r#"{"amount":"1","currency":"EUR","target_currency":"USD"}"#,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(body.get("attempts").is_none(), "{body}");
+}
