@@ -69,6 +69,12 @@ pub struct Cli {
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
 
+    /// latency: do not pin the suite (the bench's thread and its own mock-rates) to one CPU.
+    /// Pinning is the default because cross-CPU wake-ups make unpinned samples bimodal on
+    /// small machines; see the report.
+    #[arg(long)]
+    pub no_pin: bool,
+
     #[command(flatten)]
     pub fanout: crate::suites::fanout::FanoutArgs,
 
@@ -100,6 +106,9 @@ pub enum Command {
         /// Address to bind; port 0 picks a free one.
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: SocketAddr,
+        /// Run on this CPU only (the latency suite's own mock).
+        #[arg(long)]
+        cpu: Option<usize>,
         /// Exit at once if this process is not our parent any more.
         #[arg(long)]
         parent_pid: Option<u32>,
@@ -124,6 +133,9 @@ pub struct RunSettings {
     pub mock: String,
     /// Where the payment service ran: "child process" or the URL given.
     pub api: String,
+    /// latency: the CPU the suite ran on (with its own mock-rates when the bench starts it);
+    /// `None` when not pinned.
+    pub latency_cpu: Option<usize>,
     /// fanout: upstream latency, group sizes, repetitions.
     #[serde(default)]
     pub fanout: crate::suites::fanout::FanoutSettings,
@@ -166,6 +178,11 @@ impl RunSettings {
                 .api_url
                 .clone()
                 .unwrap_or_else(|| "child process".to_owned()),
+            latency_cpu: if cli.no_pin {
+                None
+            } else {
+                crate::affinity::latency_cpu().ok()
+            },
             fanout: crate::suites::fanout::FanoutSettings::from_cli(cli),
             faults: crate::suites::faults::FaultsSettings::from_cli(cli),
             load: crate::suites::load::settings::LoadSettings::resolve(&cli.load, cli.quick),

@@ -3,6 +3,7 @@
 //! `main` parses the command line and either runs the suites ([`run`]) or, as the hidden
 //! `__mock-rates` sub-command, serves mock-rates for a parent bench process.
 
+pub mod affinity;
 pub mod alloc;
 pub mod api_process;
 pub mod baseline;
@@ -91,15 +92,17 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Some(Command::MockRates { listen, parent_pid }) => {
-            match mock_process::run_child(listen, parent_pid) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(error) => {
-                    eprintln!("mock-rates: {error}");
-                    ExitCode::FAILURE
-                }
+        Some(Command::MockRates {
+            listen,
+            cpu,
+            parent_pid,
+        }) => match mock_process::run_child(listen, cpu, parent_pid) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("mock-rates: {error}");
+                ExitCode::FAILURE
             }
-        }
+        },
         None => match run(&cli) {
             Ok(_) => ExitCode::SUCCESS,
             Err(error) => {

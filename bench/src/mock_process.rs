@@ -39,11 +39,20 @@ pub struct MockEndpoint {
 impl MockEndpoint {
     /// Starts `exe __mock-rates` on a free loopback port and waits until it listens.
     pub fn spawn(exe: &Path) -> Result<Self, MockError> {
-        let args = [
+        Self::spawn_on(exe, None)
+    }
+
+    /// Like [`MockEndpoint::spawn`], the child running on `cpu` only, if given.
+    pub fn spawn_on(exe: &Path, cpu: Option<usize>) -> Result<Self, MockError> {
+        let cpu = cpu.map(|cpu| cpu.to_string());
+        let mut args = vec![
             OsStr::new("__mock-rates"),
             OsStr::new("--listen"),
             OsStr::new("127.0.0.1:0"),
         ];
+        if let Some(cpu) = &cpu {
+            args.extend([OsStr::new("--cpu"), OsStr::new(cpu)]);
+        }
         let (process, base_url) = ChildProcess::spawn("mock-rates", exe, &args, READY_PREFIX)?;
         Ok(Self {
             base_url,
@@ -119,8 +128,16 @@ fn admin_agent() -> ureq::Agent {
 }
 
 /// The child's side: serve mock-rates on `listen` until stdin closes or the parent dies.
-pub fn run_child(listen: SocketAddr, parent_pid: Option<u32>) -> io::Result<()> {
+pub fn run_child(
+    listen: SocketAddr,
+    cpu: Option<usize>,
+    parent_pid: Option<u32>,
+) -> io::Result<()> {
     crate::alloc::stop_counting();
+    if let Some(cpu) = cpu {
+        // Before the runtime starts, so that its worker threads inherit the CPU.
+        crate::affinity::CpuSet::single(cpu).apply_to_current_thread()?;
+    }
     child::die_with_parent();
     if child::orphaned(parent_pid) {
         return Ok(());

@@ -33,6 +33,18 @@ pub fn render(results: &Results, charts: &[String]) -> String {
              Connections are the TCP connections mock-rates accepted during the client's warm-up \
              and samples: 1 means every call reused one connection.\n",
         );
+        if results.settings.latency_cpu.is_some() {
+            out.push_str(
+                "\nThe suite ran pinned to one CPU, the bench's thread, the clients' own threads \
+                 (ureq's blocking pool, isahc's curl thread) and its own mock-rates alike: on a \
+                 small machine a call whose client and server sit on different CPUs pays for a \
+                 cross-CPU wake-up that changes from sample to sample (unpinned, one sample of \
+                 hyper averaged 20 us and the next 50 us), which would drown the clients' \
+                 differences. Pinned, client and server take turns on the CPU, so each figure \
+                 includes the mock's share of the work, the same for every client. `--no-pin` \
+                 measures unpinned.\n",
+            );
+        }
         for row in &results.latency {
             if let Some(error) = &row.first_error {
                 let _ = writeln!(

@@ -344,8 +344,15 @@ pub fn settings_lines(settings: &RunSettings) -> Vec<String> {
     if settings.suites.contains(&SuiteName::Latency) {
         lines.push(format!(
             "latency: {} warm-up calls, then {} samples x {} calls per client, interleaved; \
-             mock-rates: {}",
-            settings.warmup_calls, settings.samples, settings.calls_per_sample, settings.mock
+             mock-rates: {}; {}",
+            settings.warmup_calls,
+            settings.samples,
+            settings.calls_per_sample,
+            settings.mock,
+            settings.latency_cpu.map_or_else(
+                || "not pinned (--no-pin)".to_owned(),
+                |cpu| format!("pinned to CPU {cpu} (with its own mock-rates, unless --mock-url)"),
+            )
         ));
     }
     if settings.suites.contains(&SuiteName::Decode) {

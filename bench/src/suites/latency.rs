@@ -82,6 +82,26 @@ struct ClientRun {
 }
 
 /// Runs the suite against `mock`.
+/// [`run`] with this thread, the clients' threads and (when the bench runs mock-rates itself)
+/// a mock-rates of the suite's own all on `cpu`; see [`crate::affinity`] for why.
+pub fn run_pinned(
+    settings: &RunSettings,
+    mock: &MockEndpoint,
+    cpu: usize,
+) -> Result<Vec<LatencyRow>, BenchError> {
+    let own_mock = if mock.is_child() {
+        let exe = std::env::current_exe().map_err(|source| {
+            BenchError::io(std::path::Path::new("the bench executable"), source)
+        })?;
+        Some(MockEndpoint::spawn_on(&exe, Some(cpu))?)
+    } else {
+        None
+    };
+    let _pinned = crate::affinity::Pinned::to(cpu)
+        .map_err(|source| BenchError::io(std::path::Path::new("the CPU affinity"), source))?;
+    run(settings, own_mock.as_ref().unwrap_or(mock))
+}
+
 pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow>, BenchError> {
     let client_settings = ClientSettings::for_base_url(mock.base_url());
     let pairs = cross_rate_pairs();

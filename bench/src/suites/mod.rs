@@ -102,7 +102,10 @@ impl SuiteName {
         match self {
             SuiteName::Latency => {
                 let mock = context.mock.ok_or(BenchError::NoMock(self))?;
-                results.latency = latency::run(context.settings, mock)?;
+                results.latency = match context.settings.latency_cpu {
+                    None => latency::run(context.settings, mock)?,
+                    Some(cpu) => latency::run_pinned(context.settings, mock, cpu)?,
+                };
             }
             SuiteName::Decode => results.decode = decode::run(context.settings)?,
             SuiteName::Load => {
