@@ -25,7 +25,8 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 --home-dir /app --create-home app
+    && useradd --system --uid 10001 --home-dir /app --create-home app \
+    && mkdir /app/results && chown app:app /app/results
 WORKDIR /app
 COPY --from=builder /out/ /usr/local/bin/
 USER app
