@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::bench;
 
 /// Starts a long latency run and returns it with its mock child's address, read from the
-/// header line `latency: ... mock-rates: child process at http://ADDR`.
+/// header line `latency: ... mock-rates: child process at http://ADDR; pinned ...`.
 fn start_long_run() -> (Child, SocketAddr) {
     let mut child = bench()
         .args([
@@ -28,7 +28,8 @@ fn start_long_run() -> (Child, SocketAddr) {
     for line in stdout.lines() {
         let line = line.unwrap();
         if let Some((_, url)) = line.split_once("child process at http://") {
-            return (child, url.trim().parse().unwrap());
+            let address = url.split([';', ' ']).next().unwrap_or_default();
+            return (child, address.trim().parse().unwrap());
         }
     }
     let _ = child.kill();
