@@ -12,10 +12,10 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use crate::problem::{ApiError, FieldError, Problem};
-use crate::registry::{CLIENT_NAMES, ClientRegistry};
+use crate::registry::ClientRegistry;
 use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
-use crate::routes::payments::convert;
+use crate::routes::payments::{convert, find_client};
 use crate::startup::Limits;
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, ToSchema)]
@@ -90,12 +90,7 @@ pub async fn create_batch(
     limits: web::Data<Limits>,
     retry: web::Data<RetryPolicy>,
 ) -> Result<Json<BatchResponse>, ApiError> {
-    let (name, provider) = registry
-        .get(&client)
-        .ok_or_else(|| ApiError::UnknownClient {
-            requested: client.chars().take(40).collect(),
-            valid: &CLIENT_NAMES,
-        })?;
+    let (name, provider) = find_client(&registry, &client)?;
     let body = read_json_body(&request, payload, limits.max_batch_body_bytes).await?;
     let batch: BatchBody<'_> = decode_object(&body, "body")?;
     let (items, mode, concurrency) = validate(&batch, limits.max_batch)?;

@@ -2,6 +2,7 @@
 
 use actix_web::HttpRequest;
 use actix_web::web::{self, Json};
+use std::rc::Rc;
 use std::time::Duration;
 
 use application::{
@@ -39,18 +40,24 @@ pub async fn create_payment(
     limits: web::Data<Limits>,
     retry: web::Data<RetryPolicy>,
 ) -> Result<Json<PaymentResponse>, ApiError> {
-    let (name, provider) = registry
-        .get(&client)
-        .ok_or_else(|| ApiError::UnknownClient {
-            requested: client.chars().take(40).collect(),
-            valid: &CLIENT_NAMES,
-        })?;
+    let (name, provider) = find_client(&registry, &client)?;
     let body = read_json_body(&request, payload, limits.max_body_bytes).await?;
     let payment: PaymentBody<'_> = decode_object(&body, "body")?;
     let payment = payment.try_into_domain("").map_err(ApiError::Validation)?;
     Ok(Json(
         convert(provider.as_ref(), payment, name, &retry).await?,
     ))
+}
+
+/// The named client of this worker, or 404 listing the valid names.
+pub fn find_client(
+    registry: &ClientRegistry,
+    client: &str,
+) -> Result<(&'static str, Rc<dyn RatesProvider>), ApiError> {
+    registry.get(client).ok_or_else(|| ApiError::UnknownClient {
+        requested: client.chars().take(40).collect(),
+        valid: &CLIENT_NAMES,
+    })
 }
 
 /// Processes one payment with the configured retry policy (single and batch routes alike).
