@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// The load suite's command-line flags (flattened into the bench's).
 #[derive(Clone, Debug, Default, clap::Args)]
+#[command(next_help_heading = "Load suite")]
 pub struct LoadArgs {
     /// load: requests per second sent to each scenario (open model, on a fixed timetable).
     /// [default: 480; --quick: 200]
