@@ -53,8 +53,9 @@ pub struct Cli {
     #[arg(long, value_enum, value_delimiter = ',', value_name = "NAMES")]
     pub clients: Vec<ClientName>,
 
-    /// An earlier results.json: print each row's change against it (mean ratio, and whether
-    /// the difference exceeds the combined Error).
+    /// An earlier results.json: print each latency and decode row's change against it (mean
+    /// ratio, and whether the difference exceeds the combined Error). Load, fanout and faults
+    /// rows are not compared.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
 
