@@ -151,12 +151,8 @@ impl Connection {
     }
 
     fn reset(&self) -> io::Result<()> {
-        // A zero linger never blocks on close, which is what the deprecation is about;
-        // its replacement `set_zero_linger` needs tokio 1.50 and the workspace allows 1.45.
-        #[allow(deprecated)]
-        let result = self.stream.set_linger(Some(Duration::ZERO));
         // The RST itself is sent when the stream is dropped on return.
-        result
+        self.stream.set_zero_linger()
     }
 
     /// Sends the chunked head, then one byte of the body every interval until a write fails.
