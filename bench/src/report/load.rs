@@ -112,15 +112,15 @@ fn main_table(first: &LoadRow, rows: &[LoadRow]) -> Table {
                     row.ok.to_string(),
                     row.fail.to_string(),
                     format!("{:.1}", row.achieved_rps),
-                    ms(row.min_us),
-                    ms(row.mean_us),
-                    ms(row.max_us),
-                    ms(row.stddev_us),
-                    ms(row.p50_us),
-                    ms(row.p75_us),
-                    ms(row.p95_us),
-                    ms(row.p99_us),
-                    ms(row.p999_us),
+                    ms(row.latency.min_us),
+                    ms(row.latency.mean_us),
+                    ms(row.latency.max_us),
+                    ms(row.latency.stddev_us),
+                    ms(row.latency.p50_us),
+                    ms(row.latency.p75_us),
+                    ms(row.latency.p95_us),
+                    ms(row.latency.p99_us),
+                    ms(row.latency.p999_us),
                     format_bytes(row.bytes_received as f64),
                     if responses == 0 {
                         "NA".to_owned()
@@ -157,9 +157,9 @@ fn generator_table(rows: &[LoadRow]) -> Table {
                     row.sent_late.to_string(),
                     row.skipped.to_string(),
                     ms(Some(row.max_send_delay_us)),
-                    ms(row.uncorrected_p50_us),
-                    ms(row.uncorrected_p99_us),
-                    ms(row.uncorrected_p999_us),
+                    ms(row.latency.uncorrected_p50_us),
+                    ms(row.latency.uncorrected_p99_us),
+                    ms(row.latency.uncorrected_p999_us),
                 ]
             })
             .collect(),
@@ -267,7 +267,7 @@ impl TargetCheck {
             no_failures: row.fail == 0 && row.skipped == 0,
             rps_within: (row.achieved_rps - target).abs() <= target * RPS_TOLERANCE,
             p99_target_us,
-            p99_within: row.p99_us.is_some_and(|p99| p99 < p99_target_us),
+            p99_within: row.latency.p99_us.is_some_and(|p99| p99 < p99_target_us),
         }
     }
 
@@ -307,7 +307,7 @@ pub fn targets_table(rows: &[LoadRow]) -> Table {
                     ),
                     format!(
                         "{} < {:.0} ms: {}",
-                        ms(row.p99_us),
+                        ms(row.latency.p99_us),
                         check.p99_target_us / 1_000.0,
                         verdict(check.p99_within)
                     ),
@@ -511,7 +511,8 @@ pub fn write_chart(results: &Results, dir: &Path) -> Result<Option<String>, Benc
         .iter()
         .map(|row| {
             let points = row
-                .percentiles
+                .latency
+                .curve
                 .iter()
                 .filter(|point| point.percentile <= 99.9)
                 .map(|point| (nines(point.percentile), point.corrected_us / 1_000.0))
@@ -678,7 +679,7 @@ fn percentile_chart(path: &Path, curves: &[(&str, Vec<(f64, f64)>)]) -> Result<(
 mod tests {
     use super::*;
     use crate::suites::load::StatusCount;
-    use crate::suites::load::recorder::CurvePoint;
+    use crate::suites::load::recorder::{CurvePoint, LatencySummary};
     use crate::suites::load::tally::FailureCounts;
 
     fn row(client: Option<&str>, achieved_rps: f64, p99_us: f64, fail: u64) -> LoadRow {
@@ -697,30 +698,32 @@ mod tests {
             ok: 4800 - fail,
             fail,
             achieved_rps,
-            min_us: Some(50.0),
-            mean_us: Some(90.0),
-            max_us: Some(3_000.0),
-            stddev_us: Some(20.0),
-            p50_us: Some(85.0),
-            p75_us: Some(95.0),
-            p95_us: Some(120.0),
-            p99_us: Some(p99_us),
-            p999_us: Some(900.0),
-            uncorrected_p50_us: Some(70.0),
-            uncorrected_p99_us: Some(150.0),
-            uncorrected_p999_us: Some(700.0),
-            percentiles: vec![
-                CurvePoint {
-                    percentile: 50.0,
-                    corrected_us: 85.0,
-                    uncorrected_us: 70.0,
-                },
-                CurvePoint {
-                    percentile: 99.0,
-                    corrected_us: p99_us,
-                    uncorrected_us: 150.0,
-                },
-            ],
+            latency: LatencySummary {
+                min_us: Some(50.0),
+                mean_us: Some(90.0),
+                max_us: Some(3_000.0),
+                stddev_us: Some(20.0),
+                p50_us: Some(85.0),
+                p75_us: Some(95.0),
+                p95_us: Some(120.0),
+                p99_us: Some(p99_us),
+                p999_us: Some(900.0),
+                uncorrected_p50_us: Some(70.0),
+                uncorrected_p99_us: Some(150.0),
+                uncorrected_p999_us: Some(700.0),
+                curve: vec![
+                    CurvePoint {
+                        percentile: 50.0,
+                        corrected_us: 85.0,
+                        uncorrected_us: 70.0,
+                    },
+                    CurvePoint {
+                        percentile: 99.0,
+                        corrected_us: p99_us,
+                        uncorrected_us: 150.0,
+                    },
+                ],
+            },
             bytes_received: 4800 * 400,
             status_codes: vec![StatusCount {
                 status: 200,

@@ -30,7 +30,7 @@ use crate::cli::RunSettings;
 use crate::mock_process::MockEndpoint;
 use crate::suites::load::capacity::{CapacityLevel, best_level};
 use crate::suites::load::http::{Scenario, Target};
-use crate::suites::load::recorder::CurvePoint;
+use crate::suites::load::recorder::LatencySummary;
 use crate::suites::load::schedule::{Schedule, achieved_rps};
 use crate::suites::load::server::{ProcessProbe, mock_counters, mock_delta, reuse_ratio};
 use crate::suites::load::tally::{FailureCounts, Tally};
@@ -64,23 +64,9 @@ pub struct LoadRow {
     pub fail: u64,
     /// Successful responses per second over the run (see [`schedule::achieved_rps`]).
     pub achieved_rps: f64,
-    /// Latency from the intended send time (corrected for coordinated omission), successful
-    /// requests only.
-    pub min_us: Option<f64>,
-    pub mean_us: Option<f64>,
-    pub max_us: Option<f64>,
-    pub stddev_us: Option<f64>,
-    pub p50_us: Option<f64>,
-    pub p75_us: Option<f64>,
-    pub p95_us: Option<f64>,
-    pub p99_us: Option<f64>,
-    pub p999_us: Option<f64>,
-    /// Latency from the actual send time.
-    pub uncorrected_p50_us: Option<f64>,
-    pub uncorrected_p99_us: Option<f64>,
-    pub uncorrected_p999_us: Option<f64>,
-    /// The percentile curve (50 to 100), corrected and uncorrected.
-    pub percentiles: Vec<CurvePoint>,
+    /// Latency figures, flattened into the row in results.json.
+    #[serde(flatten)]
+    pub latency: LatencySummary,
     /// Bytes of every response: status line, headers, body.
     pub bytes_received: u64,
     /// Responses by status code (failed ones included).
@@ -236,7 +222,6 @@ fn load_row(
     tally: Tally,
     readings: ServerReadings,
 ) -> LoadRow {
-    let summary = tally.latencies.summary();
     let (mock_connections, upstream_calls) = readings.mock.unzip();
     LoadRow {
         scenario: scenario.to_string(),
@@ -250,19 +235,7 @@ fn load_row(
         ok: tally.ok,
         fail: tally.failures.total(),
         achieved_rps: achieved_rps(tally.ok, schedule.span(), tally.last_done),
-        min_us: summary.min_us,
-        mean_us: summary.mean_us,
-        max_us: summary.max_us,
-        stddev_us: summary.stddev_us,
-        p50_us: summary.p50_us,
-        p75_us: summary.p75_us,
-        p95_us: summary.p95_us,
-        p99_us: summary.p99_us,
-        p999_us: summary.p999_us,
-        uncorrected_p50_us: summary.uncorrected_p50_us,
-        uncorrected_p99_us: summary.uncorrected_p99_us,
-        uncorrected_p999_us: summary.uncorrected_p999_us,
-        percentiles: summary.curve,
+        latency: tally.latencies.summary(),
         bytes_received: tally.bytes,
         status_codes: tally
             .statuses

@@ -122,7 +122,9 @@ pub struct CurvePoint {
 }
 
 /// What [`LatencyRecorder::summary`] gives; `None` everywhere without a recorded request.
-#[derive(Clone, Debug, PartialEq)]
+/// Latency from the intended send time (corrected for coordinated omission), successful
+/// requests only, in microseconds; the `uncorrected_` figures run from the actual send time.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LatencySummary {
     pub min_us: Option<f64>,
     pub mean_us: Option<f64>,
@@ -136,6 +138,8 @@ pub struct LatencySummary {
     pub uncorrected_p50_us: Option<f64>,
     pub uncorrected_p99_us: Option<f64>,
     pub uncorrected_p999_us: Option<f64>,
+    /// The percentile curve (50 to 100), corrected and uncorrected.
+    #[serde(rename = "percentiles")]
     pub curve: Vec<CurvePoint>,
 }
 
