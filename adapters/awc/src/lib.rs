@@ -25,8 +25,8 @@ use awc::{Client, Connector};
 use bytes::Bytes;
 use domain::CurrencyPair;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, broken_transfer,
-    connect_timeout_error, interpret_response, io_error, live_url, record_outcome, with_deadline,
+    BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
+    io_error, record_outcome,
 };
 
 /// awc caps a connection's whole life (75 s by default); no other client does, so the cap is
@@ -36,21 +36,13 @@ const CONNECTION_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 /// Fetches rates with one awc client, built once per actix worker.
 pub struct AwcRates {
     client: Client,
-    base_url: String,
-    limit: ConcurrencyLimit,
-    timeout: Duration,
-    connect_timeout: Duration,
-    max_body_bytes: usize,
+    call: UpstreamCall,
 }
 
 impl fmt::Debug for AwcRates {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AwcRates")
-            .field("base_url", &self.base_url)
-            .field("limit", &self.limit)
-            .field("timeout", &self.timeout)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("max_body_bytes", &self.max_body_bytes)
+            .field("call", &self.call)
             .finish_non_exhaustive()
     }
 }
@@ -87,24 +79,14 @@ impl AwcRates {
             .finish();
         Ok(Self {
             client,
-            base_url: settings.base_url.clone(),
-            limit: ConcurrencyLimit::new(settings.max_connections, settings.pool_wait),
-            timeout: settings.timeout,
-            connect_timeout: settings.connect_timeout,
-            max_body_bytes: settings.max_body_bytes,
+            call: UpstreamCall::new(settings),
         })
-    }
-
-    async fn call(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
-        let _permit = self.limit.acquire().await?;
-        let (status, body) = with_deadline(self.timeout, self.exchange(pairs)).await?;
-        interpret_response(status, &body, pairs)
     }
 
     /// One GET, its status and its whole body. The body is read as bytes whatever the content
     /// type: awc's `.json()` would refuse the real API's `text/html`.
     async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Bytes), RatesError> {
-        let url = live_url(&self.base_url, pairs);
+        let url = self.call.url(pairs);
         let mut response = self
             .client
             .get(url.as_str())
@@ -119,7 +101,7 @@ impl AwcRates {
         // `limit` also refuses a declared Content-Length over the limit before reading.
         let body = response
             .body()
-            .limit(self.max_body_bytes)
+            .limit(self.call.max_body_bytes)
             .await
             .map_err(|error| self.body_error(error))?;
         // awc ends the body quietly when the connection closes early (`PlStream` in
@@ -140,13 +122,13 @@ impl AwcRates {
     fn send_error(&self, error: SendRequestError) -> RatesError {
         match error {
             SendRequestError::Connect(ConnectError::Timeout) => {
-                connect_timeout_error(self.connect_timeout)
+                connect_timeout_error(self.call.connect_timeout)
             }
             SendRequestError::Connect(error) => {
                 RatesError::Connect(format!("cannot connect: {error}"))
             }
-            SendRequestError::Timeout => rates_common::timeout_error(self.timeout),
-            SendRequestError::Send(io) => match io_error(&io, self.timeout) {
+            SendRequestError::Timeout => rates_common::timeout_error(self.call.timeout),
+            SendRequestError::Send(io) => match io_error(&io, self.call.timeout) {
                 RatesError::Connect(_) => broken_transfer(io),
                 timeout => timeout,
             },
@@ -156,8 +138,8 @@ impl AwcRates {
 
     fn body_error(&self, error: PayloadError) -> RatesError {
         match error {
-            PayloadError::Overflow => BoundedBody::too_large(self.max_body_bytes),
-            PayloadError::Io(io) => io_error(&io, self.timeout),
+            PayloadError::Overflow => BoundedBody::too_large(self.call.max_body_bytes),
+            PayloadError::Io(io) => io_error(&io, self.call.timeout),
             other => broken_transfer(other),
         }
     }
@@ -167,7 +149,7 @@ impl AwcRates {
 impl RatesProvider for AwcRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
         let started = Instant::now();
-        let result = self.call(pairs).await;
+        let result = self.call.run(pairs, self.exchange(pairs)).await;
         record_outcome(Self::NAME, pairs, started, &result);
         result
     }

@@ -2,6 +2,7 @@
 //! and the deadline. An adapter adds only its client: build the request, send it, map errors.
 
 mod body;
+mod call;
 mod errors;
 mod limit;
 mod outcome;
@@ -9,6 +10,7 @@ mod settings;
 mod wire;
 
 pub use body::BoundedBody;
+pub use call::UpstreamCall;
 pub use errors::{broken_transfer, describe, find_io_error};
 pub use limit::{ConcurrencyLimit, Permit};
 pub use outcome::record_outcome;

@@ -10,7 +10,7 @@
 //! what keeps that window shut.
 
 use std::io::ErrorKind;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
@@ -22,20 +22,15 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, broken_transfer,
-    connect_timeout_error, describe, find_io_error, interpret_response, live_url, record_outcome,
-    with_deadline,
+    BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
+    describe, find_io_error, live_url, record_outcome,
 };
 
 /// Fetches rates with one hyper-util client, built once.
 #[derive(Debug)]
 pub struct HyperRates {
     client: Client<HttpConnector, Empty<Bytes>>,
-    base_url: String,
-    limit: ConcurrencyLimit,
-    timeout: Duration,
-    connect_timeout: Duration,
-    max_body_bytes: usize,
+    call: UpstreamCall,
 }
 
 impl HyperRates {
@@ -66,23 +61,15 @@ impl HyperRates {
             .build(connector);
         Ok(Self {
             client,
-            base_url: settings.base_url.clone(),
-            limit: ConcurrencyLimit::new(settings.max_connections, settings.pool_wait),
-            timeout: settings.timeout,
-            connect_timeout: settings.connect_timeout,
-            max_body_bytes: settings.max_body_bytes,
+            call: UpstreamCall::new(settings),
         })
-    }
-
-    async fn call(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
-        let _permit = self.limit.acquire().await?;
-        let (status, body) = with_deadline(self.timeout, self.exchange(pairs)).await?;
-        interpret_response(status, &body, pairs)
     }
 
     /// One GET, its status and its whole body.
     async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Bytes), RatesError> {
-        let uri: Uri = live_url(&self.base_url, pairs)
+        let uri: Uri = self
+            .call
+            .url(pairs)
             .parse()
             .map_err(|error| RatesError::Connect(format!("invalid request URI: {error}")))?;
         let request = Request::get(uri)
@@ -95,8 +82,8 @@ impl HyperRates {
             .map_err(|error| self.send_error(&error))?;
         let status = response.status().as_u16();
         let declared = hyper::body::Body::size_hint(response.body()).exact();
-        BoundedBody::check_declared(declared, self.max_body_bytes)?;
-        let body = Limited::new(response.into_body(), self.max_body_bytes)
+        BoundedBody::check_declared(declared, self.call.max_body_bytes)?;
+        let body = Limited::new(response.into_body(), self.call.max_body_bytes)
             .collect()
             .await
             .map_err(|error| self.body_error(&*error))?
@@ -109,7 +96,7 @@ impl HyperRates {
             // HttpConnector reports its connect timeout as an io error of kind TimedOut.
             return match find_io_error(error) {
                 Some(io) if io.kind() == ErrorKind::TimedOut => {
-                    connect_timeout_error(self.connect_timeout)
+                    connect_timeout_error(self.call.connect_timeout)
                 }
                 _ => RatesError::Connect(describe(error)),
             };
@@ -119,7 +106,7 @@ impl HyperRates {
 
     fn body_error(&self, error: &(dyn std::error::Error + Send + Sync + 'static)) -> RatesError {
         if error.is::<LengthLimitError>() {
-            return BoundedBody::too_large(self.max_body_bytes);
+            return BoundedBody::too_large(self.call.max_body_bytes);
         }
         broken_transfer(describe(error))
     }
@@ -129,7 +116,7 @@ impl HyperRates {
 impl RatesProvider for HyperRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
         let started = Instant::now();
-        let result = self.call(pairs).await;
+        let result = self.call.run(pairs, self.exchange(pairs)).await;
         record_outcome(Self::NAME, pairs, started, &result);
         result
     }

@@ -17,20 +17,15 @@ use isahc::config::{Configurable, RedirectPolicy};
 use isahc::error::ErrorKind;
 use isahc::{AsyncBody, HttpClient};
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, broken_transfer,
-    connect_timeout_error, describe, interpret_response, live_url, record_outcome, timeout_error,
-    with_deadline,
+    BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
+    describe, record_outcome, timeout_error,
 };
 
 /// Fetches rates with one isahc client (one libcurl multi handle and its thread), built once.
 #[derive(Debug)]
 pub struct IsahcRates {
     client: HttpClient,
-    base_url: String,
-    limit: ConcurrencyLimit,
-    timeout: Duration,
-    connect_timeout: Duration,
-    max_body_bytes: usize,
+    call: UpstreamCall,
 }
 
 impl IsahcRates {
@@ -61,32 +56,22 @@ impl IsahcRates {
             })?;
         Ok(Self {
             client,
-            base_url: settings.base_url.clone(),
-            limit: ConcurrencyLimit::new(settings.max_connections, settings.pool_wait),
-            timeout: settings.timeout,
-            connect_timeout: settings.connect_timeout,
-            max_body_bytes: settings.max_body_bytes,
+            call: UpstreamCall::new(settings),
         })
-    }
-
-    async fn call(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
-        let _permit = self.limit.acquire().await?;
-        let (status, body) = with_deadline(self.timeout, self.exchange(pairs)).await?;
-        interpret_response(status, &body, pairs)
     }
 
     /// One GET, its status and its whole body.
     async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Vec<u8>), RatesError> {
         let mut response = self
             .client
-            .get_async(live_url(&self.base_url, pairs))
+            .get_async(self.call.url(pairs))
             .await
             .map_err(|error| self.error(&error))?;
         let status = response.status().as_u16();
-        let body = read_bounded(response.body_mut(), self.max_body_bytes)
+        let body = read_bounded(response.body_mut(), self.call.max_body_bytes)
             .await
             .map_err(|error| match error {
-                BodyError::TooLarge => BoundedBody::too_large(self.max_body_bytes),
+                BodyError::TooLarge => BoundedBody::too_large(self.call.max_body_bytes),
                 // isahc hands libcurl's errors through `AsyncRead` wrapped in io errors.
                 BodyError::Io(io) => self.error(&isahc::Error::from(io)),
             })?;
@@ -98,9 +83,9 @@ impl IsahcRates {
             // libcurl says "Timeout was reached" for both timeouts; only a call that got as far
             // as a connection knows its peer's address.
             ErrorKind::Timeout if error.remote_addr().is_none() => {
-                connect_timeout_error(self.connect_timeout)
+                connect_timeout_error(self.call.connect_timeout)
             }
-            ErrorKind::Timeout => timeout_error(self.timeout),
+            ErrorKind::Timeout => timeout_error(self.call.timeout),
             ErrorKind::ConnectionFailed | ErrorKind::NameResolution => {
                 RatesError::Connect(describe(error))
             }
@@ -142,7 +127,7 @@ async fn read_bounded(body: &mut AsyncBody, limit: usize) -> Result<Vec<u8>, Bod
 impl RatesProvider for IsahcRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
         let started = Instant::now();
-        let result = self.call(pairs).await;
+        let result = self.call.run(pairs, self.exchange(pairs)).await;
         record_outcome(Self::NAME, pairs, started, &result);
         result
     }

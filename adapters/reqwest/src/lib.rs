@@ -8,26 +8,21 @@
 //! refusals, never HTTP/1.1. One written just as the server closes is not retried:
 //! `idle_timeout` below the server's keep-alive is what keeps that window shut.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use domain::CurrencyPair;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, broken_transfer,
-    connect_timeout_error, describe, interpret_response, live_url, record_outcome, timeout_error,
-    with_deadline,
+    BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
+    describe, record_outcome, timeout_error,
 };
 
 /// Fetches rates with one reqwest client, built once.
 #[derive(Debug)]
 pub struct ReqwestRates {
     client: reqwest::Client,
-    base_url: String,
-    limit: ConcurrencyLimit,
-    timeout: Duration,
-    connect_timeout: Duration,
-    max_body_bytes: usize,
+    call: UpstreamCall,
 }
 
 impl ReqwestRates {
@@ -55,30 +50,20 @@ impl ReqwestRates {
             })?;
         Ok(Self {
             client,
-            base_url: settings.base_url.clone(),
-            limit: ConcurrencyLimit::new(settings.max_connections, settings.pool_wait),
-            timeout: settings.timeout,
-            connect_timeout: settings.connect_timeout,
-            max_body_bytes: settings.max_body_bytes,
+            call: UpstreamCall::new(settings),
         })
-    }
-
-    async fn call(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
-        let _permit = self.limit.acquire().await?;
-        let (status, body) = with_deadline(self.timeout, self.exchange(pairs)).await?;
-        interpret_response(status, &body, pairs)
     }
 
     /// One GET, its status and its whole body.
     async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Vec<u8>), RatesError> {
         let mut response = self
             .client
-            .get(live_url(&self.base_url, pairs))
+            .get(self.call.url(pairs))
             .send()
             .await
             .map_err(|error| self.error(&error))?;
         let status = response.status().as_u16();
-        let mut body = BoundedBody::new(response.content_length(), self.max_body_bytes)?;
+        let mut body = BoundedBody::new(response.content_length(), self.call.max_body_bytes)?;
         while let Some(chunk) = response.chunk().await.map_err(|error| self.error(&error))? {
             body.extend(&chunk)?;
         }
@@ -87,8 +72,8 @@ impl ReqwestRates {
 
     fn error(&self, error: &reqwest::Error) -> RatesError {
         match (error.is_timeout(), error.is_connect()) {
-            (true, true) => connect_timeout_error(self.connect_timeout),
-            (true, false) => timeout_error(self.timeout),
+            (true, true) => connect_timeout_error(self.call.connect_timeout),
+            (true, false) => timeout_error(self.call.timeout),
             (false, true) => RatesError::Connect(describe(error)),
             (false, false) => broken_transfer(describe(error)),
         }
@@ -99,7 +84,7 @@ impl ReqwestRates {
 impl RatesProvider for ReqwestRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
         let started = Instant::now();
-        let result = self.call(pairs).await;
+        let result = self.call.run(pairs, self.exchange(pairs)).await;
         record_outcome(Self::NAME, pairs, started, &result);
         result
     }
