@@ -193,3 +193,25 @@ impl ResponseError for ApiError {
         response.json(self.problem())
     }
 }
+
+/// The problem answers every payment route can give before any upstream call, for the
+/// OpenAPI document (one list, shared by the single and batch routes).
+#[derive(Debug, utoipa::IntoResponses)]
+pub enum RequestProblems {
+    /// The body is not valid JSON
+    #[response(status = 400, content_type = "application/problem+json")]
+    MalformedJson(Problem),
+    /// Unknown client; the problem lists the valid ones
+    #[response(status = 404, content_type = "application/problem+json")]
+    UnknownClient(Problem),
+    /// Body over the size limit
+    #[response(status = 413, content_type = "application/problem+json")]
+    PayloadTooLarge(Problem),
+    /// Content type is not application/json
+    #[response(status = 415, content_type = "application/problem+json")]
+    UnsupportedMediaType(Problem),
+    /// Invalid fields (each named in `errors`), a pair the upstream does not quote, or an
+    /// amount that cannot be converted
+    #[response(status = 422, content_type = "application/problem+json")]
+    Unprocessable(Problem),
+}

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
-use crate::problem::{ApiError, FieldError, Problem};
+use crate::problem::{ApiError, FieldError, Problem, RequestProblems};
 use crate::registry::ClientRegistry;
 use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
@@ -75,11 +75,7 @@ pub struct BatchResponse {
     request_body(content = BatchBody, content_type = "application/json"),
     responses(
         (status = 200, description = "Every item's outcome and the group's wall time", body = BatchResponse),
-        (status = 404, description = "Unknown client; the problem lists the valid ones", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over the size limit", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Content type is not application/json", body = Problem, content_type = "application/problem+json"),
-        (status = 400, description = "The body is not valid JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields (each named in `errors`), a pair the upstream does not quote, or an amount that cannot be converted", body = Problem, content_type = "application/problem+json"),
+        RequestProblems,
     ))]
 #[tracing::instrument(name = "payment_batch", skip_all, fields(client = %client))]
 pub async fn create_batch(

@@ -10,7 +10,7 @@ use application::{
 };
 use async_trait::async_trait;
 
-use crate::problem::{ApiError, Problem};
+use crate::problem::{ApiError, Problem, RequestProblems};
 use crate::registry::{CLIENT_NAMES, ClientRegistry};
 use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
@@ -22,11 +22,7 @@ use crate::startup::Limits;
     request_body(content = PaymentBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The converted payment", body = PaymentResponse),
-        (status = 404, description = "Unknown client; the problem lists the valid ones", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over the size limit", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Content type is not application/json", body = Problem, content_type = "application/problem+json"),
-        (status = 400, description = "The body is not valid JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid fields (each named in `errors`), a pair the upstream does not quote, or an amount that cannot be converted", body = Problem, content_type = "application/problem+json"),
+        RequestProblems,
         (status = 502, description = "The rates upstream is unreachable, failed, or sent an unusable answer", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The client's connections or blocking threads are all busy; retry after `Retry-After`", body = Problem, content_type = "application/problem+json"),
         (status = 504, description = "The rates upstream did not answer in time", body = Problem, content_type = "application/problem+json"),
