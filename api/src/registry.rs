@@ -1,6 +1,7 @@
 //! The clients a worker can use, by name. Each actix worker builds its own instances once, at
 //! start: awc requires it (its client is not `Send`), and the others do the same for fairness.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -22,6 +23,15 @@ pub const CLIENT_NAMES: [&str; 5] = [
     ReqwestRates::NAME,
     UreqRates::NAME,
     IsahcRates::NAME,
+];
+
+/// [`CLIENT_NAMES`] as an unknown-client problem lists them (borrowed: no allocation).
+pub static VALID_CLIENTS: [Cow<'static, str>; 5] = [
+    Cow::Borrowed(CLIENT_NAMES[0]),
+    Cow::Borrowed(CLIENT_NAMES[1]),
+    Cow::Borrowed(CLIENT_NAMES[2]),
+    Cow::Borrowed(CLIENT_NAMES[3]),
+    Cow::Borrowed(CLIENT_NAMES[4]),
 ];
 
 /// One worker's rates providers, keyed by client name.

@@ -1,6 +1,7 @@
 //! `POST /payments/{client}/batch`: a group of payments, one upstream call each (no
 //! deduplication: the point is to measure fan-out), sequentially or concurrently.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use actix_web::web::{self, Json};
@@ -43,20 +44,21 @@ pub struct BatchBody<'a> {
 }
 
 /// One item's outcome: the payment, or the problem that stopped it.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct BatchItem {
     pub index: usize,
     pub status: u16,
     pub elapsed_ms: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment: Option<PaymentResponse>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<Problem>,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct BatchResponse {
-    pub client: &'static str,
+    #[schema(value_type = String)]
+    pub client: Cow<'static, str>,
     pub mode: BatchMode,
     /// Most payments in flight at once (1 for sequential).
     pub concurrency: usize,
@@ -116,7 +118,7 @@ pub async fn create_batch(
     let wall_time_ms = started.elapsed().as_secs_f64() * 1000.0;
     let succeeded = items.iter().filter(|item| item.payment.is_some()).count();
     Ok(Json(BatchResponse {
-        client: name,
+        client: Cow::Borrowed(name),
         mode,
         concurrency,
         count: items.len(),

@@ -1,11 +1,13 @@
 //! Liveness, readiness, metrics and the client listing.
 
+use std::borrow::Cow;
+
 use actix_web::HttpResponse;
 use actix_web::web;
 use application::RatesError;
 use domain::{Currency, CurrencyPair};
 use rates_hyper::HyperRates;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::configuration::RatesSettings;
@@ -14,12 +16,14 @@ use crate::readiness::Readiness;
 use crate::registry::{CLIENT_NAMES, ClientRegistry};
 
 /// A health answer.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct HealthStatus {
     /// `ok`, `ready` or `not ready`.
-    pub status: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
+    #[schema(value_type = String)]
+    pub status: Cow<'static, str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub reason: Option<Cow<'static, str>>,
 }
 
 /// The process answers HTTP. No dependency is touched, so this is also the framework's baseline
@@ -28,7 +32,7 @@ pub struct HealthStatus {
     responses((status = 200, description = "The process is up", body = HealthStatus)))]
 pub async fn live() -> HttpResponse {
     HttpResponse::Ok().json(HealthStatus {
-        status: "ok",
+        status: Cow::Borrowed("ok"),
         reason: None,
     })
 }
@@ -61,7 +65,7 @@ pub async fn ready(
         }
     }
     HttpResponse::Ok().json(HealthStatus {
-        status: "ready",
+        status: Cow::Borrowed("ready"),
         reason: None,
     })
 }
@@ -70,22 +74,23 @@ fn not_ready(reason: &'static str) -> HttpResponse {
     HttpResponse::ServiceUnavailable()
         .insert_header((actix_web::http::header::RETRY_AFTER, "5"))
         .json(HealthStatus {
-            status: "not ready",
-            reason: Some(reason),
+            status: Cow::Borrowed("not ready"),
+            reason: Some(Cow::Borrowed(reason)),
         })
 }
 
 /// One client and the settings it runs with.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ClientInfo {
-    pub name: &'static str,
+    #[schema(value_type = String)]
+    pub name: Cow<'static, str>,
     /// Where to send its payments.
     pub path: String,
     pub settings: ClientSettingsView,
 }
 
 /// The effective settings of a client (the same for every client, per worker).
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ClientSettingsView {
     pub base_url: String,
     pub timeout_ms: u64,
@@ -98,7 +103,7 @@ pub struct ClientSettingsView {
     pub blocking_threads: Option<usize>,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ClientList {
     pub clients: Vec<ClientInfo>,
 }
@@ -113,7 +118,7 @@ pub async fn clients(
     let clients = CLIENT_NAMES
         .iter()
         .map(|name| ClientInfo {
-            name,
+            name: Cow::Borrowed(name),
             path: format!("/payments/{name}"),
             settings: ClientSettingsView {
                 base_url: upstream.0.clone(),

@@ -11,7 +11,7 @@ use application::{
 use async_trait::async_trait;
 
 use crate::problem::{ApiError, Problem, RequestProblems};
-use crate::registry::{CLIENT_NAMES, ClientRegistry};
+use crate::registry::{ClientRegistry, VALID_CLIENTS};
 use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
 use crate::startup::Limits;
@@ -52,7 +52,7 @@ pub fn find_client(
 ) -> Result<(&'static str, Rc<dyn RatesProvider>), ApiError> {
     registry.get(client).ok_or_else(|| ApiError::UnknownClient {
         requested: client.chars().take(40).collect(),
-        valid: &CLIENT_NAMES,
+        valid: &VALID_CLIENTS,
     })
 }
 

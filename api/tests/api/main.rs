@@ -9,3 +9,4 @@ mod helpers;
 mod openapi;
 mod payments;
 mod shutdown;
+mod wire;
