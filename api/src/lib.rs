@@ -9,4 +9,5 @@ pub mod readiness;
 pub mod registry;
 pub mod routes;
 pub mod startup;
+pub mod state;
 pub mod telemetry;

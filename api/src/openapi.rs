@@ -1,14 +1,12 @@
-//! The OpenAPI 3.1 description, generated from the handlers' and types' annotations, and a
-//! self-contained docs page that renders it (no asset is fetched from anywhere).
+//! The OpenAPI 3.1 description, generated from the handlers' and types' annotations.
 
-use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
 use crate::problem::{FieldError, Problem};
 use crate::routes::batch::{BatchBody, BatchItem, BatchMode, BatchResponse};
 use crate::routes::health::{ClientInfo, ClientList, ClientSettingsView, HealthStatus};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
-use crate::routes::{batch, health, payments};
+use crate::routes::{batch, docs, health, payments};
 
 #[derive(Debug, OpenApi)]
 #[openapi(
@@ -23,8 +21,8 @@ use crate::routes::{batch, health, payments};
         health::ready,
         health::clients,
         health::metrics,
-        openapi_json,
-        docs,
+        docs::openapi_json,
+        docs::docs,
     ),
     components(schemas(
         PaymentBody, PaymentResponse, BatchBody, BatchMode, BatchItem, BatchResponse,
@@ -43,26 +41,3 @@ pub fn document() -> String {
         format!(r#"{{"error":"cannot render the OpenAPI document: {error}"}}"#)
     })
 }
-
-/// This OpenAPI document.
-#[utoipa::path(get, path = "/openapi.json", tag = "operations",
-    responses((status = 200, description = "OpenAPI 3.1 document", content_type = "application/json")))]
-pub async fn openapi_json() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("application/json")
-        .body(document())
-}
-
-/// A readable page of this description.
-#[utoipa::path(get, path = "/docs", tag = "operations",
-    responses((status = 200, description = "HTML page", content_type = "text/html")))]
-pub async fn docs() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/html; charset=utf-8")
-        .body(DOCS_PAGE)
-}
-
-/// Renders `/openapi.json` with a few lines of inline script: routes, parameters, request and
-/// response schemas. Everything is in this page; nothing is downloaded.
-#[rustfmt::skip]
-const DOCS_PAGE: &str = include_str!("docs.html");

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
+use actix_web::web::Bytes;
 use actix_web::{App, HttpServer, web};
 use mock_rates::MockServer;
 
@@ -13,22 +14,14 @@ use crate::configuration::Settings;
 use crate::metrics::Metrics;
 use crate::readiness::Readiness;
 use crate::registry::ClientRegistry;
-use crate::routes::{self, health};
-
-/// Request limits the handlers need.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    pub max_body_bytes: usize,
-    pub max_batch: usize,
-    pub max_batch_body_bytes: usize,
-}
+use crate::routes;
+use crate::state::{Limits, OpenApiDocument, Upstream};
 
 /// A built, bound, not yet running service.
 pub struct Application {
     port: u16,
     server: Server,
     readiness: Arc<Readiness>,
-    upstream: String,
     /// Kept alive for as long as the service runs, when no upstream was configured.
     embedded_mock: Option<MockServer>,
 }
@@ -86,7 +79,8 @@ impl Application {
         };
         let retry = settings.rates.retry_policy();
         let rates_settings = web::Data::new(settings.rates.clone());
-        let upstream_data = web::Data::new(health::Upstream(upstream.clone()));
+        let upstream_data = web::Data::new(Upstream(upstream));
+        let document = web::Data::new(OpenApiDocument(Bytes::from(crate::openapi::document())));
         let worker_readiness = Arc::clone(&readiness);
         let mut server = HttpServer::new(move || {
             let readiness = &worker_readiness;
@@ -104,6 +98,7 @@ impl Application {
                 .app_data(web::Data::from(Arc::clone(readiness)))
                 .app_data(rates_settings.clone())
                 .app_data(upstream_data.clone())
+                .app_data(document.clone())
                 .default_service(web::to(routes::not_found));
             routes::ROUTES.iter().fold(app, |app, spec| {
                 app.service(
@@ -127,23 +122,12 @@ impl Application {
             port,
             server,
             readiness,
-            upstream,
             embedded_mock,
         })
     }
 
     pub fn port(&self) -> u16 {
         self.port
-    }
-
-    /// The rates upstream in use: the configured URL or the embedded mock's.
-    pub fn upstream(&self) -> &str {
-        &self.upstream
-    }
-
-    /// The embedded mock, when no upstream was configured.
-    pub fn embedded_mock(&self) -> Option<&MockServer> {
-        self.embedded_mock.as_ref()
     }
 
     /// Runs until the server stops. On SIGINT or SIGTERM it turns not-ready, stops accepting,
@@ -190,7 +174,6 @@ impl std::fmt::Debug for Application {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Application")
             .field("port", &self.port)
-            .field("upstream", &self.upstream)
             .finish_non_exhaustive()
     }
 }

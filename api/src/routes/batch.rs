@@ -17,7 +17,7 @@ use crate::registry::ClientRegistry;
 use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
 use crate::routes::payments::{convert, find_client};
-use crate::startup::Limits;
+use crate::state::Limits;
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, ToSchema)]
 #[serde(rename_all = "lowercase")]

@@ -14,6 +14,7 @@ use crate::configuration::RatesSettings;
 use crate::metrics::Metrics;
 use crate::readiness::Readiness;
 use crate::registry::{CLIENT_NAMES, ClientRegistry};
+use crate::state::Upstream;
 
 /// A health answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -145,7 +146,3 @@ pub async fn metrics(metrics: web::Data<Metrics>) -> HttpResponse {
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(metrics.render())
 }
-
-/// The upstream base URL in use (configured or the embedded mock's).
-#[derive(Clone, Debug)]
-pub struct Upstream(pub String);

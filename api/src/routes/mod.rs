@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub mod body;
+pub mod docs;
 pub mod health;
 pub mod payment_dto;
 pub mod payments;
@@ -9,7 +10,6 @@ pub mod payments;
 use actix_web::http::Method;
 use actix_web::{HttpResponse, ResponseError, web};
 
-use crate::openapi;
 use crate::problem::ApiError;
 
 /// One route the service serves.
@@ -30,8 +30,8 @@ pub const ROUTES: &[RouteSpec] = &[
     RouteSpec { method: Method::GET, path: "/health/live", route: || web::get().to(health::live) },
     RouteSpec { method: Method::GET, path: "/health/ready", route: || web::get().to(health::ready) },
     RouteSpec { method: Method::GET, path: "/metrics", route: || web::get().to(health::metrics) },
-    RouteSpec { method: Method::GET, path: "/openapi.json", route: || web::get().to(openapi::openapi_json) },
-    RouteSpec { method: Method::GET, path: "/docs", route: || web::get().to(openapi::docs) },
+    RouteSpec { method: Method::GET, path: "/openapi.json", route: || web::get().to(docs::openapi_json) },
+    RouteSpec { method: Method::GET, path: "/docs", route: || web::get().to(docs::docs) },
 ];
 
 /// Any path the service does not have: a problem body, not actix's empty 404.

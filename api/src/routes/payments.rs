@@ -14,7 +14,7 @@ use crate::problem::{ApiError, Problem, RequestProblems};
 use crate::registry::{ClientRegistry, VALID_CLIENTS};
 use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
-use crate::startup::Limits;
+use crate::state::Limits;
 
 /// Converts one payment into its target currency with a rate fetched through `client`.
 #[utoipa::path(post, path = "/payments/{client}", tag = "payments",
