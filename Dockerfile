@@ -17,7 +17,11 @@ COPY --from=planner /app/recipe.json recipe.json
 # (isahc compiles a bundled libcurl here with the image's gcc.)
 RUN cargo chef cook --release --recipe-path recipe.json
 COPY . .
-RUN cargo build --release --locked -p api -p mock-rates -p bench \
+# The api is built on its own and without its default `embedded-mock` feature, so that the
+# image's api does not link mock-rates (a test double) and no other package selected in the
+# same build can turn the feature back on.
+RUN cargo build --release --locked -p mock-rates -p bench \
+    && cargo build --release --locked -p api --no-default-features \
     && mkdir -p /out \
     && cp target/release/api target/release/mock-rates target/release/bench /out/
 

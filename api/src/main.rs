@@ -1,5 +1,4 @@
 use std::process::ExitCode;
-use std::time::Duration;
 
 use api::configuration::Settings;
 use api::startup::Application;
@@ -13,7 +12,7 @@ async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] => serve().await,
-        ["--probe", url] => probe(url),
+        ["--probe", url] => health_probe::run("api", url),
         ["--openapi"] => {
             println!("{}", api::openapi::document());
             ExitCode::SUCCESS
@@ -49,20 +48,6 @@ async fn serve() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!(%error, "api: server failed");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn probe(url: &str) -> ExitCode {
-    match mock_rates::probe(url, Duration::from_secs(2)) {
-        Ok(200) => ExitCode::SUCCESS,
-        Ok(status) => {
-            eprintln!("api probe: {url} answered {status}");
-            ExitCode::FAILURE
-        }
-        Err(error) => {
-            eprintln!("api probe: {url}: {error}");
             ExitCode::FAILURE
         }
     }

@@ -8,9 +8,8 @@ use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::web::Bytes;
 use actix_web::{App, HttpServer, web};
-use mock_rates::MockServer;
 
-use crate::configuration::Settings;
+use crate::configuration::{RatesSettings, Settings};
 use crate::metrics::Metrics;
 use crate::readiness::Readiness;
 use crate::registry::ClientRegistry;
@@ -22,9 +21,16 @@ pub struct Application {
     port: u16,
     server: Server,
     readiness: Arc<Readiness>,
-    /// Kept alive for as long as the service runs, when no upstream was configured.
-    embedded_mock: Option<MockServer>,
+    /// Kept alive for as long as the service runs.
+    embedded_mock: EmbeddedMock,
 }
+
+/// The mock-rates started in-process when no upstream is configured.
+#[cfg(feature = "embedded-mock")]
+type EmbeddedMock = Option<mock_rates::MockServer>;
+/// Without the `embedded-mock` feature there is none: an upstream must be configured.
+#[cfg(not(feature = "embedded-mock"))]
+type EmbeddedMock = ();
 
 /// Why the service could not start.
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +42,12 @@ pub enum StartError {
     },
     #[error("cannot start the embedded mock-rates: {0}")]
     EmbeddedMock(std::io::Error),
+    #[error(
+        "rates.base_url (APP__RATES__BASE_URL) is empty and this build has no embedded \
+         mock-rates to start instead (cargo feature `embedded-mock` of api): set rates.base_url \
+         to the rates API's http:// URL"
+    )]
+    NoUpstream,
     #[error(transparent)]
     Client(#[from] rates_common::BuildError),
     #[error(transparent)]
@@ -46,17 +58,7 @@ impl Application {
     /// Binds the listener and prepares the server. Must run inside an actix system (the awc
     /// client is built once here to check the settings before any worker starts).
     pub fn build(settings: &Settings) -> Result<Self, StartError> {
-        let (upstream, embedded_mock) = if let Some(url) = settings.rates.upstream() {
-            (url.to_owned(), None)
-        } else {
-            let mock = MockServer::start(mock_rates::Settings::default())
-                .map_err(StartError::EmbeddedMock)?;
-            tracing::info!(
-                url = %mock.base_url(),
-                "no rates.base_url configured: started an embedded mock-rates"
-            );
-            (mock.base_url(), Some(mock))
-        };
+        let (upstream, embedded_mock) = choose_upstream(&settings.rates)?;
         let client_settings = settings.rates.client_settings(&upstream);
         let metrics = Arc::new(Metrics::new());
         let readiness = Arc::new(Readiness::new());
@@ -136,7 +138,8 @@ impl Application {
         let Self {
             server,
             readiness,
-            embedded_mock,
+            // Bound (not `_`) so that it lives until the server has stopped.
+            embedded_mock: _embedded_mock,
             ..
         } = self;
         let handle = server.handle();
@@ -147,10 +150,32 @@ impl Application {
                 handle.stop(true).await;
             }
         });
-        let result = server.await;
-        drop(embedded_mock);
-        result
+        server.await
     }
+}
+
+/// The configured upstream, else an embedded mock-rates (when built in).
+fn choose_upstream(rates: &RatesSettings) -> Result<(String, EmbeddedMock), StartError> {
+    match rates.upstream() {
+        Some(url) => Ok((url.to_owned(), EmbeddedMock::default())),
+        None => start_embedded_mock(),
+    }
+}
+
+#[cfg(feature = "embedded-mock")]
+fn start_embedded_mock() -> Result<(String, EmbeddedMock), StartError> {
+    let mock = mock_rates::MockServer::start(mock_rates::Settings::default())
+        .map_err(StartError::EmbeddedMock)?;
+    tracing::info!(
+        url = %mock.base_url(),
+        "no rates.base_url configured: started an embedded mock-rates"
+    );
+    Ok((mock.base_url(), Some(mock)))
+}
+
+#[cfg(not(feature = "embedded-mock"))]
+fn start_embedded_mock() -> Result<(String, EmbeddedMock), StartError> {
+    Err(StartError::NoUpstream)
 }
 
 /// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

@@ -4,7 +4,6 @@ mod admin;
 mod connection;
 mod faults;
 mod http;
-mod probe;
 mod rates;
 mod routes;
 mod server;
@@ -12,7 +11,6 @@ mod settings;
 mod state;
 
 pub use faults::{FaultMode, Faults};
-pub use probe::probe;
 pub use rates::{rate_table, rate_text};
 pub use server::{MockServer, serve};
 pub use settings::{ContentType, Framing, Settings, TimestampUnit};

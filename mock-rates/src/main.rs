@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use mock_rates::{
-    ContentType, FaultMode, Faults, Framing, MockState, Settings, TimestampUnit, probe, serve,
+    ContentType, FaultMode, Faults, Framing, MockState, Settings, TimestampUnit, serve,
 };
 
 /// A local exchange-rate server in the Free Forex API's format, with faults on demand.
@@ -90,17 +90,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     if let Some(url) = &cli.probe {
-        return match probe(url, Duration::from_secs(2)) {
-            Ok(200) => ExitCode::SUCCESS,
-            Ok(status) => {
-                eprintln!("mock-rates probe: {url} answered {status}");
-                ExitCode::FAILURE
-            }
-            Err(error) => {
-                eprintln!("mock-rates probe: {url}: {error}");
-                ExitCode::FAILURE
-            }
-        };
+        return health_probe::run("mock-rates", url);
     }
     // Logs go to stderr: stdout carries only the line the bench parses.
     tracing_subscriber::fmt()

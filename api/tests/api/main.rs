@@ -3,6 +3,7 @@
 
 mod batch;
 mod clients;
+mod embedded_mock;
 mod errors;
 mod fuzz;
 mod helpers;

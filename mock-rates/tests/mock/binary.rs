@@ -86,7 +86,7 @@ fn probe_exits_0_on_200_and_1_otherwise() {
     assert_eq!(probe_exit_code(&format!("{base}/nope")), Some(1));
     assert_eq!(probe_exit_code("not a url"), Some(1));
     assert_eq!(
-        mock_rates::probe(&format!("{base}/health"), Duration::from_secs(2)).unwrap(),
+        health_probe::probe(&format!("{base}/health"), Duration::from_secs(2)).unwrap(),
         200
     );
 }

@@ -1,8 +1,28 @@
-//! A one-shot health probe over `std::net`, for container health checks without curl.
+//! A one-shot HTTP health probe over `std::net`, for container health checks without curl.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::process::ExitCode;
 use std::time::Duration;
+
+/// Bound on each step of a `--probe` run: under compose's 3 s health-check timeout.
+const STEP_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A binary's `--probe URL`: GETs `url` once; success on HTTP 200, failure otherwise, with the
+/// reason on stderr prefixed by `program`.
+pub fn run(program: &str, url: &str) -> ExitCode {
+    match probe(url, STEP_TIMEOUT) {
+        Ok(200) => ExitCode::SUCCESS,
+        Ok(status) => {
+            eprintln!("{program} probe: {url} answered {status}");
+            ExitCode::FAILURE
+        }
+        Err(error) => {
+            eprintln!("{program} probe: {url}: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
 
 /// Sends one `GET` to a plain `http://` URL and returns the response status.
 ///
