@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
+use crate::exchange::{Outcome, Request, Responder};
 use crate::faults::Faults;
 use crate::http::Method;
-use crate::routes::{Outcome, Request, Responder};
 use crate::state::MockState;
 
 pub(crate) fn handle(request: &Request<'_>, state: &MockState, out: &mut Vec<u8>) -> Outcome {

@@ -6,8 +6,9 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::exchange::{Buffers, Outcome, Request, Responder};
 use crate::http::{self, Head, HttpError};
-use crate::routes::{self, Buffers, Outcome, Request, Responder};
+use crate::routes;
 use crate::state::MockState;
 
 /// How long a request may take to arrive when keep-alive is off (zero keep-alive).

@@ -2,9 +2,11 @@
 
 mod admin;
 mod connection;
+mod exchange;
 mod faults;
 mod http;
 mod rates;
+mod reply;
 mod routes;
 mod server;
 mod settings;

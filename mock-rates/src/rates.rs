@@ -2,7 +2,7 @@
 
 use std::sync::OnceLock;
 
-use crate::http::push_decimal;
+use crate::reply::push_decimal;
 
 /// Realistic late-2025 mid rates, kept as text so clients see exactly these digits.
 ///
