@@ -1,11 +1,16 @@
-//! Just enough HTTP/1.1 for a mock: request heads in, no allocation per request.
+//! Reading HTTP/1.1 request heads with `httparse`, plus the rules this server adds: origin-form
+//! targets only, one Content-Length, no chunked requests, bounded sizes; no allocation.
 
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// Largest accepted request head (request line and headers).
 pub(crate) const MAX_HEAD: usize = 16 * 1024;
 /// Largest accepted request body; only the admin `PUT` carries one.
 pub(crate) const MAX_BODY: usize = 64 * 1024;
+/// Most headers accepted (httparse needs room for them up front; hyper's default is 100).
+/// Clients send a handful; more is refused with 431, like an oversized head.
+pub(crate) const MAX_HEADERS: usize = 128;
 
 /// The request methods the routes tell apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +40,7 @@ pub(crate) struct Head {
 pub(crate) enum HttpError {
     BadRequest(&'static str),
     HeadersTooLarge,
+    TooManyHeaders,
     PayloadTooLarge,
     VersionNotSupported,
     ChunkedRequest,
@@ -48,7 +54,7 @@ impl HttpError {
             Self::BadRequest(_) => 400,
             Self::Timeout => 408,
             Self::PayloadTooLarge => 413,
-            Self::HeadersTooLarge => 431,
+            Self::HeadersTooLarge | Self::TooManyHeaders => 431,
             Self::ChunkedRequest => 501,
             Self::VersionNotSupported => 505,
         }
@@ -59,6 +65,7 @@ impl HttpError {
             Self::BadRequest(detail) => detail,
             Self::Timeout => "the request was not completed in time",
             Self::HeadersTooLarge => "the request head exceeds 16 KiB",
+            Self::TooManyHeaders => "the request has more than 128 headers",
             Self::PayloadTooLarge => "the request body exceeds 64 KiB",
             Self::ChunkedRequest => "chunked request bodies are not supported",
             Self::VersionNotSupported => "only HTTP/1.0 and HTTP/1.1 are supported",
@@ -66,52 +73,82 @@ impl HttpError {
     }
 }
 
+const MALFORMED_REQUEST_LINE: HttpError = HttpError::BadRequest("malformed request line");
+
 /// Parses the request head at the start of `buf`: `Ok(None)` while it is incomplete.
 ///
-/// An incomplete head is still checked as far as it goes, so garbage is refused at once
-/// rather than after a timeout.
+/// An incomplete head is still checked as far as it goes (httparse stops at the first bad
+/// byte), so garbage such as a TLS hello is refused at once rather than after a timeout.
 pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, HttpError> {
-    // RFC 9112 2.2: ignore empty lines before the request line (old clients send a CRLF after a body).
-    let start = buf
+    // Only the first MAX_HEAD bytes can hold an acceptable head.
+    let window = &buf[..buf.len().min(MAX_HEAD)];
+    // RFC 9112 2.2: empty lines before the request line are ignored (old clients send a CRLF
+    // after a body). Skipped here rather than by httparse, which refuses a lone CR.
+    let skipped = window
         .iter()
         .take_while(|&&byte| byte == b'\r' || byte == b'\n')
         .count();
-    let rest = &buf[start..];
-    let Some(end) = find(rest, b"\r\n\r\n") else {
-        if buf.len() > MAX_HEAD {
-            return Err(HttpError::HeadersTooLarge);
+    let rest = &window[skipped..];
+    let mut headers = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+    let mut request = httparse::Request::new(&mut []);
+    let head_len = match request.parse_with_uninit_headers(rest, &mut headers) {
+        Ok(httparse::Status::Complete(len)) => len,
+        Ok(httparse::Status::Partial) => {
+            // What has arrived is judged now, so a bad start is refused without waiting.
+            if let Some(target) = request.path {
+                check_target(target.as_bytes())?;
+            }
+            check_line_ends(rest)?;
+            return wait_for_more(buf);
         }
-        check_partial(rest)?;
-        return Ok(None);
+        Err(httparse::Error::Version) => {
+            check_line_ends(rest)?;
+            unknown_version(rest)?;
+            return wait_for_more(buf);
+        }
+        Err(httparse::Error::TooManyHeaders) => return Err(HttpError::TooManyHeaders),
+        Err(httparse::Error::HeaderName | httparse::Error::HeaderValue) => {
+            return Err(HttpError::BadRequest("malformed header"));
+        }
+        Err(_) => return Err(MALFORMED_REQUEST_LINE),
     };
-    let len = start + end + 4;
-    if len > MAX_HEAD {
-        return Err(HttpError::HeadersTooLarge);
-    }
-    let mut lines = Lines(&rest[..end]);
-    let request_line = lines.next().unwrap_or_default();
-    let line = parse_request_line(request_line)?;
+    let (Some(method), Some(target), Some(minor_version)) =
+        (request.method, request.path, request.version)
+    else {
+        return Err(MALFORMED_REQUEST_LINE);
+    };
+    check_target(target.as_bytes())?;
+    check_line_ends(&rest[..head_len])?;
+    let len = skipped + head_len;
+    // The target follows the method and a single space.
+    let target_start = skipped + method.len() + 1;
+    let http10 = minor_version == 0;
     let mut head = Head {
-        method: line.method,
-        target: start + line.target.start..start + line.target.end,
-        http10: line.http10,
-        keep_alive: !line.http10,
+        method: match method {
+            "GET" => Method::Get,
+            "POST" => Method::Post,
+            "PUT" => Method::Put,
+            _ => Method::Other,
+        },
+        target: target_start..target_start + target.len(),
+        http10,
+        keep_alive: !http10,
         content_length: 0,
         expect_continue: false,
         len,
     };
     let mut content_length = None;
-    for header in lines {
-        let (name, value) = parse_header(header)?;
-        if name.eq_ignore_ascii_case(b"content-length") {
+    for header in request.headers.iter() {
+        let (name, value) = (header.name, trim(header.value));
+        if name.eq_ignore_ascii_case("content-length") {
             let length = parse_content_length(value)?;
             if content_length.is_some_and(|seen| seen != length) {
                 return Err(HttpError::BadRequest("conflicting Content-Length headers"));
             }
             content_length = Some(length);
-        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
             return Err(HttpError::ChunkedRequest);
-        } else if name.eq_ignore_ascii_case(b"connection") {
+        } else if name.eq_ignore_ascii_case("connection") {
             for token in value.split(|&byte| byte == b',').map(trim) {
                 if token.eq_ignore_ascii_case(b"close") {
                     head.keep_alive = false;
@@ -121,7 +158,7 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, HttpError> {
                     head.keep_alive = true;
                 }
             }
-        } else if name.eq_ignore_ascii_case(b"expect") {
+        } else if name.eq_ignore_ascii_case("expect") {
             head.expect_continue = value.eq_ignore_ascii_case(b"100-continue");
         }
     }
@@ -132,82 +169,70 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, HttpError> {
     Ok(Some(head))
 }
 
-struct RequestLine {
-    method: Method,
-    target: Range<usize>,
-    http10: bool,
-}
-
-fn parse_request_line(line: &[u8]) -> Result<RequestLine, HttpError> {
-    const BAD: HttpError = HttpError::BadRequest("malformed request line");
-    let mut parts = line.split(|&byte| byte == b' ');
-    let (Some(method), Some(target), Some(version), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(BAD);
-    };
-    if method.is_empty() || !method.iter().all(|&byte| is_token(byte)) {
-        return Err(BAD);
-    }
-    // Origin form only: this server is never a proxy.
-    if target.first() != Some(&b'/') || !target.iter().all(u8::is_ascii_graphic) {
-        return Err(HttpError::BadRequest(
+/// Origin form only: this server is never a proxy. (httparse also lets UTF-8 through.)
+fn check_target(target: &[u8]) -> Result<(), HttpError> {
+    if target.first() == Some(&b'/') && target.iter().all(u8::is_ascii_graphic) {
+        Ok(())
+    } else {
+        Err(HttpError::BadRequest(
             "the request target must be an absolute path",
-        ));
-    }
-    let http10 = match version {
-        b"HTTP/1.1" => false,
-        b"HTTP/1.0" => true,
-        [b'H', b'T', b'T', b'P', b'/', major, b'.', minor]
-            if major.is_ascii_digit() && minor.is_ascii_digit() =>
-        {
-            return Err(HttpError::VersionNotSupported);
-        }
-        _ => return Err(BAD),
-    };
-    let target_start = method.len() + 1;
-    let method = match method {
-        b"GET" => Method::Get,
-        b"POST" => Method::Post,
-        b"PUT" => Method::Put,
-        _ => Method::Other,
-    };
-    Ok(RequestLine {
-        method,
-        target: target_start..target_start + target.len(),
-        http10,
-    })
-}
-
-fn check_partial(rest: &[u8]) -> Result<(), HttpError> {
-    match find(rest, b"\r\n") {
-        Some(end) => parse_request_line(&rest[..end]).map(|_| ()),
-        // Control bytes can never start a request (a TLS hello, say): refuse without waiting.
-        None if rest
-            .iter()
-            .any(|&byte| byte.is_ascii_control() && byte != b'\r') =>
-        {
-            Err(HttpError::BadRequest("malformed request line"))
-        }
-        None => Ok(()),
+        ))
     }
 }
 
-fn parse_header(line: &[u8]) -> Result<(&[u8], &[u8]), HttpError> {
-    const BAD: HttpError = HttpError::BadRequest("malformed header");
-    let colon = line.iter().position(|&byte| byte == b':').ok_or(BAD)?;
-    let (name, value) = (&line[..colon], trim(&line[colon + 1..]));
-    // Folded lines (leading whitespace) and spaces before the colon are refused, per RFC 9112 5.
-    if name.is_empty() || !name.iter().all(|&byte| is_token(byte)) {
-        return Err(BAD);
-    }
-    if value
+/// Lines end in CRLF here; httparse would also take a bare LF.
+fn check_line_ends(head: &[u8]) -> Result<(), HttpError> {
+    let bare_lf = head
         .iter()
-        .any(|&byte| (byte.is_ascii_control() && byte != b'\t') || byte == 0x7f)
-    {
-        return Err(BAD);
+        .enumerate()
+        .any(|(at, &byte)| byte == b'\n' && (at == 0 || head[at - 1] != b'\r'));
+    if bare_lf {
+        Err(HttpError::BadRequest("lines must end in CRLF"))
+    } else {
+        Ok(())
     }
-    Ok((name, value))
+}
+
+/// An unfinished head: wait for the rest, unless it can no longer fit.
+fn wait_for_more(buf: &[u8]) -> Result<Option<Head>, HttpError> {
+    if buf.len() > MAX_HEAD {
+        Err(HttpError::HeadersTooLarge)
+    } else {
+        Ok(None)
+    }
+}
+
+/// A well-formed version, each `0` standing for any digit.
+const VERSION_PATTERN: &[u8] = b"HTTP/0.0";
+
+/// httparse knows only HTTP/1.0 and 1.1. Another well-formed version (`HTTP/2.0`) is a 505,
+/// anything else a 400; `Ok` (wait) while the request line is unfinished and could still end
+/// in a well-formed version.
+fn unknown_version(request_line: &[u8]) -> Result<(), HttpError> {
+    let line_end = request_line
+        .iter()
+        .position(|&byte| byte == b'\r' || byte == b'\n');
+    let line = &request_line[..line_end.unwrap_or(request_line.len())];
+    // httparse read the method and the target, each followed by one space; the target is
+    // judged first, as for any other request.
+    let mut parts = line.splitn(3, |&byte| byte == b' ').skip(1);
+    check_target(parts.next().unwrap_or_default())?;
+    let version = parts.next().unwrap_or_default();
+    let well_formed_so_far = version.len() <= VERSION_PATTERN.len()
+        && version
+            .iter()
+            .zip(VERSION_PATTERN)
+            .all(|(&byte, &expected)| match expected {
+                b'0' => byte.is_ascii_digit(),
+                _ => byte == expected,
+            });
+    match line_end {
+        Some(_) if well_formed_so_far && version.len() == VERSION_PATTERN.len() => {
+            Err(HttpError::VersionNotSupported)
+        }
+        None if well_formed_so_far => Ok(()),
+        _ => Err(MALFORMED_REQUEST_LINE),
+    }
 }
 
 fn parse_content_length(value: &[u8]) -> Result<u64, HttpError> {
@@ -222,11 +247,6 @@ fn parse_content_length(value: &[u8]) -> Result<u64, HttpError> {
     }))
 }
 
-/// RFC 9110 `tchar`.
-fn is_token(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
-}
-
 fn trim(bytes: &[u8]) -> &[u8] {
     let is_space = |byte: &u8| *byte == b' ' || *byte == b'\t';
     let start = bytes
@@ -238,31 +258,6 @@ fn trim(bytes: &[u8]) -> &[u8] {
         .rposition(|byte| !is_space(byte))
         .map_or(start, |end| end + 1);
     &bytes[start..end]
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
-}
-
-/// CRLF-separated lines.
-struct Lines<'a>(&'a [u8]);
-
-impl<'a> Iterator for Lines<'a> {
-    type Item = &'a [u8];
-
-    fn next(&mut self) -> Option<&'a [u8]> {
-        if self.0.is_empty() {
-            return None;
-        }
-        let (line, rest) = match find(self.0, b"\r\n") {
-            Some(end) => (&self.0[..end], &self.0[end + 2..]),
-            None => (self.0, &[][..]),
-        };
-        self.0 = rest;
-        Some(line)
-    }
 }
 
 #[cfg(test)]
@@ -286,6 +281,7 @@ mod tests {
 
     #[test]
     fn skips_leading_empty_lines() {
+        assert!(parse("\n\r\rGET / HTTP/1.1\r\n\r\n").unwrap().is_some());
         let raw = "\r\nPUT /x HTTP/1.1\r\ncontent-length: 12\r\n\r\n";
         let head = parse(raw).unwrap().unwrap();
         assert_eq!(
@@ -325,6 +321,16 @@ mod tests {
             parse("GET / HTTP/2.0\r\n\r\n"),
             Err(HttpError::VersionNotSupported)
         );
+        assert_eq!(parse("GET / HTTP/2.0"), Ok(None));
+        // The target is judged before the version, so HTTP/2's preface is a plain 400.
+        assert!(matches!(
+            parse("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+            Err(HttpError::BadRequest(_))
+        ));
+        assert!(matches!(
+            parse("GET / HTTP/1.1\n\n"),
+            Err(HttpError::BadRequest(_))
+        ));
     }
 
     #[test]
@@ -360,6 +366,14 @@ mod tests {
             parse(&format!("{big}\r\n")),
             Err(HttpError::HeadersTooLarge)
         );
+        let many = |count: usize| format!("GET / HTTP/1.1\r\n{}\r\n", "A: b\r\n".repeat(count));
+        assert!(parse(&many(MAX_HEADERS)).unwrap().is_some());
+        assert_eq!(
+            parse(&many(MAX_HEADERS + 1)),
+            Err(HttpError::TooManyHeaders)
+        );
+        let detail = HttpError::TooManyHeaders.detail();
+        assert!(detail.contains(&MAX_HEADERS.to_string()), "{detail}");
     }
 
     #[test]
