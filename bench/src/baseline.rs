@@ -7,12 +7,10 @@
 use std::fs;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use crate::BenchError;
-use crate::report::json::SCHEMA_VERSION;
-use crate::suites::decode::DecodeRow;
-use crate::suites::latency::LatencyRow;
+use crate::error::BenchError;
+use crate::model::{BaselineComparison, Change, DecodeRow, LatencyRow, SCHEMA_VERSION, SuiteName};
 
 /// The parts of an earlier results.json that a comparison reads; anything else is ignored, so
 /// files with fields added since still load.
@@ -64,60 +62,26 @@ fn parse(text: &str, file: &str) -> Result<Baseline, BenchError> {
     })
 }
 
-/// Every row present in both runs, with its change.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BaselineComparison {
-    pub file: String,
-    pub baseline_started_utc: Option<String>,
-    pub changes: Vec<Change>,
-}
-
-/// One row's change.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Change {
-    pub suite: String,
-    /// The client, or "method / body".
-    pub row: String,
-    /// "us" or "ns".
-    pub unit: String,
-    pub baseline_mean: f64,
-    pub mean: f64,
-    /// mean / baseline_mean: below 1 is faster now.
-    pub ratio: f64,
-    /// sqrt(Error_then^2 + Error_now^2); `None` when either run had a single sample.
-    pub combined_error: Option<f64>,
-    /// Whether |mean - baseline_mean| exceeds `combined_error`.
-    pub significant: Option<bool>,
-    pub baseline_allocs_per_op: f64,
-    pub allocs_per_op: f64,
-}
-
-impl Change {
-    /// A word for the table.
-    pub fn verdict(&self) -> &'static str {
-        match self.significant {
-            Some(true) if self.mean < self.baseline_mean => "faster",
-            Some(true) => "slower",
-            Some(false) => "same (within Error)",
-            None => "unknown (no Error)",
-        }
-    }
-}
-
 struct Figures {
     mean: Option<f64>,
     error: Option<f64>,
     allocs_per_op: f64,
 }
 
-fn change(suite: &str, row: String, unit: &str, then: &Figures, now: &Figures) -> Option<Change> {
+fn change(
+    suite: SuiteName,
+    row: String,
+    unit: &str,
+    then: &Figures,
+    now: &Figures,
+) -> Option<Change> {
     let (baseline_mean, mean) = (then.mean?, now.mean?);
     if baseline_mean <= 0.0 {
         return None;
     }
     let combined_error = then.error.zip(now.error).map(|(a, b)| a.hypot(b));
     Some(Change {
-        suite: suite.to_owned(),
+        suite,
         row,
         unit: unit.to_owned(),
         baseline_mean,
@@ -148,8 +112,8 @@ impl Baseline {
         for now in latency {
             if let Some(then) = self.latency.iter().find(|then| then.client == now.client) {
                 changes.extend(change(
-                    "latency",
-                    now.client.clone(),
+                    SuiteName::Latency,
+                    now.client.to_string(),
                     "us",
                     &latency_figures(then),
                     &latency_figures(now),
@@ -163,7 +127,7 @@ impl Baseline {
                 .find(|then| then.method == now.method && then.body == now.body)
             {
                 changes.extend(change(
-                    "decode",
+                    SuiteName::Decode,
                     format!("{} / {}", now.method, now.body),
                     "ns",
                     &decode_figures(then),
@@ -182,10 +146,11 @@ impl Baseline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ClientName;
 
-    fn latency_row(client: &str, mean: f64, error: Option<f64>, allocs: f64) -> LatencyRow {
+    fn latency_row(client: ClientName, mean: f64, error: Option<f64>, allocs: f64) -> LatencyRow {
         LatencyRow {
-            client: client.to_owned(),
+            client,
             calls: 100,
             failures: 0,
             mean_us: Some(mean),
@@ -216,10 +181,10 @@ mod tests {
     #[test]
     fn flags_changes_beyond_the_combined_error() {
         let baseline = baseline_with(&[
-            latency_row("hyper", 100.0, Some(3.0), 19.0),
-            latency_row("awc", 100.0, Some(3.0), 28.0),
-            latency_row("ureq", 100.0, None, 41.0),
-            latency_row("gone", 100.0, Some(1.0), 1.0),
+            latency_row(ClientName::Hyper, 100.0, Some(3.0), 19.0),
+            latency_row(ClientName::Awc, 100.0, Some(3.0), 28.0),
+            latency_row(ClientName::Ureq, 100.0, None, 41.0),
+            latency_row(ClientName::Isahc, 100.0, Some(1.0), 1.0),
         ]);
         assert_eq!(
             baseline.started_utc.as_deref(),
@@ -227,12 +192,12 @@ mod tests {
         );
         let now = [
             // 10 us faster, combined Error sqrt(9 + 16) = 5: a real change.
-            latency_row("hyper", 90.0, Some(4.0), 19.0),
+            latency_row(ClientName::Hyper, 90.0, Some(4.0), 19.0),
             // 4 us slower, within the same 5.
-            latency_row("awc", 104.0, Some(4.0), 30.0),
+            latency_row(ClientName::Awc, 104.0, Some(4.0), 30.0),
             // No Error then: cannot tell.
-            latency_row("ureq", 50.0, Some(1.0), 41.0),
-            latency_row("new", 10.0, Some(1.0), 1.0),
+            latency_row(ClientName::Ureq, 50.0, Some(1.0), 41.0),
+            latency_row(ClientName::Reqwest, 10.0, Some(1.0), 1.0),
         ];
         let comparison = baseline.compare(&now, &[]);
         assert_eq!(comparison.changes.len(), 3);

@@ -1,13 +1,13 @@
-//! The command line, and the run settings it resolves to.
+//! The command line, and the run settings it resolves to: each suite's own flags resolve
+//! through that suite's `settings::resolve`; this module only composes them.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use serde::{Deserialize, Serialize};
 
-use crate::clients::ClientName;
-use crate::suites::SuiteName;
+use crate::model::{ClientName, RunSettings, SuiteName};
+use crate::suites::{fanout, faults, load};
 
 /// Compares the five rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the
 /// baseline) through the `RatesProvider` port, against a local mock-rates server started as a
@@ -77,13 +77,13 @@ pub struct Cli {
     pub no_pin: bool,
 
     #[command(flatten)]
-    pub fanout: crate::suites::fanout::FanoutArgs,
+    pub fanout: fanout::settings::FanoutArgs,
 
     #[command(flatten)]
-    pub faults: crate::suites::faults::FaultsArgs,
+    pub faults: faults::settings::FaultsArgs,
 
     #[command(flatten)]
-    pub load: crate::suites::load::settings::LoadArgs,
+    pub load: load::settings::LoadArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -116,78 +116,45 @@ pub enum Command {
     },
 }
 
-/// The sizes and choices of one run, as recorded in results.json.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunSettings {
-    pub suites: Vec<SuiteName>,
-    pub clients: Vec<ClientName>,
-    pub quick: bool,
-    /// latency: un-timed calls per client before its first sample.
-    pub warmup_calls: u32,
-    /// Samples per latency client and per decode path and body.
-    pub samples: u32,
-    /// latency: calls per sample.
-    pub calls_per_sample: u32,
-    /// decode: the time one sample aims to take; the decodes per sample follow from a pilot.
-    pub decode_sample_ms: u32,
-    /// Where mock-rates ran: "child process" or the URL given.
-    pub mock: String,
-    /// Where the payment service ran: "child process" or the URL given.
-    pub api: String,
-    /// latency: the CPU the suite ran on (with its own mock-rates when the bench starts it);
-    /// `None` when not pinned.
-    pub latency_cpu: Option<usize>,
-    /// fanout: upstream latency, group sizes, repetitions.
-    #[serde(default)]
-    pub fanout: crate::suites::fanout::FanoutSettings,
-    /// faults: the faults injected, the service's timeout, the storm's size.
-    #[serde(default)]
-    pub faults: crate::suites::faults::FaultsSettings,
-    /// load: rate, duration, warm-up, capacity levels.
-    #[serde(default)]
-    pub load: crate::suites::load::settings::LoadSettings,
-}
-
-impl RunSettings {
-    pub fn from_cli(cli: &Cli) -> Self {
-        let (warmup, samples, iterations, decode_sample_ms) = if cli.quick {
-            (20, 5, 100, 10)
+/// The run's settings: every flag given, else its default (or `--quick`'s).
+pub fn resolve(cli: &Cli) -> RunSettings {
+    let (warmup, samples, iterations, decode_sample_ms) = if cli.quick {
+        (20, 5, 100, 10)
+    } else {
+        (200, 30, 1000, 50)
+    };
+    RunSettings {
+        suites: if cli.suites.is_empty() {
+            SuiteName::ALL.to_vec()
         } else {
-            (200, 30, 1000, 50)
-        };
-        Self {
-            suites: if cli.suites.is_empty() {
-                SuiteName::ALL.to_vec()
-            } else {
-                dedup(&cli.suites)
-            },
-            clients: if cli.clients.is_empty() {
-                ClientName::ALL.to_vec()
-            } else {
-                dedup(&cli.clients)
-            },
-            quick: cli.quick,
-            warmup_calls: cli.warmup.unwrap_or(warmup),
-            samples: cli.samples.unwrap_or(samples),
-            calls_per_sample: cli.iterations.unwrap_or(iterations),
-            decode_sample_ms,
-            mock: cli
-                .mock_url
-                .clone()
-                .unwrap_or_else(|| "child process".to_owned()),
-            api: cli
-                .api_url
-                .clone()
-                .unwrap_or_else(|| "child process".to_owned()),
-            latency_cpu: if cli.no_pin {
-                None
-            } else {
-                crate::affinity::latency_cpu().ok()
-            },
-            fanout: crate::suites::fanout::FanoutSettings::from_cli(cli),
-            faults: crate::suites::faults::FaultsSettings::from_cli(cli),
-            load: crate::suites::load::settings::LoadSettings::resolve(&cli.load, cli.quick),
-        }
+            dedup(&cli.suites)
+        },
+        clients: if cli.clients.is_empty() {
+            ClientName::ALL.to_vec()
+        } else {
+            dedup(&cli.clients)
+        },
+        quick: cli.quick,
+        warmup_calls: cli.warmup.unwrap_or(warmup),
+        samples: cli.samples.unwrap_or(samples),
+        calls_per_sample: cli.iterations.unwrap_or(iterations),
+        decode_sample_ms,
+        mock: cli
+            .mock_url
+            .clone()
+            .unwrap_or_else(|| "child process".to_owned()),
+        api: cli
+            .api_url
+            .clone()
+            .unwrap_or_else(|| "child process".to_owned()),
+        latency_cpu: if cli.no_pin {
+            None
+        } else {
+            crate::affinity::latency_cpu().ok()
+        },
+        fanout: fanout::settings::resolve(&cli.fanout, cli.quick),
+        faults: faults::settings::resolve(&cli.faults, cli.quick),
+        load: load::settings::resolve(&cli.load, cli.quick),
     }
 }
 
@@ -214,7 +181,7 @@ mod tests {
 
     #[test]
     fn defaults_quick_and_overrides() {
-        let defaults = RunSettings::from_cli(&Cli::parse_from(["bench"]));
+        let defaults = resolve(&Cli::parse_from(["bench"]));
         assert_eq!(defaults.suites, SuiteName::ALL.to_vec());
         assert_eq!(defaults.clients, ClientName::ALL.to_vec());
         assert_eq!(
@@ -225,7 +192,7 @@ mod tests {
             ),
             (200, 30, 1000)
         );
-        let quick = RunSettings::from_cli(&Cli::parse_from([
+        let quick = resolve(&Cli::parse_from([
             "bench",
             "--quick",
             "--samples",
@@ -244,6 +211,8 @@ mod tests {
         assert_eq!(quick.clients, vec![ClientName::Ureq, ClientName::Hyper]);
         assert!(Cli::try_parse_from(["bench", "--samples", "0"]).is_err());
         assert!(Cli::try_parse_from(["bench", "--clients", "curl"]).is_err());
+        assert!(Cli::try_parse_from(["bench", "--group-sizes", "0"]).is_err());
+        assert!(Cli::try_parse_from(["bench", "--upstream-latency-ms", "0"]).is_err());
     }
 
     #[test]

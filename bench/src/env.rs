@@ -1,96 +1,33 @@
-//! The environment printed above the tables: machine, OS, compiler, crate versions.
+//! Reading the environment of a run: machine, OS, compiler, crate versions.
 
 use std::fs;
 
-use serde::{Deserialize, Serialize};
+use crate::model::{CrateVersion, Environment};
 
-/// Where and with what a run was taken.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Environment {
-    pub bench_version: String,
-    /// When the run started, UTC, RFC 3339.
-    pub started_utc: String,
-    /// The distribution's PRETTY_NAME from /etc/os-release.
-    pub os: String,
-    /// Kernel name, release and machine, as `uname -srm` prints them.
-    pub kernel: String,
-    pub cpu_model: String,
-    pub logical_cores: usize,
-    /// Distinct (physical id, core id) pairs in /proc/cpuinfo, when it lists them.
-    pub physical_cores: Option<usize>,
-    /// /proc/loadavg's 1, 5 and 15 minute figures when the run started: other work on the
-    /// machine shows up as noise (wide Error, bimodal samples).
-    pub load_average: Option<String>,
-    pub rustc: String,
-    pub build_profile: String,
-    pub target: String,
-    /// Resolved versions of the compared crates, from the workspace's Cargo.lock.
-    pub crates: Vec<CrateVersion>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CrateVersion {
-    pub name: String,
-    pub version: String,
-}
-
-impl Environment {
-    /// Reads the machine's description; anything unreadable becomes "unknown".
-    pub fn collect(started_utc: String) -> Self {
-        let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let cpu = parse_cpuinfo(&cpuinfo);
-        let logical_cores =
-            std::thread::available_parallelism().map_or(cpu.logical.max(1), std::num::NonZero::get);
-        Self {
-            bench_version: env!("CARGO_PKG_VERSION").to_owned(),
-            started_utc,
-            os: fs::read_to_string("/etc/os-release")
-                .ok()
-                .and_then(|text| parse_os_release(&text))
-                .unwrap_or_else(|| std::env::consts::OS.to_owned()),
-            kernel: kernel(),
-            cpu_model: cpu.model.unwrap_or_else(|| "unknown CPU".to_owned()),
-            logical_cores,
-            physical_cores: cpu.physical,
-            load_average: fs::read_to_string("/proc/loadavg")
-                .ok()
-                .and_then(|text| parse_loadavg(&text)),
-            rustc: env!("BENCH_RUSTC_VERSION").to_owned(),
-            build_profile: env!("BENCH_BUILD_PROFILE").to_owned(),
-            target: env!("BENCH_TARGET").to_owned(),
-            crates: parse_crate_versions(env!("BENCH_CRATE_VERSIONS")),
-        }
-    }
-
-    /// The header's lines, without decoration.
-    pub fn header_lines(&self) -> Vec<String> {
-        let cores = match self.physical_cores {
-            Some(physical) => format!(
-                "{} logical and {physical} physical cores",
-                self.logical_cores
-            ),
-            None => format!("{} logical cores", self.logical_cores),
-        };
-        let crates = self
-            .crates
-            .iter()
-            .map(|entry| format!("{} {}", entry.name, entry.version))
-            .collect::<Vec<_>>()
-            .join(", ");
-        vec![
-            format!("bench {}, started {}", self.bench_version, self.started_utc),
-            format!("OS: {} ({})", self.os, self.kernel),
-            format!(
-                "CPU: {}, {cores}; load average at start {} (1, 5, 15 min)",
-                self.cpu_model,
-                self.load_average.as_deref().unwrap_or("unknown")
-            ),
-            format!(
-                "{}, {} build, {}",
-                self.rustc, self.build_profile, self.target
-            ),
-            format!("Crates: {crates}"),
-        ]
+/// Reads the machine's description; anything unreadable becomes "unknown".
+pub fn collect(started_utc: String) -> Environment {
+    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu = parse_cpuinfo(&cpuinfo);
+    let logical_cores =
+        std::thread::available_parallelism().map_or(cpu.logical.max(1), std::num::NonZero::get);
+    Environment {
+        bench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        started_utc,
+        os: fs::read_to_string("/etc/os-release")
+            .ok()
+            .and_then(|text| parse_os_release(&text))
+            .unwrap_or_else(|| std::env::consts::OS.to_owned()),
+        kernel: kernel(),
+        cpu_model: cpu.model.unwrap_or_else(|| "unknown CPU".to_owned()),
+        logical_cores,
+        physical_cores: cpu.physical,
+        load_average: fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|text| parse_loadavg(&text)),
+        rustc: env!("BENCH_RUSTC_VERSION").to_owned(),
+        build_profile: env!("BENCH_BUILD_PROFILE").to_owned(),
+        target: env!("BENCH_TARGET").to_owned(),
+        crates: parse_crate_versions(env!("BENCH_CRATE_VERSIONS")),
     }
 }
 
@@ -216,7 +153,7 @@ mod tests {
 
     #[test]
     fn the_build_script_found_the_clients() {
-        let env = Environment::collect("now".to_owned());
+        let env = collect("now".to_owned());
         let names: Vec<&str> = env.crates.iter().map(|c| c.name.as_str()).collect();
         for client in [
             "awc",

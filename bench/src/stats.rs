@@ -91,6 +91,13 @@ pub fn median(sorted: &[f64]) -> Option<f64> {
     }
 }
 
+/// The median of values in any order.
+pub fn median_of(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    median(&sorted)
+}
+
 /// The `p`-th percentile (0 < p <= 100) of sorted values by the nearest-rank method:
 /// the smallest value with at least p% of the values at or below it, always an observed value.
 pub fn percentile_nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
@@ -244,5 +251,13 @@ mod tests {
             (7.0, None, None)
         );
         assert_eq!(SampleSummary::of(&[]), None);
+    }
+
+    #[test]
+    fn median_of_unsorted_repetitions() {
+        assert_eq!(median_of(&[55.0, 51.0, 60.0]), Some(55.0));
+        assert_eq!(median_of(&[70.0, 50.0]), Some(60.0));
+        assert_eq!(median_of(&[52.5]), Some(52.5));
+        assert_eq!(median_of(&[]), None);
     }
 }

@@ -1,17 +1,13 @@
-//! The fanout suite's part of the report: a table per mode laid out like the reference's
-//! (rows = group size, columns = clients), the notes that explain it, and line charts of wall
-//! time against group size.
+//! The fanout suite's section: a table per mode laid out like the reference's (rows = group
+//! size, columns = clients), the notes that explain it, and the detail behind the charts.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
-use plotters::prelude::*;
-
-use crate::BenchError;
-use crate::clients::ClientName;
-use crate::report::json::Results;
-use crate::report::{Align, Table};
-use crate::suites::fanout::{FanoutMode, FanoutRow, FanoutSettings};
+use crate::model::{ClientName, FanoutMode, FanoutRow, FanoutSettings, Results};
+use crate::report::format::format_ms;
+use crate::report::section::{Part, Section};
+use crate::report::table::{Align, Table};
+use crate::stats::median_of;
 
 /// The reference (Spring + Feign against a ~360 ms API, Postman): group size, then sequential,
 /// Spring `@Async` and `AsyncFeign` wall times in ms.
@@ -33,14 +29,71 @@ const REFERENCE_LATENCY_MS: u64 = 360;
 /// An efficiency this far above 1 means the api's upstream did not have the added latency.
 const IMPLAUSIBLE_EFFICIENCY: f64 = 1.05;
 
-/// Milliseconds as the reference prints them: whole above 100 ms, one decimal below.
-pub fn format_ms(value: Option<f64>) -> String {
-    match value {
-        Some(value) if value.is_finite() && value.abs() >= 100.0 => format!("{value:.0} ms"),
-        Some(value) if value.is_finite() => format!("{value:.1} ms"),
-        _ => "NA".to_owned(),
+/// The section, when the suite ran; `charts` are the SVG files written beside report.md.
+pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
+    if results.fanout.is_empty() {
+        return None;
     }
+    let settings = &results.settings.fanout;
+    let mut section = Section::new("fanout").with(Part::Prose(format!(
+        "Groups of independent payments (1 EUR -> JPY each, one upstream call each) sent to \
+         `POST /payments/{{client}}/batch`, run one after another (`sequential`) or all at once \
+         (`concurrent`), against mock-rates with {} ms added to every upstream call{}. Like the \
+         reference (Spring + Feign against a ~360 ms API: sequential, `@Async`, `AsyncFeign`), \
+         rows are group sizes; columns here are the clients. **Ideal** is N upstream latencies \
+         in sequence and one overlapped (with jitter: N mean draws, or the expected slowest of \
+         N); **efficiency** = ideal / wall, so 1.00 is perfect overlap and its inverse is the \
+         wall time in ideals.",
+        settings.upstream_latency_ms,
+        if settings.upstream_jitter_ms > 0 {
+            format!(" plus 0..={} ms of jitter", settings.upstream_jitter_ms)
+        } else {
+            String::new()
+        }
+    )));
+    for table in tables(results) {
+        section = section.with(Part::Table(table));
+    }
+    if shows_reference(settings) {
+        section = section.with(Part::Prose(reference_note()));
+    }
+    Some(
+        section
+            .with_notes(notes(results))
+            .with(Part::Prose(HOW_MEASURED.to_owned()))
+            .with(Part::DetailTable(detail_table(&results.fanout)))
+            .with_charts(charts, "fanout"),
+    )
 }
+
+/// What the reference's figures are, and why its sequential column is lower than ours.
+fn reference_note() -> String {
+    let mut note = "The `ref:` columns are the reference's figures (a public API measured with \
+        Postman over the internet; Java thread pools): context, not a like-for-like run."
+        .to_owned();
+    let per_call = |(size, sequential, _, _): (u32, u32, u32, u32)| sequential / size;
+    if let (Some(&first), Some(&last)) = (REFERENCE_360MS.first(), REFERENCE_360MS.last()) {
+        let _ = write!(
+            note,
+            " Its sequential column implies {} ms per request at {} and {} ms at {}, so its API \
+             did not answer in a steady 360 ms; here every call gets the same added latency.",
+            per_call(first),
+            first.0,
+            per_call(last),
+            last.0
+        );
+    }
+    note
+}
+
+const HOW_MEASURED: &str = "Each client runs as one block: an un-timed warm-up group \
+    (concurrent, the largest size), its concurrent groups, then its sequential ones. Every batch \
+    is awaited and checked: status 200, the right client and mode, every payment converted; a \
+    batch with a failed payment is counted in Failures and not timed. **Wall (api)** is the \
+    api's `wall_time_ms` (first upstream call started to last finished); **Request (bench)** is \
+    the bench's time around the whole HTTP exchange. **Upstream calls** and **Connections** are \
+    what mock-rates counted during a row's batches: one call per payment, and the TCP \
+    connections the api's pool opened.";
 
 /// The clients of the run that have fanout rows, in the run's order.
 fn clients(results: &Results) -> Vec<ClientName> {
@@ -49,21 +102,11 @@ fn clients(results: &Results) -> Vec<ClientName> {
         .clients
         .iter()
         .copied()
-        .filter(|client| {
-            results
-                .fanout
-                .iter()
-                .any(|row| row.client == client.as_str())
-        })
+        .filter(|client| results.fanout.iter().any(|row| row.client == *client))
         .collect()
 }
 
-fn find<'a>(
-    rows: &'a [FanoutRow],
-    client: &str,
-    mode: FanoutMode,
-    size: u32,
-) -> Option<&'a FanoutRow> {
+fn find(rows: &[FanoutRow], client: ClientName, mode: FanoutMode, size: u32) -> Option<&FanoutRow> {
     rows.iter()
         .find(|row| row.client == client && row.mode == mode && row.group_size == size)
 }
@@ -80,21 +123,13 @@ fn shows_reference(settings: &FanoutSettings) -> bool {
     settings.upstream_latency_ms == REFERENCE_LATENCY_MS && settings.upstream_jitter_ms == 0
 }
 
-/// A group larger than the client's overlap cap needs more than one round of upstream calls.
-fn over_cap(row: &FanoutRow) -> bool {
-    row.mode == FanoutMode::Concurrent
-        && row
-            .overlap_cap()
-            .is_some_and(|cap| u64::from(row.group_size) > cap)
-}
-
 /// "51.2 ms (0.98)", with a `*` over the overlap cap and the failures when there were any.
 fn cell(row: &FanoutRow) -> String {
     let mut text = format_ms(row.wall_ms_median);
     if let Some(efficiency) = row.efficiency {
         let _ = write!(text, " ({efficiency:.2})");
     }
-    if over_cap(row) {
+    if row.over_cap() {
         text.push('*');
     }
     if row.failures > 0 {
@@ -105,7 +140,7 @@ fn cell(row: &FanoutRow) -> String {
 
 /// One table per mode: rows are group sizes, columns the clients (and, at 360 ms, the
 /// reference's figures).
-pub fn tables(results: &Results) -> Vec<Table> {
+fn tables(results: &Results) -> Vec<Table> {
     let settings = &results.settings.fanout;
     let clients = clients(results);
     let reference = shows_reference(settings);
@@ -131,8 +166,7 @@ pub fn tables(results: &Results) -> Vec<Table> {
                         .map(|row| row.ideal_ms);
                     let mut cells = vec![format!("{size} requests"), format_ms(ideal)];
                     cells.extend(clients.iter().map(|client| {
-                        find(&results.fanout, client.as_str(), mode, size)
-                            .map_or_else(String::new, cell)
+                        find(&results.fanout, *client, mode, size).map_or_else(String::new, cell)
                     }));
                     if reference {
                         let figures = REFERENCE_360MS.iter().find(|figures| figures.0 == size);
@@ -166,7 +200,7 @@ pub fn tables(results: &Results) -> Vec<Table> {
 }
 
 /// Every row, every figure: the table behind the charts.
-pub fn detail_table(rows: &[FanoutRow]) -> Table {
+fn detail_table(rows: &[FanoutRow]) -> Table {
     use Align::{Left, Right};
     Table {
         title: "fanout: every row".to_owned(),
@@ -188,7 +222,7 @@ pub fn detail_table(rows: &[FanoutRow]) -> Table {
             .map(|row| {
                 let unknown = || "?".to_owned();
                 vec![
-                    row.client.clone(),
+                    row.client.to_string(),
                     row.mode.as_str().to_owned(),
                     row.group_size.to_string(),
                     row.repetitions.to_string(),
@@ -210,7 +244,7 @@ pub fn detail_table(rows: &[FanoutRow]) -> Table {
 
 /// What a reader needs beside the tables: the largest group's verdict, the overlap caps, the
 /// bench's own view of the time, the repetitions, and every failure.
-pub fn notes(results: &Results) -> Vec<String> {
+fn notes(results: &Results) -> Vec<String> {
     let rows = &results.fanout;
     let settings = &results.settings.fanout;
     let clients = clients(results);
@@ -219,11 +253,11 @@ pub fn notes(results: &Results) -> Vec<String> {
         let multiples: Vec<String> = clients
             .iter()
             .filter_map(|client| {
-                let row = find(rows, client.as_str(), FanoutMode::Concurrent, largest)?;
+                let row = find(rows, *client, FanoutMode::Concurrent, largest)?;
                 let times = row.wall_ms_median? / settings.upstream_latency_ms as f64;
                 Some(format!(
                     "{client} {times:.2}x{}",
-                    if over_cap(row) { "*" } else { "" }
+                    if row.over_cap() { "*" } else { "" }
                 ))
             })
             .collect();
@@ -238,8 +272,8 @@ pub fn notes(results: &Results) -> Vec<String> {
         let speedups: Vec<String> = clients
             .iter()
             .filter_map(|client| {
-                let sequential = find(rows, client.as_str(), FanoutMode::Sequential, largest)?;
-                let concurrent = find(rows, client.as_str(), FanoutMode::Concurrent, largest)?;
+                let sequential = find(rows, *client, FanoutMode::Sequential, largest)?;
+                let concurrent = find(rows, *client, FanoutMode::Concurrent, largest)?;
                 let speedup = sequential.wall_ms_median? / concurrent.wall_ms_median?;
                 Some(format!("{client} {speedup:.1}x"))
             })
@@ -257,10 +291,10 @@ pub fn notes(results: &Results) -> Vec<String> {
         .filter_map(|client| {
             let differences: Vec<f64> = rows
                 .iter()
-                .filter(|row| row.client == client.as_str())
+                .filter(|row| row.client == *client)
                 .filter_map(|row| Some(row.request_ms_median? - row.wall_ms_median?))
                 .collect();
-            let median = crate::suites::fanout::median_of(&differences)?;
+            let median = median_of(&differences)?;
             Some(format!("{client} {median:+.1} ms"))
         })
         .collect();
@@ -307,7 +341,7 @@ pub fn notes(results: &Results) -> Vec<String> {
 fn caps_note(rows: &[FanoutRow], clients: &[ClientName]) -> String {
     let mut parts = Vec::new();
     for client in clients {
-        let Some(row) = rows.iter().find(|row| row.client == client.as_str()) else {
+        let Some(row) = rows.iter().find(|row| row.client == *client) else {
             continue;
         };
         let part = match (row.max_connections, row.blocking_threads, row.overlap_cap()) {
@@ -325,7 +359,7 @@ fn caps_note(rows: &[FanoutRow], clients: &[ClientName]) -> String {
          on one worker): {}.",
         parts.join("; ")
     );
-    if rows.iter().any(over_cap) {
+    if rows.iter().any(FanoutRow::over_cap) {
         note.push_str(
             " * marks a group larger than its client's cap: its calls run in ceil(N / cap) \
              rounds, so the best it can do is that many upstream latencies.",
@@ -334,356 +368,23 @@ fn caps_note(rows: &[FanoutRow], clients: &[ClientName]) -> String {
     note
 }
 
-/// The fanout tables and notes for the terminal.
-pub fn terminal_section(results: &Results) -> String {
-    let mut out = String::new();
-    if results.fanout.is_empty() {
-        return out;
-    }
-    for table in tables(results) {
-        let _ = write!(out, "\n{}\n\n{}", table.title, table.render());
-    }
-    out.push('\n');
-    for note in notes(results) {
-        let _ = writeln!(out, "{note}");
-    }
-    out
-}
-
-/// The fanout section of report.md; `charts` are every chart file written beside it.
-pub fn markdown_section(results: &Results, charts: &[String]) -> String {
-    let mut out = String::new();
-    if results.fanout.is_empty() {
-        return out;
-    }
-    let settings = &results.settings.fanout;
-    let _ = write!(
-        out,
-        "\n## fanout\n\nGroups of independent payments (1 EUR -> JPY each, one upstream call \
-         each) sent to `POST /payments/{{client}}/batch`, run one after another (`sequential`) \
-         or all at once (`concurrent`), against mock-rates with {} ms added to every upstream \
-         call{}. Like the reference (Spring + Feign against a ~360 ms API: sequential, `@Async`, \
-         `AsyncFeign`), rows are group sizes; columns here are the clients. **Ideal** is N \
-         upstream latencies in sequence and one overlapped (with jitter: N mean draws, or the \
-         expected slowest of N); **efficiency** = ideal / wall, so 1.00 is perfect overlap \
-         and its inverse is the wall time in ideals.\n",
-        settings.upstream_latency_ms,
-        if settings.upstream_jitter_ms > 0 {
-            format!(" plus 0..={} ms of jitter", settings.upstream_jitter_ms)
-        } else {
-            String::new()
-        }
-    );
-    for table in tables(results) {
-        let _ = write!(out, "\n### {}\n\n{}", table.title, table.render());
-    }
-    if shows_reference(settings) {
-        out.push_str(
-            "\nThe `ref:` columns are the reference's figures (a public API measured with \
-             Postman over the internet; Java thread pools): context, not a like-for-like run.",
-        );
-        let per_call = |(size, sequential, _, _): (u32, u32, u32, u32)| sequential / size;
-        if let (Some(&first), Some(&last)) = (REFERENCE_360MS.first(), REFERENCE_360MS.last()) {
-            let _ = write!(
-                out,
-                " Its sequential column implies {} ms per request at {} and {} ms at {}, so its \
-                 API did not answer in a steady 360 ms; here every call gets the same added \
-                 latency.",
-                per_call(first),
-                first.0,
-                per_call(last),
-                last.0
-            );
-        }
-        out.push('\n');
-    }
-    out.push('\n');
-    for note in notes(results) {
-        let _ = writeln!(out, "- {note}");
-    }
-    out.push_str(
-        "\nEach client runs as one block: an un-timed warm-up group (concurrent, the largest \
-         size), its concurrent groups, then its sequential ones. Every batch is awaited and \
-         checked: status 200, the right client and mode, every payment converted; a batch with \
-         a failed payment is counted in Failures and not timed. **Wall (api)** is the api's \
-         `wall_time_ms` (first upstream call started to last finished); **Request (bench)** is \
-         the bench's time around the whole HTTP exchange. **Upstream calls** and \
-         **Connections** are what mock-rates counted during a row's batches: one call per \
-         payment, and the TCP connections the api's pool opened.\n",
-    );
-    let detail = detail_table(&results.fanout);
-    let _ = write!(out, "\n### {}\n\n{}", detail.title, detail.render());
-    let mine: Vec<&String> = charts
-        .iter()
-        .filter(|name| name.starts_with("fanout"))
-        .collect();
-    if !mine.is_empty() {
-        out.push('\n');
-        for name in mine {
-            let _ = writeln!(out, "![{name}]({name})");
-        }
-    }
-    out
-}
-
-/// One line of a chart: a label and its (group size, ms) points.
-struct Line {
-    label: String,
-    color: RGBColor,
-    dashed: bool,
-    points: Vec<(u32, f64)>,
-}
-
-const PALETTE: [RGBColor; 5] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-];
-const IDEAL_COLOR: RGBColor = RGBColor(120, 120, 120);
-
-/// Writes `fanout_wall_time.svg` (both modes, logarithmic time axis) and
-/// `fanout_concurrent.svg` (concurrent only, linear, where the clients differ); the file names.
-pub fn write_charts(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
-    if results.fanout.is_empty() {
-        return Ok(Vec::new());
-    }
-    let clients = clients(results);
-    let lines_for = |mode: FanoutMode, suffix: bool| -> Vec<Line> {
-        let mut lines: Vec<Line> = clients
-            .iter()
-            .enumerate()
-            .map(|(index, client)| Line {
-                label: if suffix {
-                    format!("{client} {}", mode.as_str())
-                } else {
-                    client.as_str().to_owned()
-                },
-                color: PALETTE[index % PALETTE.len()],
-                dashed: mode == FanoutMode::Sequential,
-                points: results
-                    .fanout
-                    .iter()
-                    .filter(|row| row.client == client.as_str() && row.mode == mode)
-                    .filter_map(|row| Some((row.group_size, row.wall_ms_median?)))
-                    .collect(),
-            })
-            .collect();
-        lines.push(Line {
-            label: format!("ideal {}", mode.as_str()),
-            color: IDEAL_COLOR,
-            dashed: true,
-            points: sizes(&results.fanout)
-                .into_iter()
-                .filter_map(|size| {
-                    let row = results
-                        .fanout
-                        .iter()
-                        .find(|row| row.mode == mode && row.group_size == size)?;
-                    Some((size, row.ideal_ms))
-                })
-                .collect(),
-        });
-        lines.retain(|line| !line.points.is_empty());
-        lines
-    };
-    let latency = results.settings.fanout.upstream_latency_ms;
-    let mut written = Vec::new();
-
-    let mut both = lines_for(FanoutMode::Sequential, true);
-    both.extend(lines_for(FanoutMode::Concurrent, true));
-    if !both.is_empty() {
-        let name = "fanout_wall_time.svg";
-        line_chart(
-            &dir.join(name),
-            &format!("Wall time of a group, upstream latency {latency} ms (sequential dashed)"),
-            true,
-            &both,
-        )?;
-        written.push(name.to_owned());
-    }
-    let mut concurrent = lines_for(FanoutMode::Concurrent, false);
-    // A client whose overlap cap falls inside the chart gets a vertical line there.
-    let top = concurrent
-        .iter()
-        .flat_map(|line| line.points.iter().map(|point| point.1))
-        .fold(0.0_f64, f64::max);
-    let largest = sizes(&results.fanout).last().copied().unwrap_or(0);
-    for (index, client) in clients.iter().enumerate() {
-        let cap = results
-            .fanout
-            .iter()
-            .find(|row| row.client == client.as_str())
-            .and_then(FanoutRow::overlap_cap)
-            .and_then(|cap| u32::try_from(cap).ok())
-            .filter(|&cap| cap < largest);
-        if let Some(cap) = cap {
-            concurrent.push(Line {
-                label: format!("{client}'s overlap cap ({cap})"),
-                color: PALETTE[index % PALETTE.len()],
-                dashed: true,
-                points: vec![(cap, 0.0), (cap, top)],
-            });
-        }
-    }
-    if !concurrent.is_empty() {
-        let name = "fanout_concurrent.svg";
-        line_chart(
-            &dir.join(name),
-            &format!("Concurrent groups: wall time, upstream latency {latency} ms"),
-            false,
-            &concurrent,
-        )?;
-        written.push(name.to_owned());
-    }
-    Ok(written)
-}
-
-fn line_chart(
-    path: &Path,
-    title: &str,
-    logarithmic: bool,
-    lines: &[Line],
-) -> Result<(), BenchError> {
-    let chart_error =
-        |error: &dyn std::fmt::Display| BenchError::Chart(format!("{}: {error}", path.display()));
-    let values = || {
-        lines
-            .iter()
-            .flat_map(|line| line.points.iter().map(|point| point.1))
-    };
-    let top = values().fold(0.0_f64, f64::max).max(1.0);
-    let bottom = values().filter(|value| *value > 0.0).fold(top, f64::min);
-    let x_max = lines
-        .iter()
-        .flat_map(|line| line.points.iter().map(|point| point.0))
-        .max()
-        .unwrap_or(1);
-    let x_range = 0..x_max + x_max.div_ceil(20).max(1);
-
-    let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| chart_error(&e))?;
-    let caption = |builder: &mut ChartBuilder<'_, '_, SVGBackend<'_>>| {
-        builder
-            .caption(title, ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(44)
-            .y_label_area_size(80);
-    };
-    let y_label = |value: &f64| format!("{value:.0}");
-    let style = |line: &Line| line.color.stroke_width(2);
-    macro_rules! draw {
-        ($chart:expr) => {{
-            let mut chart = $chart;
-            chart
-                .configure_mesh()
-                .x_desc("requests in the group")
-                .y_desc("wall time, ms")
-                .y_label_formatter(&y_label)
-                .label_style(("sans-serif", 15))
-                .draw()
-                .map_err(|e| chart_error(&e))?;
-            for line in lines {
-                let color = line.color;
-                // Two strokes for a dashed line, one for a solid one.
-                let gap = if line.dashed { (8, 12) } else { (10, 10) };
-                let legend = move |(x, y): (i32, i32)| {
-                    EmptyElement::at((x, y))
-                        + PathElement::new(vec![(0, 0), (gap.0, 0)], color.stroke_width(2))
-                        + PathElement::new(vec![(gap.1, 0), (20, 0)], color.stroke_width(2))
-                };
-                if line.dashed {
-                    chart
-                        .draw_series(DashedLineSeries::new(
-                            line.points.iter().copied(),
-                            6,
-                            4,
-                            style(line),
-                        ))
-                        .map_err(|e| chart_error(&e))?
-                        .label(line.label.clone())
-                        .legend(legend);
-                } else {
-                    chart
-                        .draw_series(
-                            LineSeries::new(line.points.iter().copied(), style(line)).point_size(3),
-                        )
-                        .map_err(|e| chart_error(&e))?
-                        .label(line.label.clone())
-                        .legend(legend);
-                }
-            }
-            chart
-                .configure_series_labels()
-                .position(legend_position(logarithmic))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 14))
-                .draw()
-                .map_err(|e| chart_error(&e))?;
-        }};
-    }
-    let mut builder = ChartBuilder::on(&root);
-    caption(&mut builder);
-    if logarithmic {
-        draw!(
-            builder
-                .build_cartesian_2d(
-                    x_range,
-                    (bottom / 1.5..top * 1.5)
-                        .log_scale()
-                        .with_key_points(one_two_five(bottom / 1.5, top * 1.5)),
-                )
-                .map_err(|e| chart_error(&e))?
-        );
-    } else {
-        draw!(
-            builder
-                .build_cartesian_2d(x_range, 0.0..top * 1.15)
-                .map_err(|e| chart_error(&e))?
-        );
-    }
-    root.present().map_err(|e| chart_error(&e))?;
-    Ok(())
-}
-
-/// Where the legend hides no line: on the logarithmic chart sequential lines fill the upper
-/// left and concurrent ones the bottom, leaving the middle right free.
-fn legend_position(logarithmic: bool) -> SeriesLabelPosition {
-    if logarithmic {
-        SeriesLabelPosition::MiddleRight
-    } else {
-        SeriesLabelPosition::UpperLeft
-    }
-}
-
-/// The 1-2-5 steps (1, 2, 5, 10, 20, ...) within `low..=high`: ticks for a logarithmic axis.
-fn one_two_five(low: f64, high: f64) -> Vec<f64> {
-    let mut ticks = Vec::new();
-    let mut decade = 10_f64.powf(low.max(f64::MIN_POSITIVE).log10().floor());
-    while decade <= high {
-        for step in [1.0, 2.0, 5.0] {
-            let tick = decade * step;
-            if (low..=high).contains(&tick) {
-                ticks.push(tick);
-            }
-        }
-        decade *= 10.0;
-    }
-    ticks
-}
-
+/// Fanout results for tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cli::{Cli, RunSettings};
-    use crate::env::Environment;
+pub mod test_rows {
     use clap::Parser as _;
 
-    fn row(client: &str, mode: FanoutMode, size: u32, wall: f64, ideal: f64) -> FanoutRow {
+    use crate::cli::Cli;
+    use crate::model::{ClientName, FanoutMode, FanoutRow, Results};
+
+    pub fn row(
+        client: ClientName,
+        mode: FanoutMode,
+        size: u32,
+        wall: f64,
+        ideal: f64,
+    ) -> FanoutRow {
         FanoutRow {
-            client: client.to_owned(),
+            client,
             mode,
             group_size: size,
             repetitions: 1,
@@ -695,14 +396,14 @@ mod tests {
             upstream_calls: Some(u64::from(size)),
             connections_opened: Some(1),
             max_connections: Some(100),
-            blocking_threads: (client == "ureq").then_some(64),
+            blocking_threads: (client == ClientName::Ureq).then_some(64),
             wall_ms: vec![wall],
             request_ms: vec![wall + 1.0],
             first_error: None,
         }
     }
 
-    fn results(latency: &str) -> Results {
+    pub fn results(latency: &str) -> Results {
         let cli = Cli::parse_from([
             "bench",
             "--suite",
@@ -715,25 +416,43 @@ mod tests {
             latency,
         ]);
         let mut results = Results::new(
-            Environment::collect("2026-01-01T00:00:00Z".to_owned()),
-            RunSettings::from_cli(&cli),
+            crate::env::collect("2026-01-01T00:00:00Z".to_owned()),
+            crate::cli::resolve(&cli),
         );
         results.fanout = vec![
-            row("hyper", FanoutMode::Concurrent, 5, 361.0, 360.0),
-            row("hyper", FanoutMode::Concurrent, 70, 372.0, 360.0),
-            row("hyper", FanoutMode::Sequential, 5, 1805.0, 1800.0),
-            row("hyper", FanoutMode::Sequential, 70, 25_270.0, 25_200.0),
-            row("ureq", FanoutMode::Concurrent, 5, 362.0, 360.0),
-            row("ureq", FanoutMode::Concurrent, 70, 730.0, 360.0),
-            row("ureq", FanoutMode::Sequential, 5, 1806.0, 1800.0),
+            row(ClientName::Hyper, FanoutMode::Concurrent, 5, 361.0, 360.0),
+            row(ClientName::Hyper, FanoutMode::Concurrent, 70, 372.0, 360.0),
+            row(ClientName::Hyper, FanoutMode::Sequential, 5, 1805.0, 1800.0),
+            row(
+                ClientName::Hyper,
+                FanoutMode::Sequential,
+                70,
+                25_270.0,
+                25_200.0,
+            ),
+            row(ClientName::Ureq, FanoutMode::Concurrent, 5, 362.0, 360.0),
+            row(ClientName::Ureq, FanoutMode::Concurrent, 70, 730.0, 360.0),
+            row(ClientName::Ureq, FanoutMode::Sequential, 5, 1806.0, 1800.0),
             FanoutRow {
                 failures: 3,
                 first_error: Some("payment 2: status 503".to_owned()),
-                ..row("ureq", FanoutMode::Sequential, 70, 25_300.0, 25_200.0)
+                ..row(
+                    ClientName::Ureq,
+                    FanoutMode::Sequential,
+                    70,
+                    25_300.0,
+                    25_200.0,
+                )
             },
         ];
         results
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_rows::results;
+    use super::*;
 
     #[test]
     fn a_table_per_mode_like_the_reference() {
@@ -789,44 +508,5 @@ mod tests {
             "{all}"
         );
         assert!(!all.contains("Warning"), "{all}");
-    }
-
-    #[test]
-    fn writes_both_charts_and_links_them() {
-        let results = results("360");
-        let dir = std::env::temp_dir().join(format!("bench-fanout-svg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let charts = write_charts(&results, &dir).unwrap();
-        assert_eq!(charts, ["fanout_wall_time.svg", "fanout_concurrent.svg"]);
-        let svg = std::fs::read_to_string(dir.join("fanout_wall_time.svg")).unwrap();
-        for text in [
-            "hyper concurrent",
-            "ureq sequential",
-            "ideal concurrent",
-            "wall time, ms",
-        ] {
-            assert!(svg.contains(text), "{text} missing");
-        }
-        // ureq's cap (64) is inside the chart's groups (up to 70); SVG escapes the apostrophe.
-        let concurrent = std::fs::read_to_string(dir.join("fanout_concurrent.svg")).unwrap();
-        assert!(concurrent.contains("ureq&apos;s overlap cap (64)"));
-        let section = markdown_section(&results, &charts);
-        assert!(section.contains("![fanout_concurrent.svg](fanout_concurrent.svg)"));
-        assert!(section.contains("### fanout: every row"));
-        assert!(section.contains("implies 472 ms per request at 5 and 213 ms at 70"));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn log_ticks_step_one_two_five() {
-        assert_eq!(one_two_five(13.0, 600.0), [20.0, 50.0, 100.0, 200.0, 500.0]);
-        assert_eq!(one_two_five(1.0, 10.0), [1.0, 2.0, 5.0, 10.0]);
-    }
-
-    #[test]
-    fn formats_milliseconds_like_the_reference() {
-        assert_eq!(format_ms(Some(14_940.4)), "14940 ms");
-        assert_eq!(format_ms(Some(51.25)), "51.2 ms");
-        assert_eq!(format_ms(None), "NA");
     }
 }

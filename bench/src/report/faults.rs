@@ -4,12 +4,40 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::clients::ClientName;
-use crate::report::json::Results;
-use crate::report::{Align, Table};
-use crate::suites::faults::{FaultCase, FaultRow, FdCheck, KIND_OK, REUSE_PAYMENTS};
+use application::RatesErrorKind;
 
-const REUSE_PAYMENTS_PER_CLIENT: u64 = REUSE_PAYMENTS as u64;
+use crate::model::{
+    ClientName, FaultCase, FaultRow, FdCheck, PaymentOutcome, REUSE_PAYMENTS, Results,
+};
+use crate::report::format::format_ms;
+use crate::report::section::{Part, Section};
+use crate::report::table::{Align, Table};
+
+/// The section, when the suite ran.
+pub fn section(results: &Results) -> Option<Section> {
+    if results.faults.is_empty() {
+        return None;
+    }
+    let mut section = Section::new("faults")
+        .with(Part::Table(matrix_table(&results.faults)))
+        .with(Part::Text(LEGEND.to_owned()));
+    if let Some(check) = &results.fd_check {
+        section = section
+            .with(Part::Table(fd_table(check)))
+            .with(Part::Prose(format!(
+                "Counted in `/proc/<pid>/fd` of the suite's api child: before the matrix; right \
+                 after the storm (payments from every client at once, the faults in turn, the \
+                 clean round last so that the pools end up full); after idling until the count \
+                 is back to where it started or the api's idle timeout + 1.5 s has passed \
+                 (mock-rates closes idle connections after 5 s); and after {REUSE_PAYMENTS} \
+                 clean payments per client, one client after another. CLOSE_WAIT counts the \
+                 api's TCP sockets whose peer has closed and the api has not: a pool's dead idle \
+                 connections. The bench's own connections to the api close after each payment, \
+                 so they do not count."
+            )));
+    }
+    Some(section.with_notes(notes(&results.faults, results.fd_check.as_ref())))
+}
 
 /// Suffix of a cell whose kind is not the expected one or not the other clients' one.
 const ODD: &str = " !";
@@ -18,73 +46,56 @@ const ODD: &str = " !";
 fn clients(rows: &[FaultRow]) -> Vec<ClientName> {
     let mut clients = Vec::new();
     for row in rows {
-        if let Some(client) = ClientName::ALL
-            .into_iter()
-            .find(|client| client.as_str() == row.client)
-            && !clients.contains(&client)
-        {
-            clients.push(client);
+        if !clients.contains(&row.client) {
+            clients.push(row.client);
         }
     }
     clients
 }
 
 /// The faults of the matrix, in the order their rows came.
-fn faults(rows: &[FaultRow]) -> Vec<&str> {
-    let mut faults: Vec<&str> = Vec::new();
+fn faults(rows: &[FaultRow]) -> Vec<FaultCase> {
+    let mut faults = Vec::new();
     for row in rows {
-        if !faults.contains(&row.fault.as_str()) {
-            faults.push(&row.fault);
+        if !faults.contains(&row.fault) {
+            faults.push(row.fault);
         }
     }
     faults
 }
 
-fn description(fault: &str) -> &str {
-    FaultCase::from_name(fault).map_or(fault, |case| case.description())
-}
-
-/// Whole milliseconds from 10 ms up, one decimal below.
-fn format_ms(value: f64) -> String {
-    if value >= 10.0 {
-        format!("{value:.0} ms")
-    } else {
-        format!("{value:.1} ms")
-    }
-}
-
 /// The kind most clients got for one fault (ties go to the expected kind, then to the first).
-fn usual_kind<'a>(cells: &[&'a FaultRow]) -> Option<&'a str> {
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+fn usual_kind<'a>(cells: &[&'a FaultRow]) -> Option<&'a PaymentOutcome> {
+    let mut counts: HashMap<&PaymentOutcome, usize> = HashMap::new();
     for cell in cells {
-        *counts.entry(cell.kind.as_str()).or_default() += 1;
+        *counts.entry(&cell.kind).or_default() += 1;
     }
     let most = counts.values().copied().max()?;
-    let expected = cells.first().map(|cell| cell.expected_kind.as_str());
+    let expected = cells.first().map(|cell| &cell.expected_kind);
     if expected.is_some_and(|expected| counts.get(expected) == Some(&most)) {
         return expected;
     }
     cells
         .iter()
-        .map(|cell| cell.kind.as_str())
+        .map(|cell| &cell.kind)
         .find(|kind| counts.get(kind) == Some(&most))
 }
 
 /// Whether a cell stands out: hung, a kind other than expected, or other than the usual one.
-fn is_odd(cell: &FaultRow, usual: Option<&str>) -> bool {
-    cell.hung || cell.kind != cell.expected_kind || usual.is_some_and(|usual| cell.kind != usual)
+fn is_odd(cell: &FaultRow, usual: Option<&PaymentOutcome>) -> bool {
+    cell.hung || cell.kind != cell.expected_kind || usual.is_some_and(|usual| cell.kind != *usual)
 }
 
-fn cell_text(cell: &FaultRow, usual: Option<&str>) -> String {
+fn cell_text(cell: &FaultRow, usual: Option<&PaymentOutcome>) -> String {
     let mut text = if cell.hung {
-        format!("HUNG > {}", format_ms(cell.elapsed_ms))
+        format!("HUNG > {}", format_ms(Some(cell.elapsed_ms)))
     } else {
         format!(
             "{} {} {}",
             cell.status
                 .map_or_else(|| "-".to_owned(), |status| status.to_string()),
             cell.kind,
-            format_ms(cell.elapsed_ms)
+            format_ms(Some(cell.elapsed_ms))
         )
     };
     if !cell.hung && is_odd(cell, usual) {
@@ -105,7 +116,7 @@ fn timeouts(rows: &[FaultRow]) -> String {
     timeouts.join(", ")
 }
 
-pub fn matrix_table(rows: &[FaultRow]) -> Table {
+fn matrix_table(rows: &[FaultRow]) -> Table {
     let clients = clients(rows);
     let mut columns = vec![("Fault", Align::Left), ("Expected", Align::Left)];
     columns.extend(clients.iter().map(|client| (client.as_str(), Align::Left)));
@@ -124,11 +135,11 @@ pub fn matrix_table(rows: &[FaultRow]) -> Table {
                 let expected = cells.first().map_or_else(String::new, |cell| {
                     format!("{} {}", cell.expected_status, cell.expected_kind)
                 });
-                let mut line = vec![description(fault).to_owned(), expected];
+                let mut line = vec![fault.description().to_owned(), expected];
                 line.extend(clients.iter().map(|client| {
                     cells
                         .iter()
-                        .find(|cell| cell.client == client.as_str())
+                        .find(|cell| cell.client == *client)
                         .map_or_else(|| "-".to_owned(), |cell| cell_text(cell, usual))
                 }));
                 line
@@ -141,7 +152,7 @@ fn count(value: Option<u64>) -> String {
     value.map_or_else(|| "NA".to_owned(), |value| value.to_string())
 }
 
-pub fn fd_table(check: &FdCheck) -> Table {
+fn fd_table(check: &FdCheck) -> Table {
     use Align::{Left, Right};
     let difference = |open: Option<u64>| match (check.before, open) {
         (Some(before), Some(open)) => format!("{:+}", open.cast_signed() - before.cast_signed()),
@@ -192,15 +203,15 @@ const LEGEND: &str = "A cell is the api's status, the error kind its problem `ty
      time, one payment each.";
 
 /// What stands out: how late timeouts fired, odd cells, failed recoveries, the fd verdict.
-pub fn notes(rows: &[FaultRow], check: Option<&FdCheck>) -> Vec<String> {
+fn notes(rows: &[FaultRow], check: Option<&FdCheck>) -> Vec<String> {
     let mut notes = Vec::new();
     let mut fired = Vec::new();
     for client in clients(rows) {
         let elapsed: Vec<(f64, u64)> = rows
             .iter()
             .filter(|row| {
-                row.client == client.as_str()
-                    && row.kind == "timeout"
+                row.client == client
+                    && row.kind == PaymentOutcome::Failed(RatesErrorKind::Timeout)
                     && row.kind == row.expected_kind
             })
             .map(|row| (row.elapsed_ms, row.timeout_ms))
@@ -255,7 +266,7 @@ pub fn notes(rows: &[FaultRow], check: Option<&FdCheck>) -> Vec<String> {
     }
     if rows
         .iter()
-        .any(|row| row.kind == KIND_OK && row.expected_kind != KIND_OK)
+        .any(|row| row.kind == PaymentOutcome::Ok && row.expected_kind != PaymentOutcome::Ok)
     {
         notes.push("A fault that the api answered with a payment was not noticed.".to_owned());
     }
@@ -290,7 +301,7 @@ fn fd_verdict(check: &FdCheck) -> String {
         .collect();
     let reuse_ok = check.reuse_failures == 0;
     // Each clean payment may leave one live connection in a pool.
-    let live_bound = REUSE_PAYMENTS_PER_CLIENT * check.stale_by_client.len() as u64;
+    let live_bound = u64::from(REUSE_PAYMENTS) * check.stale_by_client.len() as u64;
     if after_idle <= before {
         let _ = write!(
             verdict,
@@ -327,73 +338,22 @@ fn fd_verdict(check: &FdCheck) -> String {
     verdict
 }
 
-/// The suite's tables and notes for the terminal; empty when the suite did not run.
-pub fn terminal_section(results: &Results) -> String {
-    let mut out = String::new();
-    if results.faults.is_empty() {
-        return out;
-    }
-    let table = matrix_table(&results.faults);
-    let _ = write!(out, "\n{}\n\n{}", table.title, table.render());
-    let _ = writeln!(out, "{LEGEND}");
-    if let Some(check) = &results.fd_check {
-        let table = fd_table(check);
-        let _ = write!(out, "\n{}\n\n{}", table.title, table.render());
-    }
-    for note in notes(&results.faults, results.fd_check.as_ref()) {
-        let _ = writeln!(out, "{note}");
-    }
-    out
-}
-
-/// The suite's section of report.md; empty when the suite did not run.
-pub fn markdown_section(results: &Results) -> String {
-    let mut out = String::new();
-    if results.faults.is_empty() {
-        return out;
-    }
-    let table = matrix_table(&results.faults);
-    let _ = write!(
-        out,
-        "\n## faults\n\n{}\n\n{}\n{LEGEND}\n",
-        table.title,
-        table.render()
-    );
-    if let Some(check) = &results.fd_check {
-        let table = fd_table(check);
-        let _ = write!(
-            out,
-            "\n### {}\n\n{}\nCounted in `/proc/<pid>/fd` of the suite's api child: before the \
-             matrix; right after the storm (payments from every client at once, the faults in \
-             turn, the clean round last so that the pools end up full); after idling until the \
-             count is back to where it started or the api's idle timeout + 1.5 s has passed \
-             (mock-rates closes idle connections after 5 s); and after {REUSE_PAYMENTS} clean \
-             payments per client, one client after another. CLOSE_WAIT counts the api's TCP \
-             sockets whose peer has closed and the api has not: a pool's dead idle connections. \
-             The bench's own connections to the api close after each payment, so they do not \
-             count.\n",
-            table.title,
-            table.render()
-        );
-    }
-    out.push('\n');
-    for note in notes(&results.faults, results.fd_check.as_ref()) {
-        let _ = writeln!(out, "- {note}");
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suites::faults::StaleConnections;
+    use crate::model::StaleConnections;
 
-    fn cell(client: &str, fault: &str, kind: &str, expected: &str) -> FaultRow {
+    fn cell(
+        client: ClientName,
+        fault: FaultCase,
+        kind: PaymentOutcome,
+        expected: PaymentOutcome,
+    ) -> FaultRow {
         FaultRow {
-            client: client.to_owned(),
-            fault: fault.to_owned(),
-            expected_kind: expected.to_owned(),
-            kind: kind.to_owned(),
+            client,
+            fault,
+            expected_kind: expected,
+            kind,
             expected_status: 502,
             status: Some(502),
             elapsed_ms: 3.25,
@@ -405,14 +365,34 @@ mod tests {
 
     #[test]
     fn marks_the_cell_that_differs() {
-        let mut hung = cell("awc", "hang", "hung", "timeout");
+        let mut hung = cell(
+            ClientName::Awc,
+            FaultCase::Hang,
+            PaymentOutcome::Hung,
+            PaymentOutcome::Failed(RatesErrorKind::Timeout),
+        );
         hung.hung = true;
         hung.status = None;
         hung.elapsed_ms = 5_500.0;
         let rows = vec![
-            cell("hyper", "reset", "connect", "connect"),
-            cell("isahc", "reset", "timeout", "connect"),
-            cell("hyper", "hang", "timeout", "timeout"),
+            cell(
+                ClientName::Hyper,
+                FaultCase::Reset,
+                PaymentOutcome::Failed(RatesErrorKind::Connect),
+                PaymentOutcome::Failed(RatesErrorKind::Connect),
+            ),
+            cell(
+                ClientName::Isahc,
+                FaultCase::Reset,
+                PaymentOutcome::Failed(RatesErrorKind::Timeout),
+                PaymentOutcome::Failed(RatesErrorKind::Connect),
+            ),
+            cell(
+                ClientName::Hyper,
+                FaultCase::Hang,
+                PaymentOutcome::Failed(RatesErrorKind::Timeout),
+                PaymentOutcome::Failed(RatesErrorKind::Timeout),
+            ),
             hung,
         ];
         let table = matrix_table(&rows);
@@ -425,8 +405,8 @@ mod tests {
             ["Fault", "Expected", "hyper", "isahc", "awc"]
         );
         assert_eq!(table.rows[0][0], "reset (RST)");
-        assert_eq!(table.rows[0][2], "502 connect 3.2 ms");
-        assert_eq!(table.rows[0][3], "502 timeout 3.2 ms !");
+        assert_eq!(table.rows[0][2], "502 connect 3.25 ms");
+        assert_eq!(table.rows[0][3], "502 timeout 3.25 ms !");
         assert_eq!(table.rows[1][4], "HUNG > 5500 ms");
         let notes = notes(&rows, None);
         assert!(
@@ -459,7 +439,7 @@ mod tests {
             close_wait_after_reuse: Some(0),
             reuse_failures: 0,
             stale_by_client: vec![StaleConnections {
-                client: "hyper".to_owned(),
+                client: ClientName::Hyper,
                 dropped: 0,
             }],
         };
@@ -468,7 +448,7 @@ mod tests {
         check.after_idle = Some(52);
         check.close_wait_after_idle = Some(12);
         check.stale_by_client.push(StaleConnections {
-            client: "awc".to_owned(),
+            client: ClientName::Awc,
             dropped: 12,
         });
         let verdict = fd_verdict(&check);

@@ -15,87 +15,35 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use domain::{Currency, CurrencyPair};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use crate::BenchError;
 use crate::alloc::AllocSnapshot;
-use crate::cli::RunSettings;
+use crate::error::BenchError;
+use crate::model::{DecodeBody, DecodeMethod, DecodeRow, RunSettings, SuiteName};
 use crate::stats::{SampleSummary, median, ratio_mean_sd};
-use crate::suites::{SuiteName, progress_bar};
+use crate::suites::progress::progress_bar;
 
-/// One way to decode the body.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DecodeMethod {
-    /// `rates_common::decode_quotes`: `from_slice` into borrowed types, exact decimal rates.
-    BorrowedTyped,
-    /// `from_slice` into owned types: `String` keys, `f64` rates.
-    OwnedTyped,
-    /// `from_slice` into `serde_json::Value`.
-    Value,
-    /// `from_reader` over the bytes into the owned types.
-    FromReader,
-    /// `String::from_utf8(body.to_vec())`, then `from_str` into the owned types.
-    TextThenParse,
-}
-
-impl DecodeMethod {
-    /// Every way, the ratio's baseline (the adapters' way) first.
-    pub const ALL: [DecodeMethod; 5] = [
-        DecodeMethod::BorrowedTyped,
-        DecodeMethod::OwnedTyped,
-        DecodeMethod::Value,
-        DecodeMethod::FromReader,
-        DecodeMethod::TextThenParse,
-    ];
-
-    /// The name in results.json.
-    pub fn id(self) -> &'static str {
-        match self {
-            DecodeMethod::BorrowedTyped => "borrowed_typed",
-            DecodeMethod::OwnedTyped => "owned_typed",
-            DecodeMethod::Value => "value",
-            DecodeMethod::FromReader => "from_reader",
-            DecodeMethod::TextThenParse => "text_then_parse",
-        }
-    }
-
-    /// What the way does, for the report.
-    pub fn description(self) -> &'static str {
-        match self {
-            DecodeMethod::BorrowedTyped => {
-                "from_slice into borrowed types, exact decimals (rates_common::decode_quotes, what the adapters use)"
-            }
-            DecodeMethod::OwnedTyped => "from_slice into owned types (String keys, f64 rates)",
-            DecodeMethod::Value => "from_slice into serde_json::Value",
-            DecodeMethod::FromReader => "from_reader over the bytes into the owned types",
-            DecodeMethod::TextThenParse => {
-                "String::from_utf8(body.to_vec()) then from_str into the owned types"
-            }
-        }
-    }
-
-    /// Decodes `body` and looks up every requested pair; the number of quotes found.
-    fn decode(self, body: &[u8], wanted: &Wanted) -> Result<usize, String> {
-        match self {
-            DecodeMethod::BorrowedTyped => rates_common::decode_quotes(body, &wanted.pairs)
-                .map(|quotes| black_box(quotes).len())
-                .map_err(|error| error.to_string()),
-            DecodeMethod::OwnedTyped => serde_json::from_slice::<OwnedBody>(body)
-                .map_err(|error| error.to_string())
-                .and_then(|decoded| decoded.lookup(wanted)),
-            DecodeMethod::Value => serde_json::from_slice::<serde_json::Value>(body)
-                .map_err(|error| error.to_string())
-                .and_then(|decoded| lookup_value(&decoded, wanted)),
-            DecodeMethod::FromReader => serde_json::from_reader::<_, OwnedBody>(body)
-                .map_err(|error| error.to_string())
-                .and_then(|decoded| decoded.lookup(wanted)),
-            DecodeMethod::TextThenParse => String::from_utf8(body.to_vec())
-                .map_err(|error| error.to_string())
-                .and_then(|text| {
-                    serde_json::from_str::<OwnedBody>(&text).map_err(|error| error.to_string())
-                })
-                .and_then(|decoded| decoded.lookup(wanted)),
-        }
+/// Decodes `body` and looks up every requested pair; the number of quotes found.
+fn decode(method: DecodeMethod, body: &[u8], wanted: &Wanted) -> Result<usize, String> {
+    match method {
+        DecodeMethod::BorrowedTyped => rates_common::decode_quotes(body, &wanted.pairs)
+            .map(|quotes| black_box(quotes).len())
+            .map_err(|error| error.to_string()),
+        DecodeMethod::OwnedTyped => serde_json::from_slice::<OwnedBody>(body)
+            .map_err(|error| error.to_string())
+            .and_then(|decoded| decoded.lookup(wanted)),
+        DecodeMethod::Value => serde_json::from_slice::<serde_json::Value>(body)
+            .map_err(|error| error.to_string())
+            .and_then(|decoded| lookup_value(&decoded, wanted)),
+        DecodeMethod::FromReader => serde_json::from_reader::<_, OwnedBody>(body)
+            .map_err(|error| error.to_string())
+            .and_then(|decoded| decoded.lookup(wanted)),
+        DecodeMethod::TextThenParse => String::from_utf8(body.to_vec())
+            .map_err(|error| error.to_string())
+            .and_then(|text| {
+                serde_json::from_str::<OwnedBody>(&text).map_err(|error| error.to_string())
+            })
+            .and_then(|decoded| decoded.lookup(wanted)),
     }
 }
 
@@ -159,8 +107,7 @@ fn lookup_value(value: &serde_json::Value, wanted: &Wanted) -> Result<usize, Str
 /// A Free Forex body to decode.
 #[derive(Debug)]
 pub struct Body {
-    /// "small" or "large".
-    pub name: &'static str,
+    pub name: DecodeBody,
     pub bytes: Vec<u8>,
     pub pairs: Vec<CurrencyPair>,
 }
@@ -172,13 +119,16 @@ pub fn bodies() -> Vec<Body> {
         .iter()
         .filter_map(|symbol| mock_rates::rate_text(symbol).map(|rate| (*symbol, rate)))
         .collect();
-    vec![body("small", &small), body("large", table)]
+    vec![
+        body(DecodeBody::Small, &small),
+        body(DecodeBody::Large, table),
+    ]
 }
 
 /// A realistic timestamp, in seconds as the real API sends it (2025-12-01T00:00:00Z).
 const TIMESTAMP: u64 = 1_764_547_200;
 
-fn body(name: &'static str, entries: &[(&str, &str)]) -> Body {
+fn body(name: DecodeBody, entries: &[(&str, &str)]) -> Body {
     let mut text = String::from("{\"rates\":{");
     let mut pairs = Vec::with_capacity(entries.len());
     for (index, (symbol, rate)) in entries.iter().enumerate() {
@@ -204,30 +154,6 @@ fn body(name: &'static str, entries: &[(&str, &str)]) -> Body {
     }
 }
 
-/// One way on one body, with its figures.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DecodeRow {
-    pub method: String,
-    pub body: String,
-    pub body_bytes: usize,
-    pub pairs: usize,
-    /// Mean of the sample means, nanoseconds per decode.
-    pub mean_ns: Option<f64>,
-    /// Half-width of the 99.9% confidence interval of `mean_ns`.
-    pub error_ns: Option<f64>,
-    pub stddev_ns: Option<f64>,
-    /// Median of the sample means (a sample is a batch, so single decodes are not timed).
-    pub median_ns: Option<f64>,
-    /// Mean of the per-sample ratios to `borrowed_typed` on the same body.
-    pub ratio: Option<f64>,
-    pub ratio_sd: Option<f64>,
-    pub allocs_per_op: f64,
-    pub bytes_per_op: f64,
-    pub decodes_per_sample: u64,
-    /// Each sample's mean in sample order: the raw observations behind Mean, Error and Ratio.
-    pub sample_means_ns: Vec<Option<f64>>,
-}
-
 struct Subject<'a> {
     method: DecodeMethod,
     body: &'a Body,
@@ -245,7 +171,7 @@ pub fn run(settings: &RunSettings) -> Result<Vec<DecodeRow>, BenchError> {
         .iter()
         .map(|body| Wanted {
             pairs: body.pairs.clone(),
-            symbols: body.pairs.iter().map(CurrencyPair::symbol).collect(),
+            symbols: body.pairs.iter().map(ToString::to_string).collect(),
         })
         .collect();
     let target = Duration::from_millis(u64::from(settings.decode_sample_ms));
@@ -259,7 +185,7 @@ pub fn run(settings: &RunSettings) -> Result<Vec<DecodeRow>, BenchError> {
     for (body, wanted) in bodies.iter().zip(&wanted) {
         for method in DecodeMethod::ALL {
             bar.set_message(format!("pilot {} {}", method.id(), body.name));
-            let found = method.decode(&body.bytes, wanted).map_err(|error| {
+            let found = decode(method, &body.bytes, wanted).map_err(|error| {
                 BenchError::Decode(format!("{} on {}: {error}", method.id(), body.name))
             })?;
             if found != body.pairs.len() {
@@ -317,7 +243,7 @@ pub fn run(settings: &RunSettings) -> Result<Vec<DecodeRow>, BenchError> {
         .iter()
         .map(|subject| {
             let baseline = subjects.iter().find(|other| {
-                other.method == DecodeMethod::BorrowedTyped && other.body.name == subject.body.name
+                other.method == DecodeMethod::BASELINE && other.body.name == subject.body.name
             });
             summarize(subject, baseline)
         })
@@ -329,7 +255,7 @@ fn time_batch(method: DecodeMethod, body: &[u8], wanted: &Wanted, decodes: u64) 
     let start = Instant::now();
     for _ in 0..decodes {
         // Hidden from the optimizer on both sides: the input may change, the output is used.
-        let _ = black_box(method.decode(black_box(body), black_box(wanted)));
+        let _ = black_box(decode(method, black_box(body), black_box(wanted)));
     }
     start.elapsed()
 }
@@ -364,8 +290,8 @@ fn summarize(subject: &Subject<'_>, baseline: Option<&Subject<'_>>) -> DecodeRow
         }
     };
     DecodeRow {
-        method: subject.method.id().to_owned(),
-        body: subject.body.name.to_owned(),
+        method: subject.method,
+        body: subject.body.name,
         body_bytes: subject.body.bytes.len(),
         pairs: subject.body.pairs.len(),
         mean_ns: summary.map(|s| s.mean),
@@ -396,11 +322,11 @@ mod tests {
             );
             let wanted = Wanted {
                 pairs: body.pairs.clone(),
-                symbols: body.pairs.iter().map(CurrencyPair::symbol).collect(),
+                symbols: body.pairs.iter().map(ToString::to_string).collect(),
             };
             for method in DecodeMethod::ALL {
                 assert_eq!(
-                    method.decode(&body.bytes, &wanted),
+                    decode(method, &body.bytes, &wanted),
                     Ok(body.pairs.len()),
                     "{} on {}",
                     method.id(),
@@ -413,7 +339,7 @@ mod tests {
     #[test]
     fn the_small_body_is_the_latency_calls_answer() {
         let small = &bodies()[0];
-        assert_eq!(small.name, "small");
+        assert_eq!(small.name, DecodeBody::Small);
         assert_eq!(
             String::from_utf8_lossy(&small.bytes),
             r#"{"rates":{"EURUSD":{"rate":1.16025,"timestamp":1764547200},"USDJPY":{"rate":156.4295,"timestamp":1764547200}},"code":200}"#
@@ -428,7 +354,7 @@ mod tests {
         };
         let body = br#"{"rates":{"GBPUSD":{"rate":1.3,"timestamp":1}},"code":200}"#;
         for method in DecodeMethod::ALL {
-            assert!(method.decode(body, &wanted).is_err(), "{}", method.id());
+            assert!(decode(method, body, &wanted).is_err(), "{}", method.id());
         }
     }
 }

@@ -7,56 +7,21 @@
 //! client gets its warm-up, then samples are interleaved (sample 1 of every client, then
 //! sample 2, ...) so that machine noise falls on all clients alike.
 
-use application::RatesProvider;
-use domain::{Currency, CurrencyPair};
-use rates_common::ClientSettings;
-use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
-use crate::BenchError;
-use crate::alloc::AllocSnapshot;
-use crate::cli::RunSettings;
-use crate::clients::ClientName;
-use crate::mock_process::{CONNECTIONS_PER_STATS_READ, MockEndpoint};
-use crate::stats::{SampleSummary, median, percentile_nearest_rank, ratio_mean_sd};
-use crate::suites::{SuiteName, progress_bar};
+use application::RatesProvider;
+use domain::{Currency, CurrencyPair};
+use mock_rates::Stats;
+use rates_common::ClientSettings;
 
-/// One client's figures. Times in microseconds; `None` (JSON null) where a figure cannot be
-/// computed: Error and StdDev need two samples, Ratio needs hyper in the run, connection counts
-/// need the mock's admin endpoint, and every time needs at least one successful call.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LatencyRow {
-    pub client: String,
-    /// Timed calls (warm-up excluded), failed ones included.
-    pub calls: u64,
-    /// Calls that returned an error or lacked a pair; never timed.
-    pub failures: u64,
-    /// Mean of the sample means.
-    pub mean_us: Option<f64>,
-    /// Half-width of the 99.9% confidence interval of `mean_us`.
-    pub error_us: Option<f64>,
-    /// Standard deviation of the sample means.
-    pub stddev_us: Option<f64>,
-    /// Median of every successful call.
-    pub median_us: Option<f64>,
-    /// 99th percentile (nearest rank) of every successful call.
-    pub p99_us: Option<f64>,
-    /// Mean of the per-sample ratios to hyper's sample of the same index.
-    pub ratio: Option<f64>,
-    pub ratio_sd: Option<f64>,
-    /// Rust heap allocations per call, on all threads, during the samples.
-    pub allocs_per_op: f64,
-    /// Rust heap bytes allocated per call.
-    pub bytes_per_op: f64,
-    /// TCP connections the mock accepted during this client's warm-up and samples.
-    pub connections_opened: Option<u64>,
-    /// Each sample's mean in sample order (null for a sample without a successful call): the
-    /// raw observations behind Mean, Error and Ratio.
-    pub sample_means_us: Vec<Option<f64>>,
-    /// The first failure's message, when there was one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_error: Option<String>,
-}
+use crate::alloc::AllocSnapshot;
+use crate::clients::{Counted, MockAdmin};
+use crate::error::BenchError;
+use crate::model::{ClientName, LatencyRow, RunSettings, SuiteName};
+use crate::servers::MockEndpoint;
+use crate::stats::{SampleSummary, median, percentile_nearest_rank, ratio_mean_sd};
+use crate::suites::adapters;
+use crate::suites::progress::progress_bar;
 
 /// The cross-rate call of a EUR -> JPY payment: one upstream request for two pairs.
 pub fn cross_rate_pairs() -> [CurrencyPair; 2] {
@@ -77,7 +42,8 @@ struct ClientRun {
     calls: u64,
     failures: u64,
     allocated: AllocSnapshot,
-    connections: Option<u64>,
+    /// What the mock counted during this client's warm-up and samples.
+    counted: Option<Counted>,
     first_error: Option<String>,
 }
 
@@ -109,13 +75,14 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow
     let work = settings.clients.len() as u64
         * (u64::from(settings.warmup_calls) + u64::from(settings.samples) * calls_per_sample);
     let bar = progress_bar(SuiteName::Latency, work);
+    let admin = mock.admin();
 
     let system = actix_rt::System::new();
     let runs = system.block_on(async {
         let mut providers = Vec::with_capacity(settings.clients.len());
         let mut runs = Vec::with_capacity(settings.clients.len());
         for &name in &settings.clients {
-            providers.push(name.build(&client_settings)?);
+            providers.push(adapters::build(name, &client_settings)?);
             let capacity =
                 (settings.samples as usize).saturating_mul(settings.calls_per_sample as usize);
             runs.push(ClientRun {
@@ -125,18 +92,18 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow
                 calls: 0,
                 failures: 0,
                 allocated: AllocSnapshot::default(),
-                connections: Some(0),
+                counted: Some(Counted::default()),
                 first_error: None,
             });
         }
 
         for (run, provider) in runs.iter_mut().zip(&providers) {
             bar.set_message(format!("warm-up {}", run.name));
-            let before = connections(mock);
+            let before = admin.counters();
             let mut discarded = Vec::with_capacity(settings.warmup_calls as usize);
             let outcome =
                 call_repeatedly(&**provider, &pairs, settings.warmup_calls, &mut discarded).await;
-            add_connections(run, before, connections(mock));
+            run.count(&admin, before.as_ref());
             if run.first_error.is_none() {
                 run.first_error = outcome.first_error;
             }
@@ -155,7 +122,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow
                     settings.samples,
                     run.name
                 ));
-                let before = connections(mock);
+                let before = admin.counters();
                 let allocated_before = AllocSnapshot::now();
                 let outcome = call_repeatedly(
                     provider,
@@ -165,7 +132,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow
                 )
                 .await;
                 let allocated = AllocSnapshot::now().since(allocated_before);
-                add_connections(run, before, connections(mock));
+                run.count(&admin, before.as_ref());
                 run.allocated.allocations += allocated.allocations;
                 run.allocated.bytes += allocated.bytes;
                 run.calls += calls_per_sample;
@@ -245,17 +212,12 @@ async fn call_repeatedly(
     outcome
 }
 
-fn connections(mock: &MockEndpoint) -> Option<u64> {
-    mock.stats().ok().map(|stats| stats.connections)
-}
-
-/// Adds the connections opened between two stats reads, less the second read's own.
-fn add_connections(run: &mut ClientRun, before: Option<u64>, after: Option<u64>) {
-    let opened = before
-        .zip(after)
-        .and_then(|(before, after)| after.checked_sub(before))
-        .and_then(|difference| difference.checked_sub(CONNECTIONS_PER_STATS_READ));
-    run.connections = run.connections.zip(opened).map(|(sum, more)| sum + more);
+impl ClientRun {
+    /// Adds what the mock counted since `before`.
+    fn count(&mut self, admin: &MockAdmin<'_>, before: Option<&Stats>) {
+        let counted = Counted::between(before, admin.counters().as_ref());
+        self.counted = Counted::add(self.counted, counted);
+    }
 }
 
 fn summarize(run: ClientRun, baseline: Option<&[Option<f64>]>) -> LatencyRow {
@@ -273,7 +235,7 @@ fn summarize(run: ClientRun, baseline: Option<&[Option<f64>]>) -> LatencyRow {
         }
     };
     LatencyRow {
-        client: run.name.as_str().to_owned(),
+        client: run.name,
         calls: run.calls,
         failures: run.failures,
         mean_us: summary.map(|s| to_us(s.mean)),
@@ -285,7 +247,7 @@ fn summarize(run: ClientRun, baseline: Option<&[Option<f64>]>) -> LatencyRow {
         ratio_sd: ratio.map(|(_, sd)| sd),
         allocs_per_op: per_call(run.allocated.allocations),
         bytes_per_op: per_call(run.allocated.bytes),
-        connections_opened: run.connections,
+        connections_opened: run.counted.map(|counted| counted.connections),
         sample_means_us: run
             .sample_means_ns
             .iter()

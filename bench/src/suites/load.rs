@@ -22,19 +22,16 @@ pub mod tally;
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
-use crate::BenchError;
-use crate::api_process::ApiEndpoint;
-use crate::cli::RunSettings;
-use crate::mock_process::MockEndpoint;
-use crate::suites::load::capacity::{CapacityLevel, best_level};
-use crate::suites::load::http::{Scenario, Target};
-use crate::suites::load::recorder::LatencySummary;
+use crate::clients::{Counted, MockAdmin};
+use crate::error::BenchError;
+use crate::model::{CapacityRow, LoadRow, RunSettings, Scenario, StatusCount, SuiteName};
+use crate::servers::{ApiEndpoint, MockEndpoint};
+use crate::suites::load::capacity::capacity_row;
+use crate::suites::load::http::Target;
 use crate::suites::load::schedule::{Schedule, achieved_rps};
-use crate::suites::load::server::{ProcessProbe, mock_counters, mock_delta, reuse_ratio};
-use crate::suites::load::tally::{FailureCounts, Tally};
-use crate::suites::{SuiteName, progress_bar};
+use crate::suites::load::server::{ProcessProbe, reuse_ratio};
+use crate::suites::load::tally::Tally;
+use crate::suites::progress::progress_bar;
 
 /// Worker threads of the generator's runtime: the machine's cores, at most 4 (the service and
 /// mock-rates need the rest).
@@ -42,91 +39,12 @@ fn generator_threads() -> usize {
     std::thread::available_parallelism().map_or(2, |cores| cores.get().clamp(1, 4))
 }
 
-/// One scenario's open-model run. Times in microseconds; `None` (JSON null) where a figure
-/// cannot be computed (no successful request, or a reading unavailable).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LoadRow {
-    /// `GET /health/live` or `POST /payments/<client>`.
-    pub scenario: String,
-    /// The client of a payments scenario.
-    pub client: Option<String>,
-    pub target_rps: u32,
-    pub duration_s: f64,
-    /// Requests on the timetable.
-    pub scheduled: u64,
-    /// Requests never sent because [`open::MAX_IN_FLIGHT`] were in flight.
-    pub skipped: u64,
-    /// Requests sent more than 1 ms after they were due.
-    pub sent_late: u64,
-    /// The latest any request was sent after it was due.
-    pub max_send_delay_us: f64,
-    pub ok: u64,
-    pub fail: u64,
-    /// Successful responses per second over the run (see [`schedule::achieved_rps`]).
-    pub achieved_rps: f64,
-    /// Latency figures, flattened into the row in results.json.
-    #[serde(flatten)]
-    pub latency: LatencySummary,
-    /// Bytes of every response: status line, headers, body.
-    pub bytes_received: u64,
-    /// Responses by status code (failed ones included).
-    pub status_codes: Vec<StatusCount>,
-    pub failures: FailureCounts,
-    /// CPU time (user + system) of the api process during the run; null for an external api.
-    pub api_cpu_s: Option<f64>,
-    /// Peak resident memory of the api process during the run, in KiB.
-    pub api_peak_rss_kib: Option<u64>,
-    /// Connections mock-rates accepted during the run (from the api's clients).
-    pub mock_connections: Option<u64>,
-    /// Upstream calls mock-rates served during the run.
-    pub upstream_calls: Option<u64>,
-    /// Upstream calls per new connection; null without calls or without new connections.
-    pub reuse_ratio: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_error: Option<String>,
-}
-
-/// How many responses had one status code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StatusCount {
-    pub status: u16,
-    pub count: u64,
-}
-
-/// One scenario's capacity step.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CapacityRow {
-    pub scenario: String,
-    pub client: Option<String>,
-    /// The highest throughput of a level without failures (successful responses per second).
-    pub max_rps: Option<f64>,
-    /// The concurrency of that level.
-    pub at_concurrency: Option<u32>,
-    /// Its p99 latency.
-    pub p99_us: Option<f64>,
-    pub levels: Vec<CapacityLevel>,
-}
-
-impl CapacityRow {
-    fn new(scenario: Scenario, levels: Vec<CapacityLevel>) -> Self {
-        let best = best_level(&levels);
-        Self {
-            scenario: scenario.to_string(),
-            client: scenario.client().map(|client| client.as_str().to_owned()),
-            max_rps: best.map(|level| level.rps),
-            at_concurrency: best.map(|level| level.concurrency),
-            p99_us: best.and_then(|level| level.p99_us),
-            levels,
-        }
-    }
-}
-
 /// What the servers did during one run.
 #[derive(Clone, Copy, Debug, Default)]
 struct ServerReadings {
     api_cpu_s: Option<f64>,
     api_peak_rss_kib: Option<u64>,
-    mock: Option<(u64, u64)>,
+    mock: Option<Counted>,
 }
 
 /// Runs the suite against `api`, reading counters from `mock` when there is one.
@@ -138,7 +56,7 @@ pub fn run(
     let load = &settings.load;
     if let Some(mock) = mock.filter(|mock| mock.is_child()) {
         // A healthy upstream, whatever a suite before left set.
-        mock.set_faults(&mock_rates::Faults::default())?;
+        mock.admin().set_faults(&mock_rates::Faults::default())?;
     }
     let scenarios: Vec<Scenario> = std::iter::once(Scenario::Health)
         .chain(settings.clients.iter().copied().map(Scenario::Payments))
@@ -167,6 +85,7 @@ pub fn run(
     });
     let _slack = open::TimerSlack::tighten();
 
+    let admin = mock.map(MockEndpoint::admin);
     let mut rows = Vec::with_capacity(targets.len());
     for target in &targets {
         bar.set_message(format!("warm-up {}", target.scenario));
@@ -179,14 +98,15 @@ pub fn run(
         bar.inc(load.warmup_ms);
         bar.set_message(format!("{} at {} RPS", target.scenario, load.rps));
         let schedule = Schedule::new(load.rps, load.duration());
-        let mock_before = mock_counters(mock);
+        let counters = || admin.as_ref().and_then(MockAdmin::counters);
+        let mock_before = counters();
         let probe = ProcessProbe::start(api.pid());
         let tally = open::run(&runtime, &client, target, schedule)?;
         let (api_cpu_s, api_peak_rss_kib) = probe.finish();
         let readings = ServerReadings {
             api_cpu_s,
             api_peak_rss_kib,
-            mock: mock_delta(mock_before, mock_counters(mock)),
+            mock: Counted::between(mock_before.as_ref(), counters().as_ref()),
         };
         rows.push(load_row(target.scenario, schedule, tally, readings));
         bar.inc(load.duration_ms);
@@ -207,7 +127,7 @@ pub fn run(
                 )?);
                 bar.inc(load.capacity_level_ms);
             }
-            capacity_rows.push(CapacityRow::new(target.scenario, levels));
+            capacity_rows.push(capacity_row(target.scenario, levels));
         }
     }
     bar.finish_and_clear();
@@ -222,10 +142,10 @@ fn load_row(
     tally: Tally,
     readings: ServerReadings,
 ) -> LoadRow {
-    let (mock_connections, upstream_calls) = readings.mock.unzip();
+    let mock_connections = readings.mock.map(|counted| counted.connections);
+    let upstream_calls = readings.mock.map(|counted| counted.live_requests);
     LoadRow {
-        scenario: scenario.to_string(),
-        client: scenario.client().map(|client| client.as_str().to_owned()),
+        scenario,
         target_rps: schedule.rate(),
         duration_s: schedule.span().as_secs_f64(),
         scheduled: schedule.count(),

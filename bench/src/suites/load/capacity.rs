@@ -7,31 +7,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 
-use crate::BenchError;
+use crate::error::BenchError;
+use crate::model::{CapacityLevel, CapacityRow, Scenario};
 use crate::suites::load::http::{self, LoadClient, Target};
 use crate::suites::load::schedule::achieved_rps;
-use crate::suites::load::tally::{FailureCounts, RequestRecord, Tally};
-
-/// One concurrency level of one scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CapacityLevel {
-    /// Requests kept in flight.
-    pub concurrency: u32,
-    pub ok: u64,
-    pub fail: u64,
-    pub failures: FailureCounts,
-    /// Successful responses per second over the level (until its last response).
-    pub rps: f64,
-    /// Latency of successful requests, from send to the whole response.
-    pub p50_us: Option<f64>,
-    pub p99_us: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_error: Option<String>,
-}
+use crate::suites::load::tally::{RequestRecord, Tally};
 
 /// Runs `concurrency` workers against `target` for `duration`; requests still in flight at the
 /// end are awaited (each is bounded by [`http::REQUEST_TIMEOUT`]) and counted.
@@ -99,6 +82,18 @@ pub fn run_level(
     })
 }
 
+/// A scenario's step: its levels, and the best of them.
+pub fn capacity_row(scenario: Scenario, levels: Vec<CapacityLevel>) -> CapacityRow {
+    let best = best_level(&levels);
+    CapacityRow {
+        scenario,
+        max_rps: best.map(|level| level.rps),
+        at_concurrency: best.map(|level| level.concurrency),
+        p99_us: best.and_then(|level| level.p99_us),
+        levels,
+    }
+}
+
 /// The level with the highest throughput and no failure; the first of equals.
 pub fn best_level(levels: &[CapacityLevel]) -> Option<&CapacityLevel> {
     levels
@@ -113,6 +108,7 @@ pub fn best_level(levels: &[CapacityLevel]) -> Option<&CapacityLevel> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::FailureCounts;
 
     fn level(concurrency: u32, rps: f64, fail: u64) -> CapacityLevel {
         CapacityLevel {

@@ -3,11 +3,10 @@
 //! the timeout, its status is 200 and its body is the expected one.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{Method, Request, Uri, header};
+use http::{Request, Uri, header};
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -15,8 +14,8 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rates_common::describe;
 use serde::Deserialize;
 
-use crate::BenchError;
-use crate::clients::ClientName;
+use crate::error::BenchError;
+use crate::model::{FailureKind, Scenario};
 
 /// The generator's client: HTTP/1.1, TCP_NODELAY, an unbounded idle pool, so that a request is
 /// never queued behind another: when no idle connection is free, a new one opens.
@@ -80,59 +79,6 @@ pub const PAYMENT_MIX: [MixedPayment; 4] = [
         resolution: "cross EURUSD x USDJPY",
     },
 ];
-
-/// What a scenario sends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scenario {
-    /// `GET /health/live`: the framework alone, the baseline.
-    Health,
-    /// `POST /payments/{client}`: a payment converted with a rate fetched by that client.
-    Payments(ClientName),
-}
-
-impl Scenario {
-    pub fn path(self) -> String {
-        match self {
-            Scenario::Health => "/health/live".to_owned(),
-            Scenario::Payments(client) => format!("/payments/{client}"),
-        }
-    }
-
-    pub fn client(self) -> Option<ClientName> {
-        match self {
-            Scenario::Health => None,
-            Scenario::Payments(client) => Some(client),
-        }
-    }
-
-    fn method(self) -> Method {
-        match self {
-            Scenario::Health => Method::GET,
-            Scenario::Payments(_) => Method::POST,
-        }
-    }
-}
-
-impl fmt::Display for Scenario {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.method(), self.path())
-    }
-}
-
-/// Why a request failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailureKind {
-    /// No connection could be made.
-    Connect,
-    /// No complete response within [`REQUEST_TIMEOUT`].
-    Timeout,
-    /// The connection broke: reset, closed, or an incomplete response.
-    Reset,
-    /// A status other than 200.
-    Status,
-    /// A 200 whose body is not the expected one.
-    Body,
-}
 
 /// The outcome of one request.
 #[derive(Debug)]
@@ -350,6 +296,8 @@ pub fn head_bytes(status: http::StatusCode, headers: impl Iterator<Item = (usize
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ClientName;
+    use http::Method;
 
     fn payments(client: ClientName) -> Target {
         Target::new("http://127.0.0.1:1/", Scenario::Payments(client)).unwrap()

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
 use tokio::sync::{Semaphore, mpsc};
 
-use crate::BenchError;
+use crate::error::BenchError;
 use crate::suites::load::http::{self, LoadClient, Target};
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::tally::{RequestRecord, Tally};

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
+use crate::model::{CurvePoint, LatencySummary};
 use crate::stats;
 
 /// The longest latency a histogram tells apart; longer ones are recorded as this. Every request
@@ -111,36 +112,6 @@ impl LatencyRecorder {
                 .collect(),
         }
     }
-}
-
-/// One point of a percentile curve.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CurvePoint {
-    pub percentile: f64,
-    pub corrected_us: f64,
-    pub uncorrected_us: f64,
-}
-
-/// What [`LatencyRecorder::summary`] gives; `None` everywhere without a recorded request.
-/// Latency from the intended send time (corrected for coordinated omission), successful
-/// requests only, in microseconds; the `uncorrected_` figures run from the actual send time.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct LatencySummary {
-    pub min_us: Option<f64>,
-    pub mean_us: Option<f64>,
-    pub max_us: Option<f64>,
-    pub stddev_us: Option<f64>,
-    pub p50_us: Option<f64>,
-    pub p75_us: Option<f64>,
-    pub p95_us: Option<f64>,
-    pub p99_us: Option<f64>,
-    pub p999_us: Option<f64>,
-    pub uncorrected_p50_us: Option<f64>,
-    pub uncorrected_p99_us: Option<f64>,
-    pub uncorrected_p999_us: Option<f64>,
-    /// The percentile curve (50 to 100), corrected and uncorrected.
-    #[serde(rename = "percentiles")]
-    pub curve: Vec<CurvePoint>,
 }
 
 #[cfg(test)]

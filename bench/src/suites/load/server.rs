@@ -1,10 +1,8 @@
-//! What the servers did during a scenario: the api child's CPU time and peak memory, read from
-//! /proc, and the connections mock-rates accepted. Every reading is best effort: `None` when
-//! the process is not ours (an external api) or the file cannot be read.
+//! What the api child did during a scenario: its CPU time and peak memory, read from /proc, and
+//! how well its clients reused their connections to mock-rates. Every reading is best effort:
+//! `None` when the process is not ours (an external api) or the file cannot be read.
 
 use std::fs;
-
-use crate::mock_process::{CONNECTIONS_PER_STATS_READ, MockEndpoint};
 
 /// Clock ticks per second, the unit of utime and stime in /proc/<pid>/stat.
 #[allow(unsafe_code)] // sysconf has no preconditions; libc offers no safe wrapper.
@@ -83,23 +81,6 @@ fn read_cpu_ticks(pid: u32) -> Option<u64> {
     cpu_ticks(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
-/// Mock-rates' counters at one moment: (connections accepted, `/api/live` requests).
-pub fn mock_counters(mock: Option<&MockEndpoint>) -> Option<(u64, u64)> {
-    let stats = mock?.stats().ok()?;
-    Some((stats.connections, stats.live_requests))
-}
-
-/// The connections the mock accepted and the upstream calls it served between two reads, less
-/// the connection the second read opened for itself.
-pub fn mock_delta(before: Option<(u64, u64)>, after: Option<(u64, u64)>) -> Option<(u64, u64)> {
-    let ((connections_before, calls_before), (connections_after, calls_after)) =
-        before.zip(after)?;
-    let connections = connections_after
-        .checked_sub(connections_before)?
-        .checked_sub(CONNECTIONS_PER_STATS_READ)?;
-    Some((connections, calls_after.checked_sub(calls_before)?))
-}
-
 /// Upstream calls per new connection: how many requests each connection the api opened to the
 /// mock carried. `None` without calls, or when every call reused a connection opened before
 /// the scenario (the ratio is unbounded; the row shows 0 connections).
@@ -134,14 +115,6 @@ mod tests {
         let (cpu, _) = probe.finish();
         assert!(cpu.is_some_and(|seconds| seconds >= 0.0));
         assert_eq!(ProcessProbe::start(None).finish(), (None, None));
-    }
-
-    #[test]
-    fn mock_differences_less_the_stats_read() {
-        // 3 connections more, one of them the second stats read; 480 more upstream calls.
-        assert_eq!(mock_delta(Some((10, 100)), Some((13, 580))), Some((2, 480)));
-        assert_eq!(mock_delta(Some((10, 100)), None), None);
-        assert_eq!(mock_delta(Some((10, 100)), Some((10, 100))), None);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use crate::model::LoadSettings;
 
 /// The load suite's command-line flags (flattened into the bench's).
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -39,78 +39,40 @@ pub struct LoadArgs {
     pub capacity_secs: Option<Duration>,
 }
 
-/// How the load suite runs.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LoadSettings {
-    /// Target requests per second of the open model.
-    pub rps: u32,
-    /// Measured time per scenario.
-    pub duration_ms: u64,
-    /// Unrecorded warm-up per scenario, at the same rate.
-    pub warmup_ms: u64,
-    /// Whether the capacity step runs.
-    pub capacity: bool,
-    /// The capacity step's concurrency levels.
-    pub capacity_concurrency: Vec<u32>,
-    /// Time per capacity level.
-    pub capacity_level_ms: u64,
-    /// Limit on each request.
-    pub timeout_ms: u64,
-}
-
-impl Default for LoadSettings {
-    fn default() -> Self {
-        Self::resolve(&LoadArgs::default(), false)
-    }
-}
-
-impl LoadSettings {
-    pub fn resolve(args: &LoadArgs, quick: bool) -> Self {
-        let (rps, duration, warmup, levels, level_ms): (u32, Duration, Duration, &[u32], u64) =
-            if quick {
-                (
-                    200,
-                    Duration::from_secs(1),
-                    Duration::from_millis(250),
-                    &[4, 32],
-                    500,
-                )
-            } else {
-                (
-                    480,
-                    Duration::from_secs(10),
-                    Duration::from_secs(1),
-                    &[1, 4, 16, 64],
-                    1_500,
-                )
-            };
-        let duration = args.duration.unwrap_or(duration);
-        let millis = |duration: Duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
-        Self {
-            rps: args.rps.unwrap_or(rps),
-            duration_ms: millis(duration),
-            warmup_ms: millis(warmup.min(duration)),
-            capacity: !args.no_capacity,
-            capacity_concurrency: if args.capacity_levels.is_empty() {
-                levels.to_vec()
-            } else {
-                args.capacity_levels.clone()
-            },
-            capacity_level_ms: args.capacity_secs.map_or(level_ms, millis),
-            timeout_ms: millis(super::http::REQUEST_TIMEOUT),
-        }
-    }
-
-    pub fn duration(&self) -> Duration {
-        Duration::from_millis(self.duration_ms)
-    }
-
-    pub fn warmup(&self) -> Duration {
-        Duration::from_millis(self.warmup_ms)
-    }
-
-    pub fn capacity_level(&self) -> Duration {
-        Duration::from_millis(self.capacity_level_ms)
+/// The load suite's sizes: the flags given, else the defaults (of `--quick`, if given).
+pub fn resolve(args: &LoadArgs, quick: bool) -> LoadSettings {
+    let (rps, duration, warmup, levels, level_ms): (u32, Duration, Duration, &[u32], u64) = if quick
+    {
+        (
+            200,
+            Duration::from_secs(1),
+            Duration::from_millis(250),
+            &[4, 32],
+            500,
+        )
+    } else {
+        (
+            480,
+            Duration::from_secs(10),
+            Duration::from_secs(1),
+            &[1, 4, 16, 64],
+            1_500,
+        )
+    };
+    let duration = args.duration.unwrap_or(duration);
+    let millis = |duration: Duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+    LoadSettings {
+        rps: args.rps.unwrap_or(rps),
+        duration_ms: millis(duration),
+        warmup_ms: millis(warmup.min(duration)),
+        capacity: !args.no_capacity,
+        capacity_concurrency: if args.capacity_levels.is_empty() {
+            levels.to_vec()
+        } else {
+            args.capacity_levels.clone()
+        },
+        capacity_level_ms: args.capacity_secs.map_or(level_ms, millis),
+        timeout_ms: millis(crate::suites::load::http::REQUEST_TIMEOUT),
     }
 }
 
@@ -142,19 +104,19 @@ mod tests {
 
     #[test]
     fn defaults_quick_and_overrides() {
-        let defaults = LoadSettings::default();
+        let defaults = resolve(&LoadArgs::default(), false);
         assert_eq!(
             (defaults.rps, defaults.duration_ms, defaults.warmup_ms),
             (480, 10_000, 1_000)
         );
         assert!(defaults.capacity);
         assert_eq!(defaults.capacity_concurrency, [1, 4, 16, 64]);
-        let quick = LoadSettings::resolve(&LoadArgs::default(), true);
+        let quick = resolve(&LoadArgs::default(), true);
         assert_eq!(
             (quick.rps, quick.duration_ms, quick.warmup_ms),
             (200, 1_000, 250)
         );
-        let tiny = LoadSettings::resolve(
+        let tiny = resolve(
             &LoadArgs {
                 rps: Some(100),
                 duration: Some(Duration::from_millis(500)),

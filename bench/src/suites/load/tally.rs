@@ -3,9 +3,8 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-use crate::suites::load::http::{Exchange, FailureKind};
+use crate::model::FailureCounts;
+use crate::suites::load::http::Exchange;
 use crate::suites::load::recorder::LatencyRecorder;
 use crate::suites::load::schedule::Lateness;
 
@@ -20,33 +19,6 @@ pub struct RequestRecord {
     /// When its whole response had been read, or it failed.
     pub done: Instant,
     pub exchange: Exchange,
-}
-
-/// Failed requests, by why.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FailureCounts {
-    pub connect: u64,
-    pub timeout: u64,
-    pub reset: u64,
-    pub status: u64,
-    pub body: u64,
-}
-
-impl FailureCounts {
-    pub fn add(&mut self, kind: FailureKind) {
-        let count = match kind {
-            FailureKind::Connect => &mut self.connect,
-            FailureKind::Timeout => &mut self.timeout,
-            FailureKind::Reset => &mut self.reset,
-            FailureKind::Status => &mut self.status,
-            FailureKind::Body => &mut self.body,
-        };
-        *count += 1;
-    }
-
-    pub fn total(&self) -> u64 {
-        self.connect + self.timeout + self.reset + self.status + self.body
-    }
 }
 
 /// Everything a run of requests adds up to. Only successful requests are timed.
@@ -124,6 +96,7 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::FailureKind;
 
     fn record(
         start: Instant,

@@ -1,5 +1,5 @@
 //! The payment service (`api`) in its own process (the hidden `__api` sub-command; see
-//! [`crate::child`]), pointed at the bench's mock-rates, or one given by URL.
+//! [`crate::servers::child`]), pointed at the bench's mock-rates, or one given by URL.
 
 use std::ffi::OsStr;
 use std::io;
@@ -9,7 +9,7 @@ use std::path::Path;
 use api::configuration::Settings;
 use api::startup::Application;
 
-use crate::child::{self, ChildError, ChildProcess};
+use crate::servers::child::{self, ChildError, ChildProcess};
 
 /// What the child prints on stdout once it listens, followed by its base URL.
 const READY_PREFIX: &str = "api listening on ";

@@ -1,0 +1,53 @@
+//! Why a run stopped.
+
+use std::io;
+use std::path::Path;
+
+use crate::clients::MockError;
+use crate::model::SuiteName;
+use crate::servers::child::ChildError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    Mock(#[from] MockError),
+    #[error("the {0} suite needs mock-rates, and none was started")]
+    NoMock(SuiteName),
+    #[error("the {0} suite needs the payment service, and none was started")]
+    NoApi(SuiteName),
+    #[error("--api-url must be an http:// URL, got {0:?}")]
+    ApiUrl(String),
+    #[error(transparent)]
+    Child(#[from] ChildError),
+    #[error("--mock-url must be an http:// URL, got {0:?}")]
+    MockUrl(String),
+    #[error(transparent)]
+    Build(#[from] rates_common::BuildError),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot write results.json: {0}")]
+    Json(#[source] serde_json::Error),
+    #[error("baseline: {0}")]
+    Baseline(String),
+    #[error("decode suite: {0}")]
+    Decode(String),
+    #[error("faults suite: {0}")]
+    Faults(String),
+    #[error("load suite: {0}")]
+    Load(String),
+    #[error("cannot draw chart {0}")]
+    Chart(String),
+}
+
+impl BenchError {
+    pub fn io(path: &Path, source: io::Error) -> Self {
+        Self::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}

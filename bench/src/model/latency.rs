@@ -1,0 +1,42 @@
+//! The latency suite's rows.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::ClientName;
+
+/// One client's figures. Times in microseconds; `None` (JSON null) where a figure cannot be
+/// computed: Error and StdDev need two samples, Ratio needs hyper in the run, connection counts
+/// need the mock's admin endpoint, and every time needs at least one successful call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyRow {
+    pub client: ClientName,
+    /// Timed calls (warm-up excluded), failed ones included.
+    pub calls: u64,
+    /// Calls that returned an error or lacked a pair; never timed.
+    pub failures: u64,
+    /// Mean of the sample means.
+    pub mean_us: Option<f64>,
+    /// Half-width of the 99.9% confidence interval of `mean_us`.
+    pub error_us: Option<f64>,
+    /// Standard deviation of the sample means.
+    pub stddev_us: Option<f64>,
+    /// Median of every successful call.
+    pub median_us: Option<f64>,
+    /// 99th percentile (nearest rank) of every successful call.
+    pub p99_us: Option<f64>,
+    /// Mean of the per-sample ratios to hyper's sample of the same index.
+    pub ratio: Option<f64>,
+    pub ratio_sd: Option<f64>,
+    /// Rust heap allocations per call, on all threads, during the samples.
+    pub allocs_per_op: f64,
+    /// Rust heap bytes allocated per call.
+    pub bytes_per_op: f64,
+    /// TCP connections the mock accepted during this client's warm-up and samples.
+    pub connections_opened: Option<u64>,
+    /// Each sample's mean in sample order (null for a sample without a successful call): the
+    /// raw observations behind Mean, Error and Ratio.
+    pub sample_means_us: Vec<Option<f64>>,
+    /// The first failure's message, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}

@@ -1,0 +1,265 @@
+//! The load suite's scenarios, settings and rows: the open-model runs and the capacity step.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::ClientName;
+
+/// What a scenario sends. In results.json it is two fields: `scenario` ("POST /payments/hyper")
+/// and `client` (null for health).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "ScenarioFields", try_from = "ScenarioFields")]
+pub enum Scenario {
+    /// `GET /health/live`: the framework alone, the baseline.
+    Health,
+    /// `POST /payments/{client}`: a payment converted with a rate fetched by that client.
+    Payments(ClientName),
+}
+
+impl Scenario {
+    pub fn path(self) -> String {
+        match self {
+            Scenario::Health => "/health/live".to_owned(),
+            Scenario::Payments(client) => format!("/payments/{client}"),
+        }
+    }
+
+    pub fn client(self) -> Option<ClientName> {
+        match self {
+            Scenario::Health => None,
+            Scenario::Payments(client) => Some(client),
+        }
+    }
+
+    /// The HTTP method, "GET" or "POST".
+    pub fn method(self) -> &'static str {
+        match self {
+            Scenario::Health => "GET",
+            Scenario::Payments(_) => "POST",
+        }
+    }
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.method(), self.path())
+    }
+}
+
+/// A scenario as results.json writes it.
+#[derive(Serialize, Deserialize)]
+struct ScenarioFields {
+    scenario: String,
+    client: Option<ClientName>,
+}
+
+impl From<Scenario> for ScenarioFields {
+    fn from(scenario: Scenario) -> Self {
+        Self {
+            scenario: scenario.to_string(),
+            client: scenario.client(),
+        }
+    }
+}
+
+impl TryFrom<ScenarioFields> for Scenario {
+    type Error = String;
+
+    fn try_from(fields: ScenarioFields) -> Result<Self, String> {
+        let scenario = fields.client.map_or(Scenario::Health, Scenario::Payments);
+        if scenario.to_string() == fields.scenario {
+            Ok(scenario)
+        } else {
+            Err(format!("unknown scenario {:?}", fields.scenario))
+        }
+    }
+}
+
+/// How the load suite runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadSettings {
+    /// Target requests per second of the open model.
+    pub rps: u32,
+    /// Measured time per scenario.
+    pub duration_ms: u64,
+    /// Unrecorded warm-up per scenario, at the same rate.
+    pub warmup_ms: u64,
+    /// Whether the capacity step runs.
+    pub capacity: bool,
+    /// The capacity step's concurrency levels.
+    pub capacity_concurrency: Vec<u32>,
+    /// Time per capacity level.
+    pub capacity_level_ms: u64,
+    /// Limit on each request.
+    pub timeout_ms: u64,
+}
+
+impl LoadSettings {
+    pub fn duration(&self) -> Duration {
+        Duration::from_millis(self.duration_ms)
+    }
+
+    pub fn warmup(&self) -> Duration {
+        Duration::from_millis(self.warmup_ms)
+    }
+
+    pub fn capacity_level(&self) -> Duration {
+        Duration::from_millis(self.capacity_level_ms)
+    }
+}
+
+/// One scenario's open-model run. Times in microseconds; `None` (JSON null) where a figure
+/// cannot be computed (no successful request, or a reading unavailable).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadRow {
+    /// `GET /health/live` or `POST /payments/<client>`, and the client of a payments scenario.
+    #[serde(flatten)]
+    pub scenario: Scenario,
+    pub target_rps: u32,
+    pub duration_s: f64,
+    /// Requests on the timetable.
+    pub scheduled: u64,
+    /// Requests never sent because too many were in flight.
+    pub skipped: u64,
+    /// Requests sent more than 1 ms after they were due.
+    pub sent_late: u64,
+    /// The latest any request was sent after it was due.
+    pub max_send_delay_us: f64,
+    pub ok: u64,
+    pub fail: u64,
+    /// Successful responses per second over the run: its timetable, or until the last
+    /// response if that came later.
+    pub achieved_rps: f64,
+    /// Latency figures, flattened into the row in results.json.
+    #[serde(flatten)]
+    pub latency: LatencySummary,
+    /// Bytes of every response: status line, headers, body.
+    pub bytes_received: u64,
+    /// Responses by status code (failed ones included).
+    pub status_codes: Vec<StatusCount>,
+    pub failures: FailureCounts,
+    /// CPU time (user + system) of the api process during the run; null for an external api.
+    pub api_cpu_s: Option<f64>,
+    /// Peak resident memory of the api process during the run, in KiB.
+    pub api_peak_rss_kib: Option<u64>,
+    /// Connections mock-rates accepted during the run (from the api's clients).
+    pub mock_connections: Option<u64>,
+    /// Upstream calls mock-rates served during the run.
+    pub upstream_calls: Option<u64>,
+    /// Upstream calls per new connection; null without calls or without new connections.
+    pub reuse_ratio: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}
+
+/// How many responses had one status code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusCount {
+    pub status: u16,
+    pub count: u64,
+}
+
+/// Why a request failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// No connection could be made.
+    Connect,
+    /// No complete response within the request timeout.
+    Timeout,
+    /// The connection broke: reset, closed, or an incomplete response.
+    Reset,
+    /// A status other than 200.
+    Status,
+    /// A 200 whose body is not the expected one.
+    Body,
+}
+
+/// Failed requests, by why.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureCounts {
+    pub connect: u64,
+    pub timeout: u64,
+    pub reset: u64,
+    pub status: u64,
+    pub body: u64,
+}
+
+impl FailureCounts {
+    pub fn add(&mut self, kind: FailureKind) {
+        let count = match kind {
+            FailureKind::Connect => &mut self.connect,
+            FailureKind::Timeout => &mut self.timeout,
+            FailureKind::Reset => &mut self.reset,
+            FailureKind::Status => &mut self.status,
+            FailureKind::Body => &mut self.body,
+        };
+        *count += 1;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.connect + self.timeout + self.reset + self.status + self.body
+    }
+}
+
+/// One point of a percentile curve.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    pub percentile: f64,
+    pub corrected_us: f64,
+    pub uncorrected_us: f64,
+}
+
+/// A run's latencies; `None` everywhere without a recorded request. Latency from the intended
+/// send time (corrected for coordinated omission), successful requests only, in microseconds;
+/// the `uncorrected_` figures run from the actual send time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    pub min_us: Option<f64>,
+    pub mean_us: Option<f64>,
+    pub max_us: Option<f64>,
+    pub stddev_us: Option<f64>,
+    pub p50_us: Option<f64>,
+    pub p75_us: Option<f64>,
+    pub p95_us: Option<f64>,
+    pub p99_us: Option<f64>,
+    pub p999_us: Option<f64>,
+    pub uncorrected_p50_us: Option<f64>,
+    pub uncorrected_p99_us: Option<f64>,
+    pub uncorrected_p999_us: Option<f64>,
+    /// The percentile curve (50 to 100), corrected and uncorrected.
+    #[serde(rename = "percentiles")]
+    pub curve: Vec<CurvePoint>,
+}
+
+/// One scenario's capacity step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CapacityRow {
+    #[serde(flatten)]
+    pub scenario: Scenario,
+    /// The highest throughput of a level without failures (successful responses per second).
+    pub max_rps: Option<f64>,
+    /// The concurrency of that level.
+    pub at_concurrency: Option<u32>,
+    /// Its p99 latency.
+    pub p99_us: Option<f64>,
+    pub levels: Vec<CapacityLevel>,
+}
+
+/// One concurrency level of one scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CapacityLevel {
+    /// Requests kept in flight.
+    pub concurrency: u32,
+    pub ok: u64,
+    pub fail: u64,
+    pub failures: FailureCounts,
+    /// Successful responses per second over the level (until its last response).
+    pub rps: f64,
+    /// Latency of successful requests, from send to the whole response.
+    pub p50_us: Option<f64>,
+    pub p99_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}

@@ -1,0 +1,30 @@
+//! The record of a run: every row, every setting and the `Results` that hold them, typed and
+//! serde. It imports nothing else of the bench: suites write it, reports read it, and
+//! `results.json` is its serialization.
+
+mod baseline;
+mod client;
+mod decode;
+mod environment;
+mod fanout;
+mod faults;
+mod latency;
+mod load;
+mod results;
+mod settings;
+
+pub use baseline::{BaselineComparison, Change};
+pub use client::ClientName;
+pub use decode::{DecodeBody, DecodeMethod, DecodeRow};
+pub use environment::{CrateVersion, Environment};
+pub use fanout::{FanoutMode, FanoutRow, FanoutSettings};
+pub use faults::{
+    FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
+};
+pub use latency::LatencyRow;
+pub use load::{
+    CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRow,
+    LoadSettings, Scenario, StatusCount,
+};
+pub use results::{Results, SCHEMA_VERSION};
+pub use settings::{RunSettings, SuiteName};

@@ -1,0 +1,163 @@
+//! The header above the tables: where the run was taken, and its settings, one fact a line.
+
+use std::fmt::Write as _;
+
+use crate::model::{
+    Environment, FanoutSettings, FaultsSettings, LoadSettings, RunSettings, SuiteName,
+};
+
+/// The header's lines, without decoration.
+pub fn lines(environment: &Environment, settings: &RunSettings) -> Vec<String> {
+    let mut lines = environment_lines(environment);
+    lines.extend(settings_lines(settings));
+    lines
+}
+
+/// The header's lines, without decoration.
+fn environment_lines(environment: &Environment) -> Vec<String> {
+    let cores = match environment.physical_cores {
+        Some(physical) => format!(
+            "{} logical and {physical} physical cores",
+            environment.logical_cores
+        ),
+        None => format!("{} logical cores", environment.logical_cores),
+    };
+    let crates = environment
+        .crates
+        .iter()
+        .map(|entry| format!("{} {}", entry.name, entry.version))
+        .collect::<Vec<_>>()
+        .join(", ");
+    vec![
+        format!(
+            "bench {}, started {}",
+            environment.bench_version, environment.started_utc
+        ),
+        format!("OS: {} ({})", environment.os, environment.kernel),
+        format!(
+            "CPU: {}, {cores}; load average at start {} (1, 5, 15 min)",
+            environment.cpu_model,
+            environment.load_average.as_deref().unwrap_or("unknown")
+        ),
+        format!(
+            "{}, {} build, {}",
+            environment.rustc, environment.build_profile, environment.target
+        ),
+        format!("Crates: {crates}"),
+    ]
+}
+
+/// The run's settings, one line each, for the header: the suites and clients, then a line
+/// per selected suite.
+fn settings_lines(settings: &RunSettings) -> Vec<String> {
+    let names = |items: Vec<&str>| items.join(", ");
+    let mut lines = vec![format!(
+        "Suites: {}; clients: {}{}",
+        names(settings.suites.iter().map(|suite| suite.as_str()).collect()),
+        names(
+            settings
+                .clients
+                .iter()
+                .map(|client| client.as_str())
+                .collect()
+        ),
+        if settings.quick { " (--quick)" } else { "" }
+    )];
+    if settings.suites.contains(&SuiteName::Latency) {
+        lines.push(format!(
+            "latency: {} warm-up calls, then {} samples x {} calls per client, interleaved; \
+             mock-rates: {}; {}",
+            settings.warmup_calls,
+            settings.samples,
+            settings.calls_per_sample,
+            settings.mock,
+            settings.latency_cpu.map_or_else(
+                || "not pinned (--no-pin)".to_owned(),
+                |cpu| format!("pinned to CPU {cpu} (with its own mock-rates, unless --mock-url)"),
+            )
+        ));
+    }
+    if settings.suites.contains(&SuiteName::Decode) {
+        lines.push(format!(
+            "decode: {} samples of about {} ms per method and body",
+            settings.samples, settings.decode_sample_ms
+        ));
+    }
+    if settings.suites.contains(&SuiteName::Load) {
+        lines.push(load_line(&settings.load));
+    }
+    if settings.suites.contains(&SuiteName::Fanout) {
+        lines.push(fanout_line(&settings.fanout));
+    }
+    if settings.suites.contains(&SuiteName::Faults) {
+        lines.push(faults_line(&settings.faults));
+    }
+    if settings.suites.iter().any(|suite| suite.needs_api()) {
+        lines.push(format!(
+            "payment service: {}; mock-rates: {}",
+            settings.api, settings.mock
+        ));
+    }
+    lines
+}
+
+/// The settings line for the header.
+fn load_line(load: &LoadSettings) -> String {
+    let mut line = format!(
+        "load: open model at {} RPS for {} s per scenario after a {} s warm-up, each request \
+         bounded by {} s",
+        load.rps,
+        load.duration_ms as f64 / 1_000.0,
+        load.warmup_ms as f64 / 1_000.0,
+        load.timeout_ms as f64 / 1_000.0
+    );
+    if load.capacity {
+        let levels: Vec<String> = load
+            .capacity_concurrency
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let _ = write!(
+            line,
+            "; capacity: closed model at concurrency {}, {} s each",
+            levels.join(", "),
+            load.capacity_level_ms as f64 / 1_000.0
+        );
+    } else {
+        line.push_str("; capacity step skipped");
+    }
+    line
+}
+
+/// The fanout suite's line.
+fn fanout_line(fanout: &FanoutSettings) -> String {
+    let sizes: Vec<String> = fanout.group_sizes.iter().map(u32::to_string).collect();
+    let jitter = if fanout.upstream_jitter_ms > 0 {
+        format!(" + 0..={} ms jitter", fanout.upstream_jitter_ms)
+    } else {
+        String::new()
+    };
+    format!(
+        "fanout: upstream latency {} ms{jitter}; groups of {}; each concurrent group sent \
+         {}x, each sequential group {}x (median shown)",
+        fanout.upstream_latency_ms,
+        sizes.join(", "),
+        fanout.repetitions,
+        fanout.sequential_repetitions
+    )
+}
+
+/// The faults suite's line.
+fn faults_line(settings: &FaultsSettings) -> String {
+    let faults: Vec<&str> = settings.faults.iter().map(|case| case.as_str()).collect();
+    let timeout = settings.timeout_ms.map_or_else(
+        || "the service's own (rates.timeout_ms)".to_owned(),
+        |ms| format!("{ms} ms (its own api child)"),
+    );
+    format!(
+        "faults: {} through POST /payments/{{client}}; upstream timeout {timeout}; storm of \
+         {} payments per client under rotating faults, then the fd check",
+        faults.join(", "),
+        settings.storm_requests
+    )
+}

@@ -1,0 +1,203 @@
+//! The load suite's section: its tables, the targets and whether the run met them, and the
+//! percentile chart. Nothing here measures.
+
+mod tables;
+mod targets;
+
+use crate::model::Results;
+use crate::report::load::tables::{capacity_tables, load_tables};
+use crate::report::load::targets::{TARGETS_NOTE, TargetCheck, targets_table};
+use crate::report::section::{Part, Section};
+
+/// The section, when the suite ran; `charts` are the SVG files written beside report.md.
+pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
+    if results.load.is_empty() && results.capacity.is_empty() {
+        return None;
+    }
+    let mut section = Section::new("load").with(Part::Prose(LOAD_INTRO.to_owned()));
+    for table in load_tables(&results.load) {
+        section = section.with(Part::Table(table));
+    }
+    if !results.load.is_empty() {
+        let met = results
+            .load
+            .iter()
+            .filter(|row| TargetCheck::of(row).all())
+            .count();
+        section = section
+            .with(Part::Table(targets_table(&results.load)))
+            .with(Part::Prose(TARGETS_NOTE.to_owned()))
+            .with(Part::Prose(format!(
+                "**{met} of {} scenarios met every target.**",
+                results.load.len()
+            )));
+    }
+    section = section.with_charts(charts, "load");
+    let capacity = capacity_tables(&results.capacity);
+    if !capacity.is_empty() {
+        section = section.with(Part::Prose(CAPACITY_INTRO.to_owned()));
+    }
+    for table in capacity {
+        section = section.with(Part::Table(table));
+    }
+    Some(section.with_notes(first_errors(results)))
+}
+
+/// The first failure of each row that had one.
+fn first_errors(results: &Results) -> Vec<String> {
+    let load = results.load.iter().filter_map(|row| {
+        let error = row.first_error.as_ref()?;
+        Some(format!(
+            "{}: {} of {} requests failed; first: {error}",
+            row.scenario,
+            row.fail,
+            row.ok + row.fail
+        ))
+    });
+    let capacity = results.capacity.iter().flat_map(|row| {
+        row.levels.iter().filter_map(|level| {
+            let error = level.first_error.as_ref()?;
+            Some(format!(
+                "{} (capacity, concurrency {}): {} failed; first: {error}",
+                row.scenario, level.concurrency, level.fail
+            ))
+        })
+    });
+    load.chain(capacity).collect()
+}
+
+const LOAD_INTRO: &str = "\
+Open model, as NBomber's `inject` and wrk2 run it: each scenario's requests leave on a fixed
+timetable whatever the service does, from a generator in the bench process (a multi-thread
+tokio runtime and hyper-util's pooled HTTP/1.1 client with TCP_NODELAY; a new connection
+whenever no idle one is free). Each scenario first gets an unrecorded warm-up at the same rate.
+Every request is awaited, its response read whole and checked: status 200, and for payments a
+JSON body naming the scenario's client and the currencies sent. Payments cycle through
+EUR->USD (direct EURUSD), GBP->EUR (inverse of EURGBP), JPY->USD (inverse of USDJPY) and
+EUR->JPY (cross: EURUSD and USDJPY in one upstream call).
+
+- **Latency** is measured from each request's *intended* send time, so a stall of the service
+  or of the generator shows in every request it delayed (no coordinated omission); only
+  successful requests are timed. Percentiles come from an HDR histogram (3 significant
+  digits, nearest rank); **uncorrected** latency runs from the actual send.
+- **RPS** is successful responses per second over the run: its timetable, or until the last
+  response if that came later.
+- **Sent late** counts requests that left more than 1 ms after they were due; **Skipped**, those
+  never sent because 1024 were already in flight.
+- **API CPU** is the api process's user + system time during the run (/proc/<pid>/stat);
+  **API peak RSS** its peak resident memory during the run (VmHWM after a reset); NA for an api
+  the bench did not start. **Mock connections** are the TCP connections mock-rates accepted
+  during the run (connections kept from the warm-up are not new); **Calls/connection** is
+  upstream calls per new connection.
+";
+
+const CAPACITY_INTRO: &str = "
+### capacity
+
+Closed model: at each concurrency level, that many requests are kept in flight (each worker
+sends the next as soon as its response is read and checked) for a fixed time. **Max RPS** is the
+highest throughput of a level without a single failure; the service, mock-rates and the
+generator share the machine's cores, so it is the throughput of the whole loopback set-up.
+";
+
+/// A load row for tests, with every figure filled in.
+#[cfg(test)]
+pub mod test_rows {
+    use crate::model::{
+        ClientName, CurvePoint, FailureCounts, LatencySummary, LoadRow, Scenario, StatusCount,
+    };
+
+    pub fn row(client: Option<ClientName>, achieved_rps: f64, p99_us: f64, fail: u64) -> LoadRow {
+        LoadRow {
+            scenario: client.map_or(Scenario::Health, Scenario::Payments),
+            target_rps: 480,
+            duration_s: 10.0,
+            scheduled: 4800,
+            skipped: 0,
+            sent_late: 0,
+            max_send_delay_us: 80.0,
+            ok: 4800 - fail,
+            fail,
+            achieved_rps,
+            latency: LatencySummary {
+                min_us: Some(50.0),
+                mean_us: Some(90.0),
+                max_us: Some(3_000.0),
+                stddev_us: Some(20.0),
+                p50_us: Some(85.0),
+                p75_us: Some(95.0),
+                p95_us: Some(120.0),
+                p99_us: Some(p99_us),
+                p999_us: Some(900.0),
+                uncorrected_p50_us: Some(70.0),
+                uncorrected_p99_us: Some(150.0),
+                uncorrected_p999_us: Some(700.0),
+                curve: vec![
+                    CurvePoint {
+                        percentile: 50.0,
+                        corrected_us: 85.0,
+                        uncorrected_us: 70.0,
+                    },
+                    CurvePoint {
+                        percentile: 99.0,
+                        corrected_us: p99_us,
+                        uncorrected_us: 150.0,
+                    },
+                ],
+            },
+            bytes_received: 4800 * 400,
+            status_codes: vec![StatusCount {
+                status: 200,
+                count: 4800,
+            }],
+            failures: FailureCounts::default(),
+            api_cpu_s: Some(0.52),
+            api_peak_rss_kib: Some(20_480),
+            mock_connections: Some(0),
+            upstream_calls: client.map(|_| 4800),
+            reuse_ratio: None,
+            first_error: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_rows::row;
+    use crate::model::ClientName;
+    use crate::report::load::tables::load_tables;
+    use crate::report::load::targets::{TargetCheck, targets_table};
+
+    #[test]
+    fn judges_every_target() {
+        let health = TargetCheck::of(&row(None, 480.0, 900.0, 0));
+        assert!(health.all());
+        assert!((health.p99_target_us - 1_000.0).abs() < f64::EPSILON);
+        // 1.5 ms is over the health target but under the payments one.
+        assert!(!TargetCheck::of(&row(None, 480.0, 1_500.0, 0)).p99_within);
+        assert!(TargetCheck::of(&row(Some(ClientName::Ureq), 480.0, 1_500.0, 0)).all());
+        // 1% of 480 is 4.8: 475.3 and 484.7 are in, 475.1 is out.
+        assert!(TargetCheck::of(&row(Some(ClientName::Awc), 475.3, 100.0, 0)).rps_within);
+        assert!(TargetCheck::of(&row(Some(ClientName::Awc), 484.7, 100.0, 0)).rps_within);
+        assert!(!TargetCheck::of(&row(Some(ClientName::Awc), 475.1, 100.0, 0)).rps_within);
+        let failed = TargetCheck::of(&row(Some(ClientName::Awc), 480.0, 100.0, 1));
+        assert!(!failed.no_failures && !failed.all());
+    }
+
+    #[test]
+    fn tables_show_every_scenario() {
+        let rows = [
+            row(None, 480.0, 900.0, 0),
+            row(Some(ClientName::Hyper), 479.0, 2_500.0, 2),
+        ];
+        let tables = load_tables(&rows);
+        assert_eq!(tables.len(), 4);
+        let main = tables[0].render();
+        assert!(main.contains("| GET /health/live"), "{main}");
+        assert!(main.contains("0.900 ms"), "{main}");
+        assert!(tables[2].render().contains("all reused"));
+        let targets = targets_table(&rows).render();
+        assert!(targets.contains("2.50 ms < 2 ms: NOT met"), "{targets}");
+        assert!(targets.contains("480.0 of 480: met"), "{targets}");
+    }
+}
