@@ -15,7 +15,7 @@ pub use errors::{broken_transfer, describe, find_io_error};
 pub use limit::{ConcurrencyLimit, Permit};
 pub use outcome::record_outcome;
 pub use settings::ClientSettings;
-pub use wire::{decode_quotes, interpret_response, live_path, live_url};
+pub use wire::{decode_quotes, interpret_response, live_url};
 
 use std::future::Future;
 use std::time::Duration;

@@ -14,7 +14,7 @@ use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 /// The path and query for one call: `/api/live?pairs=EURUSD,USDJPY`.
-pub fn live_path(pairs: &[CurrencyPair]) -> String {
+fn live_path(pairs: &[CurrencyPair]) -> String {
     let mut path = String::with_capacity(16 + 7 * pairs.len());
     path.push_str("/api/live?pairs=");
     for (index, pair) in pairs.iter().enumerate() {
