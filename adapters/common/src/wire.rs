@@ -37,7 +37,7 @@ pub fn live_url(base_url: &str, pairs: &[CurrencyPair]) -> String {
 ///
 /// # Errors
 /// `UpstreamStatus` for any non-2xx status; otherwise as [`decode_quotes`].
-pub fn interpret_response(
+pub(crate) fn interpret_response(
     status: u16,
     body: &[u8],
     pairs: &[CurrencyPair],
