@@ -154,7 +154,7 @@ mod tests {
             let mut quotes = Quotes::with_capacity(pairs.len());
             for pair in pairs {
                 if let Some((_, rate)) = self.quotes.iter().find(|(s, _)| *s == pair.to_string()) {
-                    let timestamp = domain::RateTimestamp::from_unix(1_700_000_000);
+                    let timestamp = domain::RateTimestamp::from_unix(1_700_000_000).unwrap();
                     quotes.insert(
                         *pair,
                         Quote {

@@ -58,10 +58,6 @@ impl Quotes {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-
-    pub fn iter(&self) -> impl Iterator<Item = &(CurrencyPair, Quote)> {
-        self.entries.iter()
-    }
 }
 
 /// Why rates could not be fetched. The kinds are the port's contract; the details are for logs.

@@ -41,11 +41,6 @@ impl CurrencyPair {
     pub fn inverse(&self) -> Self {
         Self::new(self.quote, self.base)
     }
-
-    /// The six-letter symbol, "EURUSD".
-    pub fn symbol(&self) -> String {
-        self.to_string()
-    }
 }
 
 impl fmt::Display for CurrencyPair {

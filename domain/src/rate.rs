@@ -18,6 +18,10 @@ pub enum RateError {
     NotANumber(String),
     #[error("a rate must be greater than zero, got {0}")]
     NotPositive(Decimal),
+    #[error(
+        "a rate timestamp is Unix seconds or milliseconds from 1970 up to the year 3000, got {0}"
+    )]
+    TimestampOutOfRange(i64),
 }
 
 impl Rate {
@@ -73,18 +77,31 @@ pub struct RateTimestamp {
     unix_millis: i64,
 }
 
-/// Unix seconds beyond this (year 5138) are read as milliseconds.
-const LARGEST_PLAUSIBLE_SECONDS: i64 = 100_000_000_000;
+/// Unix seconds from this magnitude on (year 5138) are read as milliseconds.
+const LARGEST_PLAUSIBLE_SECONDS: u64 = 100_000_000_000;
+
+/// 3000-01-01T00:00:00Z: no quote is dated later, and this bound keeps every accepted
+/// timestamp far from `i64`'s edges for whoever computes with it.
+const LATEST_PLAUSIBLE_MILLIS: i64 = 32_503_680_000_000;
 
 impl RateTimestamp {
-    /// Reads an upstream timestamp given in either seconds or milliseconds.
-    pub fn from_unix(value: i64) -> Self {
-        if value.abs() >= LARGEST_PLAUSIBLE_SECONDS {
-            Self { unix_millis: value }
+    /// Reads an upstream timestamp given in either seconds or milliseconds: a magnitude below
+    /// 100_000_000_000 is seconds, anything else milliseconds. Only instants from
+    /// 1970-01-01T00:00:00Z up to 3000-01-01T00:00:00Z (both included) are accepted.
+    ///
+    /// # Errors
+    /// `RateError::TimestampOutOfRange` for an instant before 1970 or after the year 3000.
+    pub fn from_unix(value: i64) -> Result<Self, RateError> {
+        let unix_millis = if value.unsigned_abs() < LARGEST_PLAUSIBLE_SECONDS {
+            // Below 10^11 in magnitude, so times 1000 stays far inside i64.
+            value * 1000
         } else {
-            Self {
-                unix_millis: value.saturating_mul(1000),
-            }
+            value
+        };
+        if (0..=LATEST_PLAUSIBLE_MILLIS).contains(&unix_millis) {
+            Ok(Self { unix_millis })
+        } else {
+            Err(RateError::TimestampOutOfRange(value))
         }
     }
 
@@ -134,9 +151,45 @@ mod tests {
             RateTimestamp::from_unix(1_732_900_000_000)
         );
         assert_eq!(
-            RateTimestamp::from_unix(1_732_900_000).unix_millis(),
-            1_732_900_000_000
+            RateTimestamp::from_unix(1_732_900_000).map(|at| at.unix_millis()),
+            Ok(1_732_900_000_000)
         );
+        assert_eq!(
+            RateTimestamp::from_unix(1_732_900_000_123).map(|at| at.unix_millis()),
+            Ok(1_732_900_000_123)
+        );
+        assert_eq!(
+            RateTimestamp::from_unix(0).map(|at| at.unix_millis()),
+            Ok(0)
+        );
+    }
+
+    #[test]
+    fn timestamps_outside_1970_to_3000_are_refused() {
+        for value in [i64::MIN, i64::MAX, -1, -1_732_900_000_000] {
+            assert_eq!(
+                RateTimestamp::from_unix(value),
+                Err(RateError::TimestampOutOfRange(value)),
+                "{value}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_year_3000_is_the_last_instant_accepted() {
+        let year_3000_seconds = 32_503_680_000;
+        for value in [year_3000_seconds, LATEST_PLAUSIBLE_MILLIS] {
+            assert_eq!(
+                RateTimestamp::from_unix(value).map(|at| at.unix_millis()),
+                Ok(LATEST_PLAUSIBLE_MILLIS)
+            );
+        }
+        for value in [year_3000_seconds + 1, LATEST_PLAUSIBLE_MILLIS + 1] {
+            assert_eq!(
+                RateTimestamp::from_unix(value),
+                Err(RateError::TimestampOutOfRange(value))
+            );
+        }
     }
 
     proptest! {
@@ -156,8 +209,18 @@ mod tests {
         }
 
         #[test]
-        fn timestamp_reading_never_panics(value in any::<i64>()) {
-            let _ = RateTimestamp::from_unix(value);
+        fn timestamp_reading_never_panics_and_stays_in_range(value in any::<i64>()) {
+            if let Ok(at) = RateTimestamp::from_unix(value) {
+                prop_assert!((0..=LATEST_PLAUSIBLE_MILLIS).contains(&at.unix_millis()));
+            }
+        }
+
+        /// From 1973 on, when the same instant in milliseconds is too large to be seconds.
+        #[test]
+        fn seconds_and_millis_of_one_instant_agree(seconds in 100_000_000i64..=32_503_680_000) {
+            let from_seconds = RateTimestamp::from_unix(seconds);
+            prop_assert!(from_seconds.is_ok());
+            prop_assert_eq!(from_seconds, RateTimestamp::from_unix(seconds * 1000));
         }
     }
 }

@@ -201,7 +201,7 @@ mod tests {
     fn quote(rate: rust_decimal::Decimal, at: i64) -> Quote {
         Quote {
             rate: Rate::new(rate).unwrap(),
-            timestamp: RateTimestamp::from_unix(at),
+            timestamp: RateTimestamp::from_unix(at).unwrap(),
         }
     }
 
@@ -220,7 +220,7 @@ mod tests {
             .resolve(lookup)
             .unwrap();
         assert_eq!(cross.rate.value(), dec!(187.5));
-        assert_eq!(cross.timestamp, Some(RateTimestamp::from_unix(100)));
+        assert_eq!(cross.timestamp, RateTimestamp::from_unix(100).ok());
         assert_eq!(
             RatePlan::for_conversion(c("GBP"), c("USD")).resolve(lookup),
             Err(ResolveError::MissingQuote(pair("GBPUSD")))

@@ -15,7 +15,7 @@
 //! has nothing to hold back.
 
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
@@ -26,7 +26,7 @@ use bytes::Bytes;
 use domain::CurrencyPair;
 use rates_common::{
     BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
-    io_error, record_outcome,
+    io_error,
 };
 
 /// awc caps a connection's whole life (75 s by default); no other client does, so the cap is
@@ -71,7 +71,7 @@ impl AwcRates {
             .conn_lifetime(CONNECTION_LIFETIME);
         let client = Client::builder()
             .connector(connector)
-            // `with_deadline` is the one total timeout, as for every async adapter; awc's own
+            // `UpstreamCall`'s deadline is the one total timeout, as for every adapter; awc's own
             // (5 s by default) would otherwise cut calls that the settings allow.
             .disable_timeout()
             // Like every adapter: no redirects followed.
@@ -79,7 +79,7 @@ impl AwcRates {
             .finish();
         Ok(Self {
             client,
-            call: UpstreamCall::new(settings),
+            call: UpstreamCall::new(Self::NAME, settings),
         })
     }
 
@@ -148,9 +148,6 @@ impl AwcRates {
 #[async_trait(?Send)]
 impl RatesProvider for AwcRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
-        let started = Instant::now();
-        let result = self.call.run(pairs, self.exchange(pairs)).await;
-        record_outcome(Self::NAME, pairs, started, &result);
-        result
+        self.call.run(pairs, self.exchange(pairs)).await
     }
 }

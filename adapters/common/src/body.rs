@@ -47,11 +47,6 @@ impl BoundedBody {
         Ok(())
     }
 
-    /// The body read so far.
-    pub fn as_slice(&self) -> &[u8] {
-        &self.bytes
-    }
-
     pub fn into_vec(self) -> Vec<u8> {
         self.bytes
     }
@@ -72,7 +67,6 @@ mod tests {
         let mut body = BoundedBody::new(None, 5).unwrap();
         body.extend(b"ab").unwrap();
         body.extend(b"cde").unwrap();
-        assert_eq!(body.as_slice(), b"abcde");
         assert!(matches!(body.extend(b"f"), Err(RatesError::Malformed(_))));
         assert_eq!(body.into_vec(), b"abcde");
     }

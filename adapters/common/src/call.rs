@@ -1,18 +1,22 @@
-//! The frame every async adapter puts around its client's exchange.
+//! The frame every adapter puts around its client's exchange.
 
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use application::{Quotes, RatesError};
 use domain::CurrencyPair;
 
-use crate::{ClientSettings, ConcurrencyLimit, interpret_response, live_url, with_deadline};
+use crate::outcome::record_outcome;
+use crate::wire::interpret_response;
+use crate::{ClientSettings, ConcurrencyLimit, Permit, live_url, with_deadline};
 
-/// One upstream call as every async adapter makes it: take a slot of the in-flight limit,
-/// bound the whole exchange (connect, send, status, body) by the total timeout, then
-/// interpret the status and body. The adapter supplies only the exchange with its client.
+/// One upstream call as every adapter makes it: take a slot of the in-flight limit, bound the
+/// whole exchange (connect, send, status, body) by the total timeout, interpret the status and
+/// body, and log the outcome under the client's name. The adapter supplies only the exchange
+/// with its client.
 #[derive(Clone, Debug)]
 pub struct UpstreamCall {
+    client: &'static str,
     pub base_url: String,
     pub timeout: Duration,
     pub connect_timeout: Duration,
@@ -21,13 +25,21 @@ pub struct UpstreamCall {
 }
 
 impl UpstreamCall {
-    pub fn new(settings: &ClientSettings) -> Self {
+    /// The frame for `client`, with `max_connections` slots.
+    pub fn new(client: &'static str, settings: &ClientSettings) -> Self {
+        Self::with_slots(client, settings, settings.max_connections)
+    }
+
+    /// The frame for `client`, with `slots` slots instead of `max_connections` (ureq is also
+    /// bounded by its blocking threads).
+    pub fn with_slots(client: &'static str, settings: &ClientSettings, slots: usize) -> Self {
         Self {
+            client,
             base_url: settings.base_url.clone(),
             timeout: settings.timeout,
             connect_timeout: settings.connect_timeout,
             max_body_bytes: settings.max_body_bytes,
-            limit: ConcurrencyLimit::new(settings.max_connections, settings.pool_wait),
+            limit: ConcurrencyLimit::new(slots, settings.pool_wait),
         }
     }
 
@@ -36,19 +48,63 @@ impl UpstreamCall {
         live_url(&self.base_url, pairs)
     }
 
+    /// The in-flight limit, for metrics: its queue depth and the slots in use.
+    pub fn slots(&self) -> &ConcurrencyLimit {
+        &self.limit
+    }
+
     /// Runs `exchange` (lazy: nothing happens until a slot is taken) and interprets its
-    /// `(status, whole body)`.
+    /// `(status, whole body)`. The slot is held until the answer is interpreted.
     ///
     /// # Errors
     /// `Unavailable` without a slot, `Timeout` past the total timeout, else the exchange's own
-    /// error or what [`interpret_response`] makes of the answer.
+    /// error, `UpstreamStatus` for a non-2xx status, or what [`crate::decode_quotes`] makes of
+    /// the body.
     pub async fn run<B: AsRef<[u8]>>(
         &self,
         pairs: &[CurrencyPair],
         exchange: impl Future<Output = Result<(u16, B), RatesError>>,
     ) -> Result<Quotes, RatesError> {
-        let _permit = self.limit.acquire().await?;
-        let (status, body) = with_deadline(self.timeout, exchange).await?;
-        interpret_response(status, body.as_ref(), pairs)
+        self.logged(pairs, async {
+            let _permit = self.limit.acquire().await?;
+            let (status, body) = with_deadline(self.timeout, exchange).await?;
+            interpret_response(status, body.as_ref(), pairs)
+        })
+        .await
+    }
+
+    /// As [`UpstreamCall::run`], for an exchange that must hold its slot itself: `exchange` is
+    /// given the slot once it is taken, so that work outliving the caller (a blocking thread
+    /// still running when the deadline ends the call) keeps the slot busy until it is done.
+    /// The total timeout covers the future `exchange` returns, not the wait for the slot.
+    ///
+    /// # Errors
+    /// As [`UpstreamCall::run`].
+    pub async fn run_with_slot<B, F>(
+        &self,
+        pairs: &[CurrencyPair],
+        exchange: impl FnOnce(Permit) -> F,
+    ) -> Result<Quotes, RatesError>
+    where
+        B: AsRef<[u8]>,
+        F: Future<Output = Result<(u16, B), RatesError>>,
+    {
+        self.logged(pairs, async {
+            let permit = self.limit.acquire().await?;
+            let (status, body) = with_deadline(self.timeout, exchange(permit)).await?;
+            interpret_response(status, body.as_ref(), pairs)
+        })
+        .await
+    }
+
+    async fn logged(
+        &self,
+        pairs: &[CurrencyPair],
+        call: impl Future<Output = Result<Quotes, RatesError>>,
+    ) -> Result<Quotes, RatesError> {
+        let started = Instant::now();
+        let result = call.await;
+        record_outcome(self.client, pairs, started, &result);
+        result
     }
 }

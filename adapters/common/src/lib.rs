@@ -1,5 +1,6 @@
-//! What every rates adapter shares: settings, the Free Forex wire format, the in-flight limit
-//! and the deadline. An adapter adds only its client: build the request, send it, map errors.
+//! What every rates adapter shares: settings, the Free Forex wire format, and the frame of one
+//! call ([`UpstreamCall`]: the in-flight limit, the deadline, the answer's interpretation and
+//! the log line). An adapter adds only its client: build the request, send it, map errors.
 
 mod body;
 mod call;
@@ -13,9 +14,8 @@ pub use body::BoundedBody;
 pub use call::UpstreamCall;
 pub use errors::{broken_transfer, describe, find_io_error};
 pub use limit::{ConcurrencyLimit, Permit};
-pub use outcome::record_outcome;
 pub use settings::ClientSettings;
-pub use wire::{decode_quotes, interpret_response, live_path, live_url};
+pub use wire::{decode_quotes, live_url};
 
 use std::future::Future;
 use std::time::Duration;
@@ -31,11 +31,11 @@ pub struct BuildError {
 }
 
 /// Runs one whole upstream call (connect, send, status, body) under the total timeout.
-/// The same outer deadline wraps every async adapter, so "timeout" means the same everywhere.
+/// The same outer deadline wraps every adapter, so "timeout" means the same everywhere.
 ///
 /// # Errors
 /// `RatesError::Timeout` when `timeout` expires first; otherwise the call's own result.
-pub async fn with_deadline<T>(
+async fn with_deadline<T>(
     timeout: Duration,
     call: impl Future<Output = Result<T, RatesError>>,
 ) -> Result<T, RatesError> {

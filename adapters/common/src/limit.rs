@@ -66,10 +66,6 @@ impl ConcurrencyLimit {
     pub fn in_use(&self) -> usize {
         self.capacity - self.slots.available_permits()
     }
-
-    pub fn capacity(&self) -> usize {
-        self.capacity
-    }
 }
 
 /// Counts one waiting call for as long as it lives (also when the wait is cancelled).

@@ -8,7 +8,7 @@ use domain::CurrencyPair;
 
 /// Logs the outcome of one call at `debug` (never above: failures are the caller's to report,
 /// and a success must cost nothing on the hot path when debug is off).
-pub fn record_outcome(
+pub(crate) fn record_outcome(
     client: &'static str,
     pairs: &[CurrencyPair],
     started: Instant,

@@ -14,7 +14,7 @@ use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 /// The path and query for one call: `/api/live?pairs=EURUSD,USDJPY`.
-pub fn live_path(pairs: &[CurrencyPair]) -> String {
+fn live_path(pairs: &[CurrencyPair]) -> String {
     let mut path = String::with_capacity(16 + 7 * pairs.len());
     path.push_str("/api/live?pairs=");
     for (index, pair) in pairs.iter().enumerate() {
@@ -37,7 +37,7 @@ pub fn live_url(base_url: &str, pairs: &[CurrencyPair]) -> String {
 ///
 /// # Errors
 /// `UpstreamStatus` for any non-2xx status; otherwise as [`decode_quotes`].
-pub fn interpret_response(
+pub(crate) fn interpret_response(
     status: u16,
     body: &[u8],
     pairs: &[CurrencyPair],
@@ -52,7 +52,8 @@ pub fn interpret_response(
 ///
 /// # Errors
 /// `UnsupportedPair` for the API's code 1002; `Malformed` for a body that is not the expected
-/// JSON, any other API error code, a rate that is not a positive number, or a missing pair.
+/// JSON, any other API error code, a rate that is not a positive number, a timestamp outside
+/// 1970 to 3000 (see [`RateTimestamp::from_unix`]), or a missing pair.
 pub fn decode_quotes(body: &[u8], pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
     let live: LiveBody<'_> = serde_json::from_slice(body)
         .map_err(|error| RatesError::Malformed(format!("not a Free Forex body: {error}")))?;
@@ -77,15 +78,10 @@ pub fn decode_quotes(body: &[u8], pairs: &[CurrencyPair]) -> Result<Quotes, Rate
         let raw = rates
             .find(*pair)
             .ok_or_else(|| RatesError::Malformed(format!("the answer has no rate for {pair}")))?;
-        let rate = Rate::parse(raw.rate.get())
-            .map_err(|error| RatesError::Malformed(format!("{pair}: {error}")))?;
-        quotes.insert(
-            *pair,
-            Quote {
-                rate,
-                timestamp: RateTimestamp::from_unix(raw.timestamp),
-            },
-        );
+        let malformed = |error| RatesError::Malformed(format!("{pair}: {error}"));
+        let rate = Rate::parse(raw.rate.get()).map_err(malformed)?;
+        let timestamp = RateTimestamp::from_unix(raw.timestamp).map_err(malformed)?;
+        quotes.insert(*pair, Quote { rate, timestamp });
     }
     Ok(quotes)
 }
@@ -214,6 +210,16 @@ mod tests {
                 String::from_utf8_lossy(body)
             );
         }
+    }
+
+    #[test]
+    fn a_timestamp_out_of_range_is_malformed_and_names_the_pair() {
+        let body =
+            br#"{"rates":{"EURUSD":{"rate":1.1,"timestamp":-9223372036854775808}},"code":200}"#;
+        assert!(matches!(
+            decode_quotes(body, &[pair("EURUSD")]),
+            Err(RatesError::Malformed(message)) if message.contains("EURUSD")
+        ));
     }
 
     #[test]

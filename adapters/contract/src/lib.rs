@@ -11,9 +11,16 @@
 //!
 //! which expands to one `#[actix_rt::test]` per case (the adapter crate needs `actix-rt` as a
 //! dev-dependency). Each case builds its own client through `make`, inside the test's actix
-//! runtime, as an actix worker would.
+//! runtime, as an actix worker would, and checks the adapter through the port (and the payment
+//! use case where it says more).
+//!
+//! The cases are private: the only way to one is an entry point generated from the list in
+//! [`for_each_case!`], so a case left out of the list is dead code and fails the lint.
 
-pub mod cases;
+mod answers;
+mod faults;
+mod pool;
+mod support;
 
 use application::RatesProvider;
 use rates_common::ClientSettings;
@@ -21,45 +28,79 @@ use rates_common::ClientSettings;
 /// Builds the adapter under test from the settings a case chooses.
 pub type MakeProvider = dyn Fn(&ClientSettings) -> Box<dyn RatesProvider>;
 
-/// Expands to one `#[actix_rt::test]` per contract case, each calling
-/// `rates_contract::cases::<case>(&make)`.
+/// The one list of contract cases, as `module::case`. Hands it to the macro `$callback`
+/// (a macro at this crate's root), after the tokens in braces.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! for_each_case {
+    ($callback:ident { $($before:tt)* }) => {
+        $crate::$callback! { { $($before)* }
+            answers::direct_pair_keeps_the_exact_rate,
+            answers::inverse_pair_is_fetched_and_inverted,
+            answers::cross_rate_is_fetched_in_one_call,
+            answers::same_currency_makes_no_call,
+            answers::unknown_pair_is_unsupported,
+            answers::status_500_is_upstream_status,
+            answers::status_503_is_upstream_status,
+            answers::malformed_body_is_malformed,
+            answers::body_over_the_limit_is_malformed,
+            answers::html_content_type_is_accepted,
+            answers::chunked_body_is_accepted,
+            answers::millisecond_timestamps_mean_the_same_instant,
+            faults::connection_refused_is_connect,
+            faults::connect_timeout_is_timeout,
+            faults::hanging_upstream_times_out,
+            faults::endless_body_times_out,
+            faults::reset_is_connect,
+            faults::close_before_body_is_connect,
+            faults::truncated_body_is_connect,
+            faults::latency_under_the_timeout_succeeds,
+            faults::latency_over_the_timeout_times_out,
+            faults::percent_of_calls_with_status_503,
+            faults::percent_of_calls_reset,
+            faults::a_fault_does_not_break_the_next_call,
+            pool::connections_are_reused,
+            pool::no_idle_connections_means_no_reuse,
+            pool::stale_keep_alive_connection_is_not_used,
+            pool::idle_connections_are_dropped_after_idle_timeout,
+            pool::calls_beyond_max_connections_wait_for_a_slot,
+            pool::busy_slots_make_the_call_unavailable,
+        }
+    };
+}
+
+/// One public entry point per case in the list, the only way to reach a case from outside.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! entry_points {
+    ({} $($module:ident :: $case:ident),+ $(,)?) => {
+        $(
+            pub async fn $case(make: &$crate::MakeProvider) {
+                $crate::$module::$case(make).await;
+            }
+        )+
+    };
+}
+
+/// The cases' entry points, for `contract_tests!`.
+#[doc(hidden)]
+pub mod cases {
+    crate::for_each_case!(entry_points {});
+}
+
+/// Expands to one `#[actix_rt::test]` per contract case, each calling its case with `make`.
 #[macro_export]
 macro_rules! contract_tests {
     (make = $make:expr $(,)?) => {
-        $crate::contract_tests!(@cases $make;
-            direct_pair_keeps_the_exact_rate,
-            inverse_pair_is_fetched_and_inverted,
-            cross_rate_is_fetched_in_one_call,
-            same_currency_makes_no_call,
-            unknown_pair_is_unsupported,
-            status_500_is_upstream_status,
-            status_503_is_upstream_status,
-            malformed_body_is_malformed,
-            body_over_the_limit_is_malformed,
-            html_content_type_is_accepted,
-            chunked_body_is_accepted,
-            millisecond_timestamps_mean_the_same_instant,
-            connection_refused_is_connect,
-            connect_timeout_is_timeout,
-            hanging_upstream_times_out,
-            endless_body_times_out,
-            reset_is_connect,
-            close_before_body_is_connect,
-            truncated_body_is_connect,
-            latency_under_the_timeout_succeeds,
-            latency_over_the_timeout_times_out,
-            percent_of_calls_with_status_503,
-            percent_of_calls_reset,
-            connections_are_reused,
-            no_idle_connections_means_no_reuse,
-            a_fault_does_not_break_the_next_call,
-            stale_keep_alive_connection_is_not_used,
-            idle_connections_are_dropped_after_idle_timeout,
-            calls_beyond_max_connections_wait_for_a_slot,
-            busy_slots_make_the_call_unavailable,
-        );
+        $crate::for_each_case!(test_functions { $make });
     };
-    (@cases $make:expr; $($case:ident),+ $(,)?) => {
+}
+
+/// One `#[actix_rt::test]` per case in the list, named for the case.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! test_functions {
+    ({ $make:expr } $($module:ident :: $case:ident),+ $(,)?) => {
         $(
             #[::actix_rt::test]
             async fn $case() {

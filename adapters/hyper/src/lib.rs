@@ -9,9 +9,6 @@
 //! just as the server closes is not retried: `idle_timeout` below the server's keep-alive is
 //! what keeps that window shut.
 
-use std::io::ErrorKind;
-use std::time::Instant;
-
 use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -23,8 +20,9 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rates_common::{
     BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
-    describe, find_io_error, live_url, record_outcome,
+    describe, find_io_error, live_url,
 };
+use std::io::ErrorKind;
 
 /// Fetches rates with one hyper-util client, built once.
 #[derive(Debug)]
@@ -61,7 +59,7 @@ impl HyperRates {
             .build(connector);
         Ok(Self {
             client,
-            call: UpstreamCall::new(settings),
+            call: UpstreamCall::new(Self::NAME, settings),
         })
     }
 
@@ -115,9 +113,6 @@ impl HyperRates {
 #[async_trait(?Send)]
 impl RatesProvider for HyperRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
-        let started = Instant::now();
-        let result = self.call.run(pairs, self.exchange(pairs)).await;
-        record_outcome(Self::NAME, pairs, started, &result);
-        result
+        self.call.run(pairs, self.exchange(pairs)).await
     }
 }

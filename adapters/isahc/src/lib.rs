@@ -7,7 +7,7 @@
 //! It is the only one of the five clients that retries a request written to a connection the
 //! server closed at that moment; nothing is added here.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
@@ -18,7 +18,7 @@ use isahc::error::ErrorKind;
 use isahc::{AsyncBody, HttpClient};
 use rates_common::{
     BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
-    describe, record_outcome, timeout_error,
+    describe, timeout_error,
 };
 
 /// Fetches rates with one isahc client (one libcurl multi handle and its thread), built once.
@@ -40,7 +40,7 @@ impl IsahcRates {
         settings.check(Self::NAME)?;
         let client = HttpClient::builder()
             .connect_timeout(settings.connect_timeout)
-            // libcurl's own total timeout, body included; `with_deadline` wraps it as well.
+            // libcurl's own total timeout, body included; `UpstreamCall`'s deadline wraps it as well.
             .timeout(settings.timeout)
             .max_connections(settings.max_connections)
             .max_connections_per_host(settings.max_connections)
@@ -56,7 +56,7 @@ impl IsahcRates {
             })?;
         Ok(Self {
             client,
-            call: UpstreamCall::new(settings),
+            call: UpstreamCall::new(Self::NAME, settings),
         })
     }
 
@@ -126,10 +126,7 @@ async fn read_bounded(body: &mut AsyncBody, limit: usize) -> Result<Vec<u8>, Bod
 #[async_trait(?Send)]
 impl RatesProvider for IsahcRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
-        let started = Instant::now();
-        let result = self.call.run(pairs, self.exchange(pairs)).await;
-        record_outcome(Self::NAME, pairs, started, &result);
-        result
+        self.call.run(pairs, self.exchange(pairs)).await
     }
 }
 

@@ -8,14 +8,12 @@
 //! refusals, never HTTP/1.1. One written just as the server closes is not retried:
 //! `idle_timeout` below the server's keep-alive is what keeps that window shut.
 
-use std::time::Instant;
-
 use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use domain::CurrencyPair;
 use rates_common::{
     BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
-    describe, record_outcome, timeout_error,
+    describe, timeout_error,
 };
 
 /// Fetches rates with one reqwest client, built once.
@@ -50,7 +48,7 @@ impl ReqwestRates {
             })?;
         Ok(Self {
             client,
-            call: UpstreamCall::new(settings),
+            call: UpstreamCall::new(Self::NAME, settings),
         })
     }
 
@@ -83,9 +81,6 @@ impl ReqwestRates {
 #[async_trait(?Send)]
 impl RatesProvider for ReqwestRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
-        let started = Instant::now();
-        let result = self.call.run(pairs, self.exchange(pairs)).await;
-        record_outcome(Self::NAME, pairs, started, &result);
-        result
+        self.call.run(pairs, self.exchange(pairs)).await
     }
 }

@@ -9,15 +9,14 @@
 //! server's keep-alive is what keeps that window shut.
 
 use std::io::ErrorKind;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use domain::CurrencyPair;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, broken_transfer,
-    connect_timeout_error, describe, interpret_response, io_error, live_url, record_outcome,
-    timeout_error, with_deadline,
+    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, Permit, UpstreamCall,
+    broken_transfer, connect_timeout_error, describe, io_error, timeout_error,
 };
 use ureq::{Agent, Error, Timeout};
 
@@ -25,12 +24,8 @@ use ureq::{Agent, Error, Timeout};
 #[derive(Debug)]
 pub struct UreqRates {
     agent: Agent,
-    base_url: String,
-    /// Calls in flight: at most `max_connections`, and at most `blocking_threads` threads.
-    slots: ConcurrencyLimit,
-    timeout: Duration,
-    connect_timeout: Duration,
-    max_body_bytes: usize,
+    /// Its slots cap calls in flight at `max_connections`, and at `blocking_threads` threads.
+    call: UpstreamCall,
 }
 
 impl UreqRates {
@@ -45,7 +40,7 @@ impl UreqRates {
         let in_flight = settings.max_connections.min(settings.blocking_threads);
         let agent: Agent = Agent::config_builder()
             .timeout_connect(Some(settings.connect_timeout))
-            // The whole call, body included, as `with_deadline` is for the async clients.
+            // The whole call, body included, as `UpstreamCall`'s deadline is for the others.
             .timeout_global(Some(settings.timeout))
             // A non-2xx status is an answer to interpret, not a transport error.
             .http_status_as_error(false)
@@ -63,49 +58,45 @@ impl UreqRates {
             .into();
         Ok(Self {
             agent,
-            base_url: settings.base_url.clone(),
-            slots: ConcurrencyLimit::new(in_flight, settings.pool_wait),
-            timeout: settings.timeout,
-            connect_timeout: settings.connect_timeout,
-            max_body_bytes: settings.max_body_bytes,
+            call: UpstreamCall::with_slots(Self::NAME, settings, in_flight),
         })
     }
 
     /// The slots that cap ureq's calls (and so its blocking threads): `waiting()` is the
     /// blocking-pool queue depth, `in_use()` the threads busy, for metrics.
     pub fn blocking_slots(&self) -> &ConcurrencyLimit {
-        &self.slots
+        self.call.slots()
     }
 
-    async fn call(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
-        let slot = self.slots.acquire().await?;
+    /// Hands the exchange, and the slot, to a blocking thread. The slot is held by the thread,
+    /// not by the caller: a caller that gave up at its deadline leaves the slot busy until
+    /// ureq's own timeout frees the thread. `UpstreamCall`'s deadline, the same as the async
+    /// clients', also covers the wait for a blocking thread.
+    async fn on_blocking_thread(
+        &self,
+        pairs: &[CurrencyPair],
+        slot: Permit,
+    ) -> Result<(u16, Vec<u8>), RatesError> {
         let call = Call {
             agent: self.agent.clone(),
-            url: live_url(&self.base_url, pairs),
-            timeout: self.timeout,
-            connect_timeout: self.connect_timeout,
-            max_body_bytes: self.max_body_bytes,
+            url: self.call.url(pairs),
+            timeout: self.call.timeout,
+            connect_timeout: self.call.connect_timeout,
+            max_body_bytes: self.call.max_body_bytes,
         };
         let span = tracing::Span::current();
         let blocking = tokio::task::spawn_blocking(move || {
-            // The slot is held by the thread, not by the caller: a caller that gave up at its
-            // deadline leaves the slot busy until ureq's own timeout frees the thread.
+            // Freed when the thread is done, not when the caller gives up.
             let _slot = slot;
             span.in_scope(|| call.exchange())
         });
-        // ureq's `timeout_global` ends the call on the thread; the same outer deadline as the
-        // async clients also covers the wait for a blocking thread.
-        let (status, body) = with_deadline(self.timeout, async {
-            match blocking.await {
-                Ok(exchanged) => exchanged,
-                Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-                Err(error) => Err(RatesError::Unavailable(format!(
-                    "the blocking pool dropped the call: {error}"
-                ))),
-            }
-        })
-        .await?;
-        interpret_response(status, &body, pairs)
+        match blocking.await {
+            Ok(exchanged) => exchanged,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => Err(RatesError::Unavailable(format!(
+                "the blocking pool dropped the call: {error}"
+            ))),
+        }
     }
 }
 
@@ -162,9 +153,8 @@ impl Call {
 #[async_trait(?Send)]
 impl RatesProvider for UreqRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
-        let started = Instant::now();
-        let result = self.call(pairs).await;
-        record_outcome(Self::NAME, pairs, started, &result);
-        result
+        self.call
+            .run_with_slot(pairs, |slot| self.on_blocking_thread(pairs, slot))
+            .await
     }
 }
