@@ -79,7 +79,8 @@ def remove_test_modules(code):
 
 
 def expand_use_tree(tree):
-    """`a::{b, c::{d, e}}` -> [a::b, a::c::d, a::c::e]; aliases and globs kept as paths."""
+    """`a::{b, c::{d, e}}` -> [a::b, a::c::d, a::c::e]; `x as y` comes back as `x@y`."""
+    tree = re.sub(r"\s+as\s+", "@", tree)
     tree = re.sub(r"\s+", "", tree)
 
     def split_top(inner):
@@ -97,7 +98,7 @@ def expand_use_tree(tree):
 
     brace = tree.find("{")
     if brace < 0:
-        return [re.sub(r"as" + IDENT + "$", "", tree) if "as" in tree else tree]
+        return [tree]
     prefix, inner = tree[:brace], tree[brace + 1:tree.rfind("}")]
     paths = []
     for part in split_top(inner):
@@ -142,10 +143,8 @@ def parse_crate(root_file):
         for match in re.finditer(r"^\s*(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", code, re.M):
             line = code.count("\n", 0, match.start()) + 1
             for raw in expand_use_tree(match.group(2)):
-                alias = None
-                if "as" in raw and re.search(r"[A-Za-z0-9_*}]as" + IDENT + "$", raw):
-                    alias = re.search(r"as(" + IDENT + ")$", raw).group(1)
-                path_text = re.sub(r"as" + IDENT + "$", "", raw) if alias else raw
+                path_text, _, alias = raw.partition("@")
+                alias = alias or None
                 absolute = resolve_relative(module, path_text.split("::"))
                 if absolute is None:
                     continue

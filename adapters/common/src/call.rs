@@ -8,7 +8,7 @@ use domain::CurrencyPair;
 
 use crate::outcome::record_outcome;
 use crate::wire::interpret_response;
-use crate::{ClientSettings, ConcurrencyLimit, Permit, live_url, with_deadline};
+use crate::{ClientSettings, ConcurrencyLimit, Permit, live_url, timeout_error};
 
 /// One upstream call as every adapter makes it: take a slot of the in-flight limit, bound the
 /// whole exchange (connect, send, status, body) by the total timeout, interpret the status and
@@ -107,4 +107,18 @@ impl UpstreamCall {
         record_outcome(self.client, pairs, started, &result);
         result
     }
+}
+
+/// Runs one whole upstream call (connect, send, status, body) under the total timeout.
+/// The same outer deadline wraps every adapter, so "timeout" means the same everywhere.
+///
+/// # Errors
+/// `RatesError::Timeout` when `timeout` expires first; otherwise the call's own result.
+async fn with_deadline<T>(
+    timeout: Duration,
+    call: impl Future<Output = Result<T, RatesError>>,
+) -> Result<T, RatesError> {
+    tokio::time::timeout(timeout, call)
+        .await
+        .unwrap_or_else(|_| Err(timeout_error(timeout)))
 }

@@ -3,6 +3,7 @@
 use std::error::Error;
 use std::fmt::{Display, Write as _};
 use std::io;
+use std::time::Duration;
 
 use application::RatesError;
 
@@ -40,6 +41,38 @@ pub fn broken_transfer(detail: impl Display) -> RatesError {
     RatesError::Connect(format!(
         "the connection broke before the complete answer: {detail}"
     ))
+}
+
+/// An adapter's client could not be built from its settings (bad base URL, bad limits).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot build the {client} rates client: {reason}")]
+pub struct BuildError {
+    pub client: &'static str,
+    pub reason: String,
+}
+
+/// The error for a call that did not complete within `timeout`.
+pub fn timeout_error(timeout: Duration) -> RatesError {
+    RatesError::Timeout(format!(
+        "no complete answer within {} ms",
+        timeout.as_millis()
+    ))
+}
+
+/// The error for a connection that could not be established within `connect_timeout`.
+pub fn connect_timeout_error(connect_timeout: Duration) -> RatesError {
+    RatesError::Timeout(format!(
+        "no connection within {} ms",
+        connect_timeout.as_millis()
+    ))
+}
+
+/// Maps an I/O error from a socket into the port's taxonomy.
+pub fn io_error(error: &std::io::Error, timeout: Duration) -> RatesError {
+    match error.kind() {
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => timeout_error(timeout),
+        _ => RatesError::Connect(error.to_string()),
+    }
 }
 
 #[cfg(test)]

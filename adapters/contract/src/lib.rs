@@ -22,11 +22,7 @@ mod faults;
 mod pool;
 mod support;
 
-use application::RatesProvider;
-use rates_common::ClientSettings;
-
-/// Builds the adapter under test from the settings a case chooses.
-pub type MakeProvider = dyn Fn(&ClientSettings) -> Box<dyn RatesProvider>;
+pub use support::MakeProvider;
 
 /// The one list of contract cases, as `module::case`. Hands it to the macro `$callback`
 /// (a macro at this crate's root), after the tokens in braces.

@@ -15,6 +15,9 @@ use domain::{Amount, Currency, CurrencyPair, Rate, RateTimestamp};
 use mock_rates::{FaultMode, Faults, MockServer, Settings, rate_text};
 use rates_common::ClientSettings;
 
+/// Builds the adapter under test from the settings a case chooses.
+pub type MakeProvider = dyn Fn(&ClientSettings) -> Box<dyn RatesProvider>;
+
 /// Total timeout of most cases: short to keep the suite quick, ample for a loopback call.
 pub(crate) const TIMEOUT: Duration = Duration::from_millis(400);
 const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
