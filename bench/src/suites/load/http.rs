@@ -1,8 +1,8 @@
 //! The generator's HTTP side: one pooled hyper-util client, each scenario's requests, and the
-//! check of every answer. A request counts as ok only when its whole response was read within
-//! the timeout, its status is 200 and its body is the expected one.
+//! check of every answer, read with the api's own response types. A request counts as ok only
+//! when its whole response was read within the timeout, its status is 200 and its body is the
+//! expected one.
 
-use std::borrow::Cow;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -12,7 +12,9 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rates_common::describe;
-use serde::Deserialize;
+
+use api::routes::health::HealthStatus;
+use api::routes::payment_dto::PaymentResponse;
 
 use crate::error::BenchError;
 use crate::model::{FailureKind, Scenario};
@@ -156,7 +158,7 @@ impl Target {
     pub fn check(&self, index: u64, body: &[u8]) -> Result<(), String> {
         match self.scenario {
             Scenario::Health => {
-                let answer: HealthAnswer<'_> = serde_json::from_slice(body)
+                let answer: HealthStatus = serde_json::from_slice(body)
                     .map_err(|error| format!("health body is not the expected JSON: {error}"))?;
                 if answer.status == "ok" {
                     Ok(())
@@ -168,7 +170,7 @@ impl Target {
                 }
             }
             Scenario::Payments(client) => {
-                let answer: PaymentAnswer<'_> = serde_json::from_slice(body)
+                let answer: PaymentResponse = serde_json::from_slice(body)
                     .map_err(|error| format!("payment body is not the expected JSON: {error}"))?;
                 if answer.client != client.as_str() {
                     return Err(format!(
@@ -193,22 +195,6 @@ impl Target {
             }
         }
     }
-}
-
-#[derive(Deserialize)]
-struct HealthAnswer<'a> {
-    #[serde(borrow)]
-    status: Cow<'a, str>,
-}
-
-#[derive(Deserialize)]
-struct PaymentAnswer<'a> {
-    #[serde(borrow)]
-    client: Cow<'a, str>,
-    #[serde(borrow)]
-    currency: Cow<'a, str>,
-    #[serde(borrow)]
-    target_currency: Cow<'a, str>,
 }
 
 /// Sends request `index` of `target`, reads the whole response and checks it, within

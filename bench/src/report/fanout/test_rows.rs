@@ -1,0 +1,72 @@
+//! Fanout results for the report's tests.
+
+use clap::Parser as _;
+
+use crate::cli::Cli;
+use crate::model::{ClientName, FanoutMode, FanoutRow, Results};
+
+pub fn row(client: ClientName, mode: FanoutMode, size: u32, wall: f64, ideal: f64) -> FanoutRow {
+    FanoutRow {
+        client,
+        mode,
+        group_size: size,
+        repetitions: 1,
+        wall_ms_median: Some(wall),
+        request_ms_median: Some(wall + 1.0),
+        ideal_ms: ideal,
+        efficiency: Some(ideal / wall),
+        failures: 0,
+        upstream_calls: Some(u64::from(size)),
+        connections_opened: Some(1),
+        max_connections: Some(100),
+        blocking_threads: (client == ClientName::Ureq).then_some(64),
+        wall_ms: vec![wall],
+        request_ms: vec![wall + 1.0],
+        first_error: None,
+    }
+}
+
+pub fn results(latency: &str) -> Results {
+    let cli = Cli::parse_from([
+        "bench",
+        "--suite",
+        "fanout",
+        "--clients",
+        "hyper,ureq",
+        "--group-sizes",
+        "5,70",
+        "--upstream-latency-ms",
+        latency,
+    ]);
+    let mut results = Results::new(
+        crate::env::collect("2026-01-01T00:00:00Z".to_owned()),
+        crate::cli::resolve(&cli),
+    );
+    results.fanout = vec![
+        row(ClientName::Hyper, FanoutMode::Concurrent, 5, 361.0, 360.0),
+        row(ClientName::Hyper, FanoutMode::Concurrent, 70, 372.0, 360.0),
+        row(ClientName::Hyper, FanoutMode::Sequential, 5, 1805.0, 1800.0),
+        row(
+            ClientName::Hyper,
+            FanoutMode::Sequential,
+            70,
+            25_270.0,
+            25_200.0,
+        ),
+        row(ClientName::Ureq, FanoutMode::Concurrent, 5, 362.0, 360.0),
+        row(ClientName::Ureq, FanoutMode::Concurrent, 70, 730.0, 360.0),
+        row(ClientName::Ureq, FanoutMode::Sequential, 5, 1806.0, 1800.0),
+        FanoutRow {
+            failures: 3,
+            first_error: Some("payment 2: status 503".to_owned()),
+            ..row(
+                ClientName::Ureq,
+                FanoutMode::Sequential,
+                70,
+                25_300.0,
+                25_200.0,
+            )
+        },
+    ];
+    results
+}
