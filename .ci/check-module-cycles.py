@@ -9,6 +9,7 @@ items, is a circle too: shared items belong in a module of their own.
 
     check-module-cycles.py [ROOT]          exit 1 and list the circles, if any
     check-module-cycles.py ROOT --tree CRATE   print a crate's module tree with line counts
+    check-module-cycles.py --self-test     check the checker on crates made for it
 """
 
 import re
@@ -256,7 +257,43 @@ def print_tree(modules, module, depth=0):
         print_tree(modules, child, depth + 1)
 
 
+def self_test():
+    """Two throwaway crates: one with a circle through a parent's own item and an aliased
+    grouped import, one without (a parent re-exporting a child's item is no circle)."""
+    import tempfile
+
+    cases = {
+        "circular": {
+            "src/lib.rs": "mod a;\nmod b;\npub struct Shared;\npub fn f() { a::g(); }\n",
+            "src/a.rs": "use crate::{b::{self as other}, Shared};\npub fn g() { other::h(); }\n",
+            "src/b.rs": "// use crate::a; (a comment is no import)\npub fn h() {}\n",
+        },
+        "acyclic": {
+            "src/lib.rs": "mod a;\nmod b;\npub use b::Shared;\npub fn f() { a::g(); }\n",
+            "src/a.rs": "use crate::Shared;\npub fn g() { let _ = Shared; }\n",
+            "src/b.rs": "pub struct Shared;\n#[cfg(test)]\nmod tests { use crate::a; }\n",
+        },
+    }
+    found = {}
+    with tempfile.TemporaryDirectory() as directory:
+        for name, files in cases.items():
+            crate = Path(directory) / name
+            for path, text in files.items():
+                (crate / path).parent.mkdir(parents=True, exist_ok=True)
+                (crate / path).write_text(text)
+            (crate / "Cargo.toml").write_text(f'[package]\nname = "{name}"\n')
+            found[name], _ = cycles(parse_crate(crate / "src" / "lib.rs"))
+    expected = [[("crate",), ("crate", "a")]]
+    if found["circular"] != expected or found["acyclic"]:
+        print(f"self-test failed: {found}")
+        return 1
+    print("self-test: the circle was found, and no circle where there is none")
+    return 0
+
+
 def main(argv):
+    if "--self-test" in argv:
+        return self_test()
     root = Path(argv[1] if len(argv) > 1 and not argv[1].startswith("-") else ".").resolve()
     if "--tree" in argv:
         wanted = argv[argv.index("--tree") + 1]

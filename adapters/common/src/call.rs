@@ -54,7 +54,7 @@ impl UpstreamCall {
     }
 
     /// Runs `exchange` (lazy: nothing happens until a slot is taken) and interprets its
-    /// `(status, whole body)`. The slot is held until the answer is interpreted.
+    /// `(status, whole body)`. The slot is held until the exchange is over.
     ///
     /// # Errors
     /// `Unavailable` without a slot, `Timeout` past the total timeout, else the exchange's own
@@ -65,12 +65,15 @@ impl UpstreamCall {
         pairs: &[CurrencyPair],
         exchange: impl Future<Output = Result<(u16, B), RatesError>>,
     ) -> Result<Quotes, RatesError> {
-        self.logged(pairs, async {
-            let _permit = self.limit.acquire().await?;
-            let (status, body) = with_deadline(self.timeout, exchange).await?;
-            interpret_response(status, body.as_ref(), pairs)
-        })
-        .await
+        // One flat body, no inner async block: each layer of futures would store the
+        // exchange's future again, and the port boxes the whole of it on every call.
+        let started = Instant::now();
+        let result = match self.limit.acquire().await {
+            Ok(_slot) => interpret(pairs, with_deadline(self.timeout, exchange).await),
+            Err(unavailable) => Err(unavailable),
+        };
+        record_outcome(self.client, pairs, started, &result);
+        result
     }
 
     /// As [`UpstreamCall::run`], for an exchange that must hold its slot itself: `exchange` is
@@ -89,24 +92,23 @@ impl UpstreamCall {
         B: AsRef<[u8]>,
         F: Future<Output = Result<(u16, B), RatesError>>,
     {
-        self.logged(pairs, async {
-            let permit = self.limit.acquire().await?;
-            let (status, body) = with_deadline(self.timeout, exchange(permit)).await?;
-            interpret_response(status, body.as_ref(), pairs)
-        })
-        .await
-    }
-
-    async fn logged(
-        &self,
-        pairs: &[CurrencyPair],
-        call: impl Future<Output = Result<Quotes, RatesError>>,
-    ) -> Result<Quotes, RatesError> {
         let started = Instant::now();
-        let result = call.await;
+        let result = match self.limit.acquire().await {
+            Ok(slot) => interpret(pairs, with_deadline(self.timeout, exchange(slot)).await),
+            Err(unavailable) => Err(unavailable),
+        };
         record_outcome(self.client, pairs, started, &result);
         result
     }
+}
+
+/// The quotes in an exchange's `(status, whole body)`, or its error.
+fn interpret<B: AsRef<[u8]>>(
+    pairs: &[CurrencyPair],
+    exchanged: Result<(u16, B), RatesError>,
+) -> Result<Quotes, RatesError> {
+    let (status, body) = exchanged?;
+    interpret_response(status, body.as_ref(), pairs)
 }
 
 /// Runs one whole upstream call (connect, send, status, body) under the total timeout.

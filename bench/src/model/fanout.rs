@@ -109,6 +109,14 @@ impl FanoutRow {
     }
 }
 
+/// The group sizes present in `rows`, ascending, each once.
+pub fn group_sizes(rows: &[FanoutRow]) -> Vec<u32> {
+    let mut sizes: Vec<u32> = rows.iter().map(|row| row.group_size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

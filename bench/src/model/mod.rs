@@ -17,7 +17,7 @@ pub use baseline::{BaselineComparison, Change};
 pub use client::ClientName;
 pub use decode::{DecodeBody, DecodeMethod, DecodeRow};
 pub use environment::{CrateVersion, Environment};
-pub use fanout::{FanoutMode, FanoutRow, FanoutSettings};
+pub use fanout::{FanoutMode, FanoutRow, FanoutSettings, group_sizes};
 pub use faults::{
     FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
 };

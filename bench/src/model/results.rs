@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    BaselineComparison, CapacityRow, DecodeRow, Environment, FanoutRow, FaultRow, FdCheck,
-    LatencyRow, LoadRow, RunSettings,
+    BaselineComparison, CapacityRow, ClientName, DecodeRow, Environment, FanoutRow, FaultRow,
+    FdCheck, LatencyRow, LoadRow, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -53,5 +53,15 @@ impl Results {
             fd_check: None,
             baseline: None,
         }
+    }
+
+    /// The run's clients that have fanout rows, in the run's order.
+    pub fn fanout_clients(&self) -> Vec<ClientName> {
+        self.settings
+            .clients
+            .iter()
+            .copied()
+            .filter(|client| self.fanout.iter().any(|row| row.client == *client))
+            .collect()
     }
 }

@@ -11,9 +11,3 @@ pub fn write(results: &Results, path: &Path) -> Result<(), BenchError> {
     text.push('\n');
     fs::write(path, text).map_err(|source| BenchError::io(path, source))
 }
-
-/// Reads a results.json written by this bench.
-pub fn read(path: &Path) -> Result<Results, BenchError> {
-    let text = fs::read_to_string(path).map_err(|source| BenchError::io(path, source))?;
-    serde_json::from_str(&text).map_err(BenchError::Json)
-}

@@ -5,27 +5,8 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use crate::error::BenchError;
-use crate::model::{ClientName, FanoutMode, FanoutRow, Results};
+use crate::model::{FanoutMode, FanoutRow, Results, group_sizes};
 use crate::report::charts::ticks::one_two_five;
-
-/// The clients of the run that have fanout rows, in the run's order.
-fn clients(results: &Results) -> Vec<ClientName> {
-    results
-        .settings
-        .clients
-        .iter()
-        .copied()
-        .filter(|client| results.fanout.iter().any(|row| row.client == *client))
-        .collect()
-}
-
-/// Group sizes present in the rows, ascending.
-fn sizes(rows: &[FanoutRow]) -> Vec<u32> {
-    let mut sizes: Vec<u32> = rows.iter().map(|row| row.group_size).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    sizes
-}
 
 /// One line of a chart: a label and its (group size, ms) points.
 struct Line {
@@ -50,7 +31,7 @@ pub fn write(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
     if results.fanout.is_empty() {
         return Ok(Vec::new());
     }
-    let clients = clients(results);
+    let clients = results.fanout_clients();
     let lines_for = |mode: FanoutMode, suffix: bool| -> Vec<Line> {
         let mut lines: Vec<Line> = clients
             .iter()
@@ -75,7 +56,7 @@ pub fn write(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
             label: format!("ideal {}", mode.as_str()),
             color: IDEAL_COLOR,
             dashed: true,
-            points: sizes(&results.fanout)
+            points: group_sizes(&results.fanout)
                 .into_iter()
                 .filter_map(|size| {
                     let row = results
@@ -110,7 +91,7 @@ pub fn write(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
         .iter()
         .flat_map(|line| line.points.iter().map(|point| point.1))
         .fold(0.0_f64, f64::max);
-    let largest = sizes(&results.fanout).last().copied().unwrap_or(0);
+    let largest = group_sizes(&results.fanout).last().copied().unwrap_or(0);
     for (index, client) in clients.iter().enumerate() {
         let cap = results
             .fanout

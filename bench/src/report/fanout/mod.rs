@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{ClientName, FanoutMode, FanoutRow, FanoutSettings, Results};
+use crate::model::{ClientName, FanoutMode, FanoutRow, FanoutSettings, Results, group_sizes};
 use crate::report::format::format_ms;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
@@ -95,28 +95,9 @@ const HOW_MEASURED: &str = "Each client runs as one block: an un-timed warm-up g
     what mock-rates counted during a row's batches: one call per payment, and the TCP \
     connections the api's pool opened.";
 
-/// The clients of the run that have fanout rows, in the run's order.
-fn clients(results: &Results) -> Vec<ClientName> {
-    results
-        .settings
-        .clients
-        .iter()
-        .copied()
-        .filter(|client| results.fanout.iter().any(|row| row.client == *client))
-        .collect()
-}
-
 fn find(rows: &[FanoutRow], client: ClientName, mode: FanoutMode, size: u32) -> Option<&FanoutRow> {
     rows.iter()
         .find(|row| row.client == client && row.mode == mode && row.group_size == size)
-}
-
-/// Group sizes present in the rows, ascending.
-fn sizes(rows: &[FanoutRow]) -> Vec<u32> {
-    let mut sizes: Vec<u32> = rows.iter().map(|row| row.group_size).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    sizes
 }
 
 fn shows_reference(settings: &FanoutSettings) -> bool {
@@ -142,7 +123,7 @@ fn cell(row: &FanoutRow) -> String {
 /// reference's figures).
 fn tables(results: &Results) -> Vec<Table> {
     let settings = &results.settings.fanout;
-    let clients = clients(results);
+    let clients = results.fanout_clients();
     let reference = shows_reference(settings);
     FanoutMode::ALL
         .into_iter()
@@ -156,7 +137,7 @@ fn tables(results: &Results) -> Vec<Table> {
                 (true, FanoutMode::Concurrent) => &["ref: Spring @Async", "ref: AsyncFeign"],
             };
             columns.extend(reference_columns.iter().map(|name| (*name, Align::Right)));
-            let rows = sizes(&results.fanout)
+            let rows = group_sizes(&results.fanout)
                 .into_iter()
                 .map(|size| {
                     let ideal = results
@@ -247,9 +228,9 @@ fn detail_table(rows: &[FanoutRow]) -> Table {
 fn notes(results: &Results) -> Vec<String> {
     let rows = &results.fanout;
     let settings = &results.settings.fanout;
-    let clients = clients(results);
+    let clients = results.fanout_clients();
     let mut notes = Vec::new();
-    if let Some(&largest) = sizes(rows).last() {
+    if let Some(&largest) = group_sizes(rows).last() {
         let multiples: Vec<String> = clients
             .iter()
             .filter_map(|client| {
