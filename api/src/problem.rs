@@ -61,10 +61,12 @@ pub enum ProblemType {
     UpstreamError,
     #[serde(rename = "/problems/upstream-unreachable")]
     UpstreamUnreachable,
+    #[serde(rename = "/problems/upstream-tls")]
+    UpstreamTls,
 }
 
 impl ProblemType {
-    pub const ALL: [ProblemType; 14] = [
+    pub const ALL: [ProblemType; 15] = [
         ProblemType::MalformedJson,
         ProblemType::Validation,
         ProblemType::UnknownClient,
@@ -79,6 +81,7 @@ impl ProblemType {
         ProblemType::UpstreamBadResponse,
         ProblemType::UpstreamError,
         ProblemType::UpstreamUnreachable,
+        ProblemType::UpstreamTls,
     ];
 
     /// The `type` URI, as serialized (`/problems/upstream-timeout`).
@@ -98,6 +101,7 @@ impl ProblemType {
             ProblemType::UpstreamBadResponse => "/problems/upstream-bad-response",
             ProblemType::UpstreamError => "/problems/upstream-error",
             ProblemType::UpstreamUnreachable => "/problems/upstream-unreachable",
+            ProblemType::UpstreamTls => "/problems/upstream-tls",
         }
     }
 
@@ -117,6 +121,7 @@ impl ProblemType {
             ProblemType::UpstreamBadResponse => "Bad answer from rates upstream",
             ProblemType::UpstreamError => "Rates upstream failed",
             ProblemType::UpstreamUnreachable => "Rates upstream unreachable",
+            ProblemType::UpstreamTls => "TLS with the rates upstream failed",
         }
     }
 
@@ -135,7 +140,8 @@ impl ProblemType {
             ProblemType::CapacityExhausted => StatusCode::SERVICE_UNAVAILABLE,
             ProblemType::UpstreamBadResponse
             | ProblemType::UpstreamError
-            | ProblemType::UpstreamUnreachable => StatusCode::BAD_GATEWAY,
+            | ProblemType::UpstreamUnreachable
+            | ProblemType::UpstreamTls => StatusCode::BAD_GATEWAY,
         }
     }
 
@@ -145,6 +151,7 @@ impl ProblemType {
         match kind {
             RatesErrorKind::Timeout => ProblemType::UpstreamTimeout,
             RatesErrorKind::Connect => ProblemType::UpstreamUnreachable,
+            RatesErrorKind::Tls => ProblemType::UpstreamTls,
             RatesErrorKind::UpstreamStatus => ProblemType::UpstreamError,
             RatesErrorKind::Malformed => ProblemType::UpstreamBadResponse,
             RatesErrorKind::UnsupportedPair => ProblemType::UnsupportedPair,
@@ -158,6 +165,7 @@ impl ProblemType {
         match self {
             ProblemType::UpstreamTimeout => Some(RatesErrorKind::Timeout),
             ProblemType::UpstreamUnreachable => Some(RatesErrorKind::Connect),
+            ProblemType::UpstreamTls => Some(RatesErrorKind::Tls),
             ProblemType::UpstreamError => Some(RatesErrorKind::UpstreamStatus),
             ProblemType::UpstreamBadResponse => Some(RatesErrorKind::Malformed),
             ProblemType::UnsupportedPair => Some(RatesErrorKind::UnsupportedPair),
@@ -354,6 +362,7 @@ mod tests {
         match kind {
             RatesErrorKind::Timeout => RatesError::Timeout("slow".to_owned()),
             RatesErrorKind::Connect => RatesError::Connect("refused".to_owned()),
+            RatesErrorKind::Tls => RatesError::Tls("unknown issuer".to_owned()),
             RatesErrorKind::UpstreamStatus => RatesError::UpstreamStatus(500),
             RatesErrorKind::Malformed => RatesError::Malformed("not JSON".to_owned()),
             RatesErrorKind::UnsupportedPair => RatesError::UnsupportedPair("XAUUSD".to_owned()),

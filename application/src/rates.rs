@@ -16,7 +16,8 @@ pub trait RatesProvider {
     /// # Errors
     /// Every failure is one of the [`RatesError`] kinds, the same for every adapter:
     /// `Timeout` when the total or connect timeout expires; `Connect` when no connection
-    /// could be made or it broke before a complete response; `UpstreamStatus` for a non-success
+    /// could be made or it broke before a complete response; `Tls` when the TLS handshake
+    /// failed (an untrusted certificate, a name it does not cover, no common protocol); `UpstreamStatus` for a non-success
     /// HTTP status; `Malformed` for a body that is not the expected JSON or lacks a pair;
     /// `UnsupportedPair` when the upstream does not quote a pair; `Unavailable` when the
     /// adapter's own capacity (connection pool, blocking pool) is exhausted.
@@ -67,6 +68,8 @@ pub enum RatesError {
     Timeout(String),
     #[error("could not reach the rates upstream: {0}")]
     Connect(String),
+    #[error("the TLS handshake with the rates upstream failed: {0}")]
+    Tls(String),
     #[error("the rates upstream answered with HTTP status {0}")]
     UpstreamStatus(u16),
     #[error("the rates upstream sent an unusable body: {0}")]
@@ -82,6 +85,7 @@ pub enum RatesError {
 pub enum RatesErrorKind {
     Timeout,
     Connect,
+    Tls,
     UpstreamStatus,
     Malformed,
     UnsupportedPair,
@@ -93,6 +97,7 @@ impl RatesError {
         match self {
             RatesError::Timeout(_) => RatesErrorKind::Timeout,
             RatesError::Connect(_) => RatesErrorKind::Connect,
+            RatesError::Tls(_) => RatesErrorKind::Tls,
             RatesError::UpstreamStatus(_) => RatesErrorKind::UpstreamStatus,
             RatesError::Malformed(_) => RatesErrorKind::Malformed,
             RatesError::UnsupportedPair(_) => RatesErrorKind::UnsupportedPair,
@@ -102,9 +107,10 @@ impl RatesError {
 }
 
 impl RatesErrorKind {
-    pub const ALL: [RatesErrorKind; 6] = [
+    pub const ALL: [RatesErrorKind; 7] = [
         RatesErrorKind::Timeout,
         RatesErrorKind::Connect,
+        RatesErrorKind::Tls,
         RatesErrorKind::UpstreamStatus,
         RatesErrorKind::Malformed,
         RatesErrorKind::UnsupportedPair,
@@ -116,6 +122,7 @@ impl RatesErrorKind {
         match self {
             RatesErrorKind::Timeout => "timeout",
             RatesErrorKind::Connect => "connect",
+            RatesErrorKind::Tls => "tls",
             RatesErrorKind::UpstreamStatus => "upstream_status",
             RatesErrorKind::Malformed => "malformed",
             RatesErrorKind::UnsupportedPair => "unsupported_pair",

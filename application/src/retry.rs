@@ -31,13 +31,15 @@ impl RetryPolicy {
     }
 
     /// Whether another attempt may cure `error`: a timeout, a connection that failed or broke,
-    /// or an upstream 5xx / 429. A bad body, an unsupported pair or our own exhausted pool are
-    /// not retried: the next attempt would meet the same answer, or add to the overload.
+    /// or an upstream 5xx / 429. A bad body, an unsupported pair, a failed TLS handshake (the
+    /// same certificate comes back) or our own exhausted pool are not retried: the next attempt
+    /// would meet the same answer, or add to the overload.
     pub fn should_retry(error: &RatesError) -> bool {
         match error {
             RatesError::Timeout(_) | RatesError::Connect(_) => true,
             RatesError::UpstreamStatus(status) => *status == 429 || *status >= 500,
             RatesError::Malformed(_)
+            | RatesError::Tls(_)
             | RatesError::UnsupportedPair(_)
             | RatesError::Unavailable(_) => false,
         }
@@ -115,6 +117,7 @@ mod tests {
         assert!(!RetryPolicy::should_retry(&RatesError::Malformed(
             String::new()
         )));
+        assert!(!RetryPolicy::should_retry(&RatesError::Tls(String::new())));
         assert!(!RetryPolicy::should_retry(&RatesError::UnsupportedPair(
             String::new()
         )));
