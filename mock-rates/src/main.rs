@@ -79,6 +79,7 @@ impl Cli {
             },
             seed: self.seed,
             keep_alive: Duration::from_secs(self.keep_alive_secs),
+            tls: None,
         }
     }
 }
