@@ -116,9 +116,12 @@ fn certificates() -> Result<(String, Leaf), rcgen::Error> {
     let ca_key = KeyPair::generate()?;
     let mut ca_params = CertificateParams::default();
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
-    ca_params
-        .distinguished_name
-        .push(DnType::CommonName, "mock-rates test CA");
+    // A name of its own per start: a client holding the CA of an earlier run is then told
+    // the issuer is unknown, rather than that a signature is bad.
+    ca_params.distinguished_name.push(
+        DnType::CommonName,
+        format!("mock-rates test CA {:016x}", fastrand::u64(..)),
+    );
     ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
     let ca_pem = ca_params.self_signed(&ca_key)?.pem();
 
