@@ -1,4 +1,4 @@
-//! `/__admin/*`: read and change faults, read and reset counters. Never faulted.
+//! `/__admin/*`: read and change faults, read and reset counters, fetch the CA. Never faulted.
 
 use serde::Serialize;
 
@@ -21,12 +21,16 @@ pub(crate) fn handle(request: &Request<'_>, state: &MockState, out: &mut Vec<u8>
         },
         ("/__admin/faults", _) => responder.method_not_allowed("GET, PUT", out),
         ("/__admin/stats", Method::Get) => responder.json(200, &state.stats(), out),
-        ("/__admin/stats", _) => responder.method_not_allowed("GET", out),
         ("/__admin/reset", Method::Post) => {
             state.reset();
             responder.json(200, &Done { status: "reset" }, out)
         }
         ("/__admin/reset", _) => responder.method_not_allowed("POST", out),
+        ("/__admin/ca", Method::Get) => match state.ca_pem() {
+            Some(pem) => responder.bytes(200, "application/x-pem-file", pem.as_bytes(), out),
+            None => responder.problem(404, "TLS is off: there is no CA", &[], out),
+        },
+        ("/__admin/stats" | "/__admin/ca", _) => responder.method_not_allowed("GET", out),
         _ => responder.problem(404, "no such admin resource", &[], out),
     }
 }

@@ -1,10 +1,12 @@
-//! One TCP connection: read requests in turn, answer them, and misbehave on demand.
+//! One TCP connection, plain or inside TLS: read requests in turn, answer them, and
+//! misbehave on demand.
 
 use std::io;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio_rustls::server::TlsStream;
 
 use crate::exchange::{Buffers, Outcome, Request, Responder};
 use crate::http::{self, Head, HttpError};
@@ -24,19 +26,57 @@ pub(crate) async fn run(stream: TcpStream, state: MockState) {
     if let Err(error) = stream.set_nodelay(true) {
         tracing::debug!(%error, "could not set TCP_NODELAY");
     }
-    let mut connection = Connection {
-        stream,
-        state,
-        read: Vec::with_capacity(4096),
-        buffers: Buffers::default(),
+    let served = match state.tls() {
+        None => serve(stream, state).await,
+        Some(tls) => match tls.accept(stream).await {
+            Ok((stream, handshake)) => {
+                state.count_handshake(handshake);
+                serve(stream, state).await
+            }
+            Err(error) => {
+                // Dropping the socket closes it: nothing was said in HTTP, so nothing is owed.
+                state.count_handshake_failure();
+                tracing::debug!(%error, "TLS handshake failed");
+                Ok(())
+            }
+        },
     };
-    if let Err(error) = connection.serve().await {
+    if let Err(error) = served {
         tracing::debug!(%error, "connection ended with an I/O error");
     }
 }
 
-struct Connection {
-    stream: TcpStream,
+async fn serve<S: Transport>(stream: S, state: MockState) -> io::Result<()> {
+    Connection {
+        stream,
+        state,
+        read: Vec::with_capacity(4096),
+        buffers: Buffers::default(),
+    }
+    .serve()
+    .await
+}
+
+/// The byte stream HTTP/1.1 is spoken over, and the TCP socket beneath it.
+trait Transport: AsyncRead + AsyncWrite + Unpin + Send {
+    /// The socket itself, so a reset can skip whatever the upper layer sends on close.
+    fn tcp(&self) -> &TcpStream;
+}
+
+impl Transport for TcpStream {
+    fn tcp(&self) -> &TcpStream {
+        self
+    }
+}
+
+impl Transport for TlsStream<TcpStream> {
+    fn tcp(&self) -> &TcpStream {
+        self.get_ref().0
+    }
+}
+
+struct Connection<S> {
+    stream: S,
     state: MockState,
     /// Bytes read and not yet handled; requests are parsed in place.
     read: Vec<u8>,
@@ -49,20 +89,19 @@ enum Read {
     TimedOut,
 }
 
-impl Connection {
+impl<S: Transport> Connection<S> {
     async fn serve(&mut self) -> io::Result<()> {
         let keep_alive_enabled = !self.state.keep_alive().is_zero();
         loop {
             let head = match self.read_head().await? {
                 Some(Ok(head)) => head,
                 Some(Err(error)) => return self.refuse(error).await,
-                None => return Ok(()),
+                // Closed explicitly, so a TLS client gets a close_notify rather than a bare FIN.
+                None => return self.stream.shutdown().await,
             };
             let total = head.len + head.content_length;
             if head.expect_continue && self.read.len() < total {
-                self.stream
-                    .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
-                    .await?;
+                send(&mut self.stream, b"HTTP/1.1 100 Continue\r\n\r\n").await?;
             }
             while self.read.len() < total {
                 match self.fill().await? {
@@ -82,7 +121,7 @@ impl Connection {
             self.read.drain(..total);
             match outcome {
                 Outcome::Reply { close } => {
-                    self.stream.write_all(&self.buffers.out).await?;
+                    send(&mut self.stream, &self.buffers.out).await?;
                     if close {
                         return self.stream.shutdown().await;
                     }
@@ -136,7 +175,7 @@ impl Connection {
     async fn refuse(&mut self, error: HttpError) -> io::Result<()> {
         self.buffers.out.clear();
         Responder::closing().problem(error.status(), error.detail(), &[], &mut self.buffers.out);
-        self.stream.write_all(&self.buffers.out).await?;
+        send(&mut self.stream, &self.buffers.out).await?;
         self.stream.shutdown().await?;
         // Closing with unread bytes (the rest of an oversized head, say) would send a RST
         // that can destroy the answer before the client reads it: drain first, briefly.
@@ -152,19 +191,18 @@ impl Connection {
     }
 
     fn reset(&self) -> io::Result<()> {
-        // The RST itself is sent when the stream is dropped on return.
-        self.stream.set_zero_linger()
+        // The RST itself is sent when the stream is dropped on return; a TLS stream dropped
+        // without a shutdown sends no close_notify first.
+        self.stream.tcp().set_zero_linger()
     }
 
     /// Sends the chunked head, then one byte of the body every interval until a write fails.
     async fn drip(&mut self) -> io::Result<()> {
-        self.stream.write_all(&self.buffers.out).await?;
+        send(&mut self.stream, &self.buffers.out).await?;
         let mut ticks = tokio::time::interval(DRIP_INTERVAL);
         for &byte in self.buffers.body.iter().cycle() {
             ticks.tick().await;
-            self.stream
-                .write_all(&[b'1', b'\r', b'\n', byte, b'\r', b'\n'])
-                .await?;
+            send(&mut self.stream, &[b'1', b'\r', b'\n', byte, b'\r', b'\n']).await?;
         }
         Ok(())
     }
@@ -175,6 +213,13 @@ impl Connection {
         while self.stream.read(&mut discard).await? > 0 {}
         Ok(())
     }
+}
+
+/// Writes `bytes` and flushes: TLS keeps what the socket did not take, and a drip or a
+/// close that follows must find it sent.
+async fn send(stream: &mut (impl AsyncWrite + Unpin), bytes: &[u8]) -> io::Result<()> {
+    stream.write_all(bytes).await?;
+    stream.flush().await
 }
 
 fn request<'a>(bytes: &'a [u8], head: &Head, keep_alive_enabled: bool) -> Option<Request<'a>> {

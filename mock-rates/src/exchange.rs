@@ -81,15 +81,24 @@ impl Responder {
     /// A JSON answer with Content-Length framing.
     pub(crate) fn json(self, status: u16, value: &impl Serialize, out: &mut Vec<u8>) -> Outcome {
         match serde_json::to_vec(value) {
-            Ok(body) => {
-                self.write(status, "application/json", &body, &[], out);
-                self.done()
-            }
+            Ok(body) => self.bytes(status, "application/json", &body, out),
             Err(error) => {
                 tracing::error!(%error, "could not serialize an answer");
                 self.problem(500, "could not serialize the answer", &[], out)
             }
         }
+    }
+
+    /// A body that is already bytes, with Content-Length framing.
+    pub(crate) fn bytes(
+        self,
+        status: u16,
+        content_type: &str,
+        body: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Outcome {
+        self.write(status, content_type, body, &[], out);
+        self.done()
     }
 
     /// An RFC 9457 problem answer.

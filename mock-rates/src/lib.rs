@@ -1,4 +1,5 @@
-//! A local exchange-rate server in the Free Forex API's format, with fidelity switches and faults.
+//! A local exchange-rate server in the Free Forex API's format, over HTTP or HTTPS, with
+//! fidelity switches and faults.
 
 mod admin;
 mod connection;
@@ -11,9 +12,10 @@ mod routes;
 mod server;
 mod settings;
 mod state;
+mod tls;
 
 pub use faults::{FaultMode, Faults};
 pub use rates::{rate_table, rate_text};
 pub use server::{MockServer, serve};
-pub use settings::{ContentType, Framing, Settings, TimestampUnit};
+pub use settings::{ContentType, Framing, Settings, TimestampUnit, TlsSettings};
 pub use state::{MockState, Stats};

@@ -1,12 +1,13 @@
 //! The `mock-rates` binary: flags and environment in, a running server out.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 use mock_rates::{
-    ContentType, FaultMode, Faults, Framing, MockState, Settings, TimestampUnit, serve,
+    ContentType, FaultMode, Faults, Framing, MockState, Settings, TimestampUnit, TlsSettings, serve,
 };
 
 /// A local exchange-rate server in the Free Forex API's format, with faults on demand.
@@ -50,6 +51,16 @@ struct Cli {
     /// Idle keep-alive timeout in seconds (0 closes after every answer).
     #[arg(long, env = "MOCK_RATES_KEEP_ALIVE_SECS", default_value_t = 5)]
     keep_alive_secs: u64,
+    /// Serve HTTPS, with a CA and a certificate for localhost and 127.0.0.1 made at start.
+    #[arg(long, env = "MOCK_RATES_TLS", value_parser = clap::builder::BoolishValueParser::new())]
+    tls: bool,
+    /// Refuse TLS session resumption, so every connection pays a full handshake.
+    #[arg(long, env = "MOCK_RATES_NO_RESUMPTION", requires = "tls",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    no_resumption: bool,
+    /// Write the CA's certificate (PEM) to this file before announcing the address.
+    #[arg(long, env = "MOCK_RATES_CA_OUT", value_name = "PATH", requires = "tls")]
+    ca_out: Option<PathBuf>,
     /// Tokio worker threads.
     #[arg(long, env = "MOCK_RATES_THREADS", default_value_t = 2,
           value_parser = clap::value_parser!(u16).range(1..))]
@@ -79,6 +90,9 @@ impl Cli {
             },
             seed: self.seed,
             keep_alive: Duration::from_secs(self.keep_alive_secs),
+            tls: self.tls.then_some(TlsSettings {
+                resumption: !self.no_resumption,
+            }),
         }
     }
 }
@@ -120,11 +134,26 @@ fn run(cli: &Cli) -> std::io::Result<()> {
         let stop = stop_signal()?;
         let settings = cli.settings();
         tracing::info!(?settings, "settings");
+        let state = MockState::try_new(settings)?;
+        if let (Some(pem), Some(path)) = (state.ca_pem(), &cli.ca_out) {
+            // Written before the announce line, so whoever reads that line finds the file.
+            std::fs::write(path, pem).map_err(|error| {
+                std::io::Error::new(
+                    error.kind(),
+                    format!("could not write the CA to {}: {error}", path.display()),
+                )
+            })?;
+        }
+        let scheme = if state.ca_pem().is_some() {
+            "https"
+        } else {
+            "http"
+        };
         let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "mock-rates listening on http://{addr}")?;
+        writeln!(stdout, "mock-rates listening on {scheme}://{addr}")?;
         stdout.flush()?;
         drop(stdout);
-        serve(listener, MockState::new(settings), stop).await?;
+        serve(listener, state, stop).await?;
         tracing::info!("mock-rates stopped");
         Ok(())
     })

@@ -15,6 +15,7 @@ use crate::settings::Settings;
 use crate::state::MockState;
 
 /// Serves on an already-bound listener until `shutdown` resolves, then ends every connection.
+/// HTTPS when `state` was made with TLS settings, plain HTTP otherwise.
 ///
 /// Works inside any tokio runtime. Accept errors (such as running out of file descriptors)
 /// are logged and retried, so this only returns once `shutdown` resolves.
@@ -63,7 +64,7 @@ pub struct MockServer {
 }
 
 impl MockServer {
-    /// Starts a server on `127.0.0.1` and a free port.
+    /// Starts a server on `127.0.0.1` and a free port; with `settings.tls`, an HTTPS one.
     pub fn start(settings: Settings) -> io::Result<Self> {
         Self::start_on(std::net::TcpListener::bind(("127.0.0.1", 0))?, settings)
     }
@@ -81,7 +82,7 @@ impl MockServer {
             let _entered = runtime.enter();
             TcpListener::from_std(listener)?
         };
-        let state = MockState::new(settings);
+        let state = MockState::try_new(settings)?;
         let (stop, stopped) = oneshot::channel::<()>();
         let served = state.clone();
         let thread = std::thread::Builder::new()
@@ -108,9 +109,19 @@ impl MockServer {
         self.addr
     }
 
-    /// `http://ADDR`, without a trailing slash.
+    /// `http://ADDR`, or `https://ADDR` with TLS, without a trailing slash.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.state.ca_pem().is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.addr)
+    }
+
+    /// The PEM of the CA a client must trust to reach it over TLS; `None` when TLS is off.
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.state.ca_pem()
     }
 
     /// Its state: counters and faults.

@@ -1,4 +1,4 @@
-//! How a server answers when nothing is going wrong: content type, framing, timestamps.
+//! How a server answers when nothing is going wrong: content type, framing, timestamps, TLS.
 
 use std::time::Duration;
 
@@ -21,6 +21,8 @@ pub struct Settings {
     pub seed: u64,
     /// How long an idle keep-alive connection is kept open; zero closes after every answer.
     pub keep_alive: Duration,
+    /// HTTPS on the listener, or plain HTTP when `None`.
+    pub tls: Option<TlsSettings>,
 }
 
 impl Default for Settings {
@@ -33,7 +35,24 @@ impl Default for Settings {
             seed: 42,
             // actix-web's default, so clients meet the same stale-connection window as in production.
             keep_alive: Duration::from_secs(5),
+            tls: None,
         }
+    }
+}
+
+/// HTTPS on the listener, with a CA and a certificate for `localhost` and `127.0.0.1` made at
+/// start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsSettings {
+    /// Whether clients may resume sessions (TLS 1.3 tickets, TLS 1.2 session ids). Off, every
+    /// connection pays a full handshake, so its cost can be measured on purpose.
+    pub resumption: bool,
+}
+
+impl Default for TlsSettings {
+    fn default() -> Self {
+        // Resumption is what production servers offer, so it is what clients meet by default.
+        Self { resumption: true }
     }
 }
 

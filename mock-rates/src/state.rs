@@ -1,5 +1,6 @@
 //! The shared state of one server: settings, counters and the fault generator.
 
+use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -8,9 +9,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::faults::{Decision, Faults};
 use crate::settings::{ContentType, Framing, Settings, TimestampUnit};
+use crate::tls::{Handshake, Tls};
 
 /// Counters since start or the last reset.
+///
+/// Missing JSON fields read as zero, so a reader also understands a server without the
+/// newer counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Stats {
     /// HTTP requests parsed, on every path (the admin request reading them included).
     pub requests: u64,
@@ -20,6 +26,16 @@ pub struct Stats {
     pub live_requests: u64,
     /// `/api/live` requests answered with a fault.
     pub faults_injected: u64,
+    /// TLS handshakes completed in full (with or without a HelloRetryRequest).
+    pub tls_handshakes_full: u64,
+    /// TLS handshakes that resumed an earlier session.
+    pub tls_handshakes_resumed: u64,
+    /// Completed TLS handshakes that negotiated TLS 1.3.
+    pub tls13_handshakes: u64,
+    /// Completed TLS handshakes that negotiated TLS 1.2 (the only other version offered).
+    pub tls12_handshakes: u64,
+    /// TLS handshakes that failed or timed out: the connection was closed without a request.
+    pub tls_handshake_failures: u64,
 }
 
 /// The shared state of one server: settings, counters, RNG. A cheap handle (an `Arc`).
@@ -35,12 +51,18 @@ struct Inner {
     timestamp_unit: TimestampUnit,
     keep_alive: Duration,
     seed: u64,
+    tls: Option<Tls>,
     // One lock for both, so each request takes it once.
     faults: Mutex<FaultState>,
     requests: AtomicU64,
     connections: AtomicU64,
     live_requests: AtomicU64,
     faults_injected: AtomicU64,
+    tls_handshakes_full: AtomicU64,
+    tls_handshakes_resumed: AtomicU64,
+    tls13_handshakes: AtomicU64,
+    tls12_handshakes: AtomicU64,
+    tls_handshake_failures: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -50,15 +72,36 @@ struct FaultState {
 }
 
 impl MockState {
-    /// A fresh state with zeroed counters.
+    /// A fresh state with zeroed counters, and with `settings.tls` a freshly made CA and
+    /// certificate.
+    ///
+    /// # Panics
+    ///
+    /// With `settings.tls`, if the certificates cannot be made, which only happens when the
+    /// system's random source fails; [`MockState::try_new`] returns that as an error.
     pub fn new(settings: Settings) -> Self {
-        Self {
+        match Self::try_new(settings) {
+            Ok(state) => state,
+            Err(error) => panic!("mock-rates could not set up TLS: {error}"),
+        }
+    }
+
+    /// A fresh state with zeroed counters, and with `settings.tls` a freshly made CA and
+    /// certificate.
+    ///
+    /// # Errors
+    ///
+    /// The certificates or the TLS configuration could not be made.
+    pub fn try_new(settings: Settings) -> io::Result<Self> {
+        let tls = settings.tls.as_ref().map(Tls::generate).transpose()?;
+        Ok(Self {
             inner: Arc::new(Inner {
                 content_type: settings.content_type,
                 framing: settings.framing,
                 timestamp_unit: settings.timestamp_unit,
                 keep_alive: settings.keep_alive,
                 seed: settings.seed,
+                tls,
                 faults: Mutex::new(FaultState {
                     faults: settings.faults,
                     rng: fastrand::Rng::with_seed(settings.seed),
@@ -67,8 +110,13 @@ impl MockState {
                 connections: AtomicU64::new(0),
                 live_requests: AtomicU64::new(0),
                 faults_injected: AtomicU64::new(0),
+                tls_handshakes_full: AtomicU64::new(0),
+                tls_handshakes_resumed: AtomicU64::new(0),
+                tls13_handshakes: AtomicU64::new(0),
+                tls12_handshakes: AtomicU64::new(0),
+                tls_handshake_failures: AtomicU64::new(0),
             }),
-        }
+        })
     }
 
     /// The counters now.
@@ -79,7 +127,17 @@ impl MockState {
             connections: inner.connections.load(Ordering::Relaxed),
             live_requests: inner.live_requests.load(Ordering::Relaxed),
             faults_injected: inner.faults_injected.load(Ordering::Relaxed),
+            tls_handshakes_full: inner.tls_handshakes_full.load(Ordering::Relaxed),
+            tls_handshakes_resumed: inner.tls_handshakes_resumed.load(Ordering::Relaxed),
+            tls13_handshakes: inner.tls13_handshakes.load(Ordering::Relaxed),
+            tls12_handshakes: inner.tls12_handshakes.load(Ordering::Relaxed),
+            tls_handshake_failures: inner.tls_handshake_failures.load(Ordering::Relaxed),
         }
+    }
+
+    /// The PEM of the CA that signed the server's certificate; `None` when TLS is off.
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.inner.tls.as_ref().map(Tls::ca_pem)
     }
 
     /// Replaces the faults; takes effect from the next request.
@@ -107,6 +165,11 @@ impl MockState {
             &self.inner.connections,
             &self.inner.live_requests,
             &self.inner.faults_injected,
+            &self.inner.tls_handshakes_full,
+            &self.inner.tls_handshakes_resumed,
+            &self.inner.tls13_handshakes,
+            &self.inner.tls12_handshakes,
+            &self.inner.tls_handshake_failures,
         ] {
             counter.store(0, Ordering::Relaxed);
         }
@@ -126,6 +189,33 @@ impl MockState {
 
     pub(crate) fn keep_alive(&self) -> Duration {
         self.inner.keep_alive
+    }
+
+    pub(crate) fn tls(&self) -> Option<&Tls> {
+        self.inner.tls.as_ref()
+    }
+
+    pub(crate) fn count_handshake(&self, handshake: Handshake) {
+        let inner = &self.inner;
+        let kind = if handshake.resumed {
+            &inner.tls_handshakes_resumed
+        } else {
+            &inner.tls_handshakes_full
+        };
+        let version = if handshake.tls13 {
+            &inner.tls13_handshakes
+        } else {
+            &inner.tls12_handshakes
+        };
+        for counter in [kind, version] {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub(crate) fn count_handshake_failure(&self) {
+        self.inner
+            .tls_handshake_failures
+            .fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn count_connection(&self) {

@@ -71,6 +71,7 @@ fn stats_count_requests_connections_and_live_requests() {
             connections: 2,
             live_requests: 2,
             faults_injected: 0,
+            ..Stats::default()
         }
     );
 }

@@ -1,4 +1,5 @@
-//! The `mock-rates` binary: the announce line, flags from the environment, the probe, SIGTERM.
+//! The `mock-rates` binary: the announce line, flags from the environment, the probe, SIGTERM,
+//! TLS with the CA written out.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -6,6 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use crate::helpers::{Client, server};
+use crate::tls_client;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_mock-rates");
 
@@ -20,8 +22,16 @@ impl Drop for Running {
 }
 
 fn spawn(envs: &[(&str, &str)]) -> (Running, SocketAddr) {
+    let (running, scheme, addr) = spawn_with(&[], envs);
+    assert_eq!(scheme, "http");
+    (running, addr)
+}
+
+/// Starts the binary with `args` on a free port; its scheme and address, from the announce line.
+fn spawn_with(args: &[&str], envs: &[(&str, &str)]) -> (Running, String, SocketAddr) {
     let mut child = Command::new(BINARY)
         .args(["--listen", "127.0.0.1:0"])
+        .args(args)
         .envs(envs.iter().copied())
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
@@ -32,13 +42,12 @@ fn spawn(envs: &[(&str, &str)]) -> (Running, SocketAddr) {
     let running = Running(child);
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line).unwrap();
-    let addr = line
+    let (scheme, addr) = line
         .trim_end()
-        .strip_prefix("mock-rates listening on http://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .parse()
-        .unwrap();
-    (running, addr)
+        .strip_prefix("mock-rates listening on ")
+        .and_then(|url| url.split_once("://"))
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    (running, scheme.to_owned(), addr.parse().unwrap())
 }
 
 fn probe_exit_code(url: &str) -> Option<i32> {
@@ -101,4 +110,42 @@ fn sigterm_stops_it_cleanly() {
     assert!(killed.success());
     let status = running.0.wait().unwrap();
     assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn tls_writes_the_ca_and_no_resumption_makes_every_handshake_full() {
+    let ca_out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("mock-rates-ca-{}.pem", std::process::id()));
+    let ca_arg = ca_out.to_str().expect("a UTF-8 temporary path");
+    let (_running, scheme, addr) = spawn_with(
+        &["--tls", "--ca-out", ca_arg],
+        &[("MOCK_RATES_NO_RESUMPTION", "true")],
+    );
+    assert_eq!(scheme, "https");
+    let ca_pem = std::fs::read_to_string(&ca_out).expect("the CA was written before the announce");
+    let _ = std::fs::remove_file(&ca_out);
+    // The PEM parses (or the configuration could not be built) and is the one served.
+    let config = tls_client::trusting(&ca_pem);
+    let connect = || Client::over(tls_client::connect(addr, "localhost", &config).unwrap());
+    assert_eq!(connect().get("/__admin/ca").text(), ca_pem);
+    let stats = connect().get("/__admin/stats").json();
+    assert_eq!(
+        (
+            stats["tls_handshakes_full"].as_u64(),
+            stats["tls_handshakes_resumed"].as_u64()
+        ),
+        (Some(2), Some(0))
+    );
+}
+
+#[test]
+fn tls_flags_are_refused_without_tls() {
+    for args in [&["--no-resumption"][..], &["--ca-out", "ca.pem"]] {
+        let status = Command::new(BINARY)
+            .args(args)
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}");
+    }
 }

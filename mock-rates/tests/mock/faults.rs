@@ -1,11 +1,14 @@
-//! Every fault mode, the percentage, latency, and where faults do not apply.
+//! Every fault mode, over plain HTTP and over TLS; the percentage, latency, and where faults
+//! do not apply.
 
 use std::io::{ErrorKind, Read};
 use std::time::{Duration, Instant};
 
-use mock_rates::{FaultMode, Faults};
+use mock_rates::{FaultMode, Faults, MockServer, Settings, TlsSettings};
 
-use crate::helpers::{Client, get, server, server_with_faults, set_faults};
+use crate::helpers::{
+    Client, each_protocol, get, server, server_with, server_with_faults, set_faults,
+};
 
 const LIVE: &str = "/api/live?pairs=EURUSD,USDJPY";
 
@@ -16,6 +19,14 @@ fn fault(mode: FaultMode) -> Faults {
     }
 }
 
+fn faulty(tls: Option<TlsSettings>, faults: Faults) -> MockServer {
+    server_with(Settings {
+        faults,
+        tls,
+        ..Settings::default()
+    })
+}
+
 /// The body a healthy server sends, to compare lengths with.
 fn healthy_body_len() -> usize {
     get(&server(), LIVE).body.len()
@@ -23,126 +34,148 @@ fn healthy_body_len() -> usize {
 
 #[test]
 fn status_fault_sends_the_status_and_a_json_body() {
-    let server = server_with_faults(Faults {
-        status: 502,
-        ..fault(FaultMode::Status)
+    each_protocol(|tls| {
+        let server = faulty(
+            tls,
+            Faults {
+                status: 502,
+                ..fault(FaultMode::Status)
+            },
+        );
+        let mut client = Client::connect(&server);
+        let response = client.get(LIVE);
+        assert_eq!(response.status, 502);
+        assert_eq!(response.header("retry-after"), None);
+        assert_eq!(response.json()["status"], 502);
+        // A well-framed error keeps the connection usable.
+        assert_eq!(client.get(LIVE).status, 502);
+        assert_eq!(server.state().stats().faults_injected, 2);
     });
-    let mut client = Client::connect(&server);
-    let response = client.get(LIVE);
-    assert_eq!(response.status, 502);
-    assert_eq!(response.header("retry-after"), None);
-    assert_eq!(response.json()["status"], 502);
-    // A well-framed error keeps the connection usable.
-    assert_eq!(client.get(LIVE).status, 502);
-    assert_eq!(server.state().stats().faults_injected, 2);
 }
 
 #[test]
 fn status_503_adds_retry_after() {
-    let server = server_with_faults(Faults {
-        status: 503,
-        ..fault(FaultMode::Status)
+    each_protocol(|tls| {
+        let server = faulty(
+            tls,
+            Faults {
+                status: 503,
+                ..fault(FaultMode::Status)
+            },
+        );
+        let response = get(&server, LIVE);
+        assert_eq!(response.status, 503);
+        assert_eq!(response.header("retry-after"), Some("1"));
     });
-    let response = get(&server, LIVE);
-    assert_eq!(response.status, 503);
-    assert_eq!(response.header("retry-after"), Some("1"));
 }
 
 #[test]
 fn reset_gives_a_connection_reset_or_an_empty_end() {
-    let server = server_with_faults(fault(FaultMode::Reset));
-    let mut client = Client::connect(&server);
-    client.send("GET", LIVE, &[], "");
-    let mut received = Vec::new();
-    match client.reader.read_to_end(&mut received) {
-        Err(error) => assert_eq!(error.kind(), ErrorKind::ConnectionReset),
-        Ok(_) => assert!(received.is_empty(), "{received:?}"),
-    }
-    assert!(received.is_empty());
+    each_protocol(|tls| {
+        let over_tls = tls.is_some();
+        let server = faulty(tls, fault(FaultMode::Reset));
+        let mut client = Client::connect(&server);
+        client.send("GET", LIVE, &[], "");
+        let mut received = Vec::new();
+        match client.reader.read_to_end(&mut received) {
+            Err(error) => assert_eq!(error.kind(), ErrorKind::ConnectionReset),
+            // A clean end over TLS would mean a close_notify was sent: not a reset.
+            Ok(_) => assert!(!over_tls && received.is_empty(), "{received:?}"),
+        }
+        assert!(received.is_empty());
+    });
 }
 
 #[test]
 fn eof_sends_headers_then_closes_without_a_body() {
-    let server = server_with_faults(fault(FaultMode::Eof));
-    let mut client = Client::connect(&server);
-    client.send("GET", LIVE, &[], "");
-    let (status, headers) = client.read_head().unwrap();
-    assert_eq!(status, 200);
-    let length = content_length(&headers);
-    assert_eq!(length, healthy_body_len());
-    assert!(client.read_to_end().unwrap().is_empty());
+    each_protocol(|tls| {
+        let server = faulty(tls, fault(FaultMode::Eof));
+        let mut client = Client::connect(&server);
+        client.send("GET", LIVE, &[], "");
+        let (status, headers) = client.read_head().unwrap();
+        assert_eq!(status, 200);
+        let length = content_length(&headers);
+        assert_eq!(length, healthy_body_len());
+        assert!(client.read_to_end().unwrap().is_empty());
+    });
 }
 
 #[test]
 fn truncated_sends_fewer_bytes_than_announced() {
-    let server = server_with_faults(fault(FaultMode::Truncated));
-    let mut client = Client::connect(&server);
-    client.send("GET", LIVE, &[], "");
-    let (status, headers) = client.read_head().unwrap();
-    assert_eq!(status, 200);
-    let length = content_length(&headers);
-    let body = client.read_to_end().unwrap();
-    assert!(
-        !body.is_empty() && body.len() < length,
-        "{} of {length}",
-        body.len()
-    );
-    assert!(serde_json::from_slice::<serde_json::Value>(&body).is_err());
+    each_protocol(|tls| {
+        let server = faulty(tls, fault(FaultMode::Truncated));
+        let mut client = Client::connect(&server);
+        client.send("GET", LIVE, &[], "");
+        let (status, headers) = client.read_head().unwrap();
+        assert_eq!(status, 200);
+        let length = content_length(&headers);
+        let body = client.read_to_end().unwrap();
+        assert!(
+            !body.is_empty() && body.len() < length,
+            "{} of {length}",
+            body.len()
+        );
+        assert!(serde_json::from_slice::<serde_json::Value>(&body).is_err());
+    });
 }
 
 #[test]
 fn malformed_sends_a_well_framed_body_that_is_not_json() {
-    let server = server_with_faults(fault(FaultMode::Malformed));
-    let mut client = Client::connect(&server);
-    let response = client.get(LIVE);
-    assert_eq!(response.status, 200);
-    assert_eq!(response.header("content-type"), Some("application/json"));
-    assert!(response.text().starts_with(r#"{"rates":{"EURUSD":{"#));
-    assert!(response.text().ends_with("<html>"));
-    assert!(serde_json::from_slice::<serde_json::Value>(&response.body).is_err());
-    // The framing was right, so the connection carries on.
-    assert_eq!(client.get("/health").status, 200);
+    each_protocol(|tls| {
+        let server = faulty(tls, fault(FaultMode::Malformed));
+        let mut client = Client::connect(&server);
+        let response = client.get(LIVE);
+        assert_eq!(response.status, 200);
+        assert_eq!(response.header("content-type"), Some("application/json"));
+        assert!(response.text().starts_with(r#"{"rates":{"EURUSD":{"#));
+        assert!(response.text().ends_with("<html>"));
+        assert!(serde_json::from_slice::<serde_json::Value>(&response.body).is_err());
+        // The framing was right, so the connection carries on.
+        assert_eq!(client.get("/health").status, 200);
+    });
 }
 
 #[test]
 fn drip_keeps_sending_single_byte_chunks() {
-    let server = server_with_faults(fault(FaultMode::Drip));
-    let mut client = Client::connect(&server);
-    client.send("GET", LIVE, &[], "");
-    let (status, headers) = client.read_head().unwrap();
-    assert_eq!(status, 200);
-    assert!(
-        headers.iter().any(
+    each_protocol(|tls| {
+        let server = faulty(tls, fault(FaultMode::Drip));
+        let mut client = Client::connect(&server);
+        client.send("GET", LIVE, &[], "");
+        let (status, headers) = client.read_head().unwrap();
+        assert_eq!(status, 200);
+        assert!(headers.iter().any(
             |(name, value)| name.eq_ignore_ascii_case("transfer-encoding") && value == "chunked"
-        )
-    );
-    let mut drips = Vec::new();
-    for _ in 0..3 {
-        let mut chunk = [0u8; 6];
-        client.reader.read_exact(&mut chunk).unwrap();
-        assert_eq!(&chunk[..3], b"1\r\n");
-        assert_eq!(&chunk[4..], b"\r\n");
-        drips.push(chunk[3]);
-    }
-    assert_eq!(drips, br#"{"r"#);
+        ));
+        let mut drips = Vec::new();
+        for _ in 0..3 {
+            let mut chunk = [0u8; 6];
+            client.reader.read_exact(&mut chunk).unwrap();
+            assert_eq!(&chunk[..3], b"1\r\n");
+            assert_eq!(&chunk[4..], b"\r\n");
+            drips.push(chunk[3]);
+        }
+        assert_eq!(drips, br#"{"r"#);
+    });
 }
 
 #[test]
 fn hang_sends_nothing() {
-    let server = server_with_faults(fault(FaultMode::Hang));
-    let mut client = Client::connect(&server);
-    client
-        .stream()
-        .set_read_timeout(Some(Duration::from_millis(300)))
-        .unwrap();
-    client.send("GET", LIVE, &[], "");
-    let mut byte = [0u8; 1];
-    let error = client.reader.read(&mut byte).unwrap_err();
-    assert!(
-        matches!(error.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
-        "{error:?}"
-    );
-    assert_eq!(server.state().stats().faults_injected, 1);
+    each_protocol(|tls| {
+        let server = faulty(tls, fault(FaultMode::Hang));
+        let mut client = Client::connect(&server);
+        client
+            .socket()
+            .set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        client.send("GET", LIVE, &[], "");
+        let mut byte = [0u8; 1];
+        let error = client.reader.read(&mut byte).unwrap_err();
+        assert!(
+            matches!(error.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+            "{error:?}"
+        );
+        assert_eq!(server.state().stats().faults_injected, 1);
+    });
 }
 
 #[test]

@@ -1,10 +1,13 @@
-//! A tiny blocking HTTP/1.1 client, so the tests depend on no client library.
+//! A tiny blocking HTTP/1.1 client, so the tests depend on no client library (rustls aside,
+//! which carries it over TLS).
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use mock_rates::{Faults, MockServer, Settings};
+use mock_rates::{Faults, MockServer, Settings, TlsSettings};
+
+use crate::tls_client::{self, Stream};
 
 /// Long enough never to fire on a working server; only there so a broken one fails the test.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -22,6 +25,15 @@ pub fn server_with_faults(faults: Faults) -> MockServer {
         faults,
         ..Settings::default()
     })
+}
+
+/// Plain HTTP, then HTTPS: a check given to this must hold over both.
+pub fn each_protocol(check: impl Fn(Option<TlsSettings>)) {
+    for tls in [None, Some(TlsSettings::default())] {
+        // Shown with the failure, so it says which protocol broke.
+        println!("over {}", if tls.is_some() { "https" } else { "http" });
+        check(tls);
+    }
 }
 
 #[derive(Debug)]
@@ -50,32 +62,42 @@ impl Response {
     }
 }
 
-/// One connection, used for as many requests as a test likes.
+/// One connection, plain or TLS, used for as many requests as a test likes.
 pub struct Client {
-    pub reader: BufReader<TcpStream>,
+    pub reader: BufReader<Stream>,
 }
 
 impl Client {
+    /// Connects the way `server` listens: over TLS, trusting its CA, when it has one.
     pub fn connect(server: &MockServer) -> Self {
-        Self::connect_to(server.addr())
+        match server.ca_pem() {
+            None => Self::connect_to(server.addr()),
+            Some(ca_pem) => Self::over(
+                tls_client::connect(server.addr(), "localhost", &tls_client::trusting(ca_pem))
+                    .expect("the TLS handshake succeeds"),
+            ),
+        }
     }
 
-    pub fn connect_to(addr: std::net::SocketAddr) -> Self {
-        let stream = TcpStream::connect(addr).expect("connect");
-        stream
-            .set_read_timeout(Some(READ_TIMEOUT))
-            .expect("set timeout");
+    pub fn connect_to(addr: SocketAddr) -> Self {
+        Self::over(Stream::Plain(plain(addr)))
+    }
+
+    pub fn over(stream: Stream) -> Self {
         Self {
             reader: BufReader::new(stream),
         }
     }
 
-    pub fn stream(&mut self) -> &mut TcpStream {
-        self.reader.get_mut()
+    /// The TCP socket, whatever runs over it.
+    pub fn socket(&self) -> &TcpStream {
+        self.reader.get_ref().socket()
     }
 
     pub fn send_raw(&mut self, raw: &[u8]) {
-        self.stream().write_all(raw).expect("write the request");
+        let stream = self.reader.get_mut();
+        stream.write_all(raw).expect("write the request");
+        stream.flush().expect("flush the request");
     }
 
     pub fn send(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) {
@@ -176,6 +198,15 @@ impl Client {
     pub fn is_closed(&mut self) -> bool {
         matches!(self.read_to_end(), Ok(rest) if rest.is_empty())
     }
+}
+
+/// A TCP connection with the tests' read timeout.
+pub fn plain(addr: SocketAddr) -> TcpStream {
+    let stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(READ_TIMEOUT))
+        .expect("set timeout");
+    stream
 }
 
 /// One request on a fresh connection.

@@ -1,4 +1,5 @@
-//! Integration tests: a real server on a loopback port, driven with raw HTTP over std sockets.
+//! Integration tests: a real server on a loopback port, driven with raw HTTP over std
+//! sockets, plain or inside rustls.
 
 mod admin;
 mod binary;
@@ -9,3 +10,5 @@ mod keep_alive;
 mod live;
 mod protocol;
 mod shutdown;
+mod tls;
+mod tls_client;
