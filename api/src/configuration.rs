@@ -153,6 +153,8 @@ impl RatesSettings {
             pool_wait: Duration::from_millis(self.pool_wait_ms),
             blocking_threads: self.blocking_threads,
             max_body_bytes: self.max_body_bytes,
+            // `rates.base_url` is http:// only until every adapter speaks TLS (`check`).
+            extra_ca_pem: None,
         }
     }
 }

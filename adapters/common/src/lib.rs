@@ -8,6 +8,8 @@ mod errors;
 mod limit;
 mod outcome;
 mod settings;
+#[cfg(feature = "rustls")]
+pub mod tls;
 mod wire;
 
 pub use body::BoundedBody;

@@ -1,5 +1,6 @@
 //! The settings every adapter takes, so that the comparison is like for like.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::BuildError;
@@ -29,6 +30,9 @@ pub struct ClientSettings {
     pub blocking_threads: usize,
     /// Largest upstream body read; a longer one is `Malformed`.
     pub max_body_bytes: usize,
+    /// CAs trusted for an `https://` upstream besides the system's roots, as PEM (the api's
+    /// `rates.ca_file`). Certificate and host-name verification is never turned off.
+    pub extra_ca_pem: Option<Arc<[u8]>>,
 }
 
 impl ClientSettings {
@@ -44,24 +48,49 @@ impl ClientSettings {
             pool_wait: Duration::from_secs(1),
             blocking_threads: 64,
             max_body_bytes: 64 * 1024,
+            extra_ca_pem: None,
         }
     }
 
-    /// Checks what every adapter needs before building its client: a plain `http://` base URL
-    /// (no client is built with TLS) without query or fragment, and non-zero limits.
+    /// Whether the upstream is reached over TLS.
+    pub fn is_https(&self) -> bool {
+        self.base_url.starts_with("https://")
+    }
+
+    /// Checks what an adapter that speaks plain HTTP only needs: as [`Self::check_with_tls`],
+    /// and an `http://` base URL.
     ///
     /// # Errors
     /// A `BuildError` naming `client` and the first setting that is wrong.
     pub fn check(&self, client: &'static str) -> Result<(), BuildError> {
+        if self.is_https() {
+            return Err(BuildError {
+                client,
+                reason: format!(
+                    "this adapter has no TLS built in yet, so it cannot reach {:?}",
+                    self.base_url
+                ),
+            });
+        }
+        self.check_with_tls(client)
+    }
+
+    /// Checks what every adapter needs before building its client: an `http://` or `https://`
+    /// base URL without query or fragment, and non-zero limits.
+    ///
+    /// # Errors
+    /// A `BuildError` naming `client` and the first setting that is wrong.
+    pub fn check_with_tls(&self, client: &'static str) -> Result<(), BuildError> {
         let fail = |reason: String| Err(BuildError { client, reason });
         let authority = self
             .base_url
             .strip_prefix("http://")
+            .or_else(|| self.base_url.strip_prefix("https://"))
             .map(|rest| rest.split('/').next().unwrap_or_default());
         match authority {
             None => {
                 return fail(format!(
-                    "the base URL must start with http:// (no TLS is built in), got {:?}",
+                    "the base URL must start with http:// or https://, got {:?}",
                     self.base_url
                 ));
             }
@@ -108,8 +137,18 @@ mod tests {
             ClientSettings::for_base_url("http://127.0.0.1:8081/").check("test"),
             Ok(())
         );
+        assert!(
+            ClientSettings::for_base_url("https://example.com")
+                .check("test")
+                .is_err(),
+            "an adapter without TLS refuses an https:// upstream"
+        );
+        assert_eq!(
+            ClientSettings::for_base_url("https://localhost:8443").check_with_tls("test"),
+            Ok(())
+        );
         for base_url in [
-            "https://example.com",
+            "ftp://example.com",
             "127.0.0.1:8081",
             "http://",
             "http:///api",

@@ -11,7 +11,7 @@ use rates_common::ClientSettings;
 use crate::MakeProvider;
 use crate::support::{
     HANG_GUARD, TIMEOUT, TIMER_SLACK, assert_exact, assert_kind, assert_timed_out, client_settings,
-    fault, faulty, fetch, fetch_error, pair, settings_for, start, status,
+    fault, faulty, fetch, fetch_error, pair, scheme, settings_for, start, status,
 };
 
 /// Nothing listens on the port: `Connect` (the refusal is immediate, no timeout involved).
@@ -20,7 +20,7 @@ pub(crate) async fn connection_refused_is_connect(make: &MakeProvider) {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("binds a free port");
         listener.local_addr().expect("has an address").port()
     };
-    let rates = make(&client_settings(format!("http://127.0.0.1:{port}")));
+    let rates = make(&client_settings(format!("{}://127.0.0.1:{port}", scheme())));
     let error = fetch_error(&*rates, &["EURUSD"]).await;
     assert_kind(&error, RatesErrorKind::Connect);
 }
@@ -33,7 +33,7 @@ pub(crate) async fn connect_timeout_is_timeout(make: &MakeProvider) {
     let rates = make(&ClientSettings {
         connect_timeout,
         timeout: Duration::from_secs(3),
-        ..client_settings(format!("http://{}", full.addr))
+        ..client_settings(format!("{}://{}", scheme(), full.addr))
     });
     let started = Instant::now();
     let error = fetch_error(&*rates, &["EURUSD"]).await;

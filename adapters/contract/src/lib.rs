@@ -10,7 +10,8 @@
 //! ```
 //!
 //! which expands to one `#[actix_rt::test]` per case (the adapter crate needs `actix-rt` as a
-//! dev-dependency). Each case builds its own client through `make`, inside the test's actix
+//! dev-dependency); `contract_tests!(make = ..., tls)` runs every case over plain HTTP and
+//! over TLS, plus the cases only TLS has. Each case builds its own client through `make`, inside the test's actix
 //! runtime, as an actix worker would, and checks the adapter through the port (and the payment
 //! use case where it says more).
 //!
@@ -21,8 +22,9 @@ mod answers;
 mod faults;
 mod pool;
 mod support;
+mod tls;
 
-pub use support::MakeProvider;
+pub use support::{MakeProvider, Protocol, run_over};
 
 /// The one list of contract cases, as `module::case`. Hands it to the macro `$callback`
 /// (a macro at this crate's root), after the tokens in braces.
@@ -65,6 +67,19 @@ macro_rules! for_each_case {
     };
 }
 
+/// The cases only an upstream over TLS has, in the form of [`for_each_case!`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! for_each_tls_case {
+    ($callback:ident { $($before:tt)* }) => {
+        $crate::$callback! { { $($before)* }
+            tls::one_handshake_per_kept_alive_connection,
+            tls::an_untrusted_certificate_is_tls,
+            tls::a_certificate_for_another_host_is_tls,
+        }
+    };
+}
+
 /// One public entry point per case in the list, the only way to reach a case from outside.
 #[doc(hidden)]
 #[macro_export]
@@ -82,13 +97,25 @@ macro_rules! entry_points {
 #[doc(hidden)]
 pub mod cases {
     crate::for_each_case!(entry_points {});
+    crate::for_each_tls_case!(entry_points {});
 }
 
-/// Expands to one `#[actix_rt::test]` per contract case, each calling its case with `make`.
+/// Expands to one `#[actix_rt::test]` per contract case, each calling its case with `make`,
+/// over plain HTTP; with `tls`, to a module `http` of those and a module `https` running every
+/// case over TLS, and the cases only TLS has.
 #[macro_export]
 macro_rules! contract_tests {
     (make = $make:expr $(,)?) => {
-        $crate::for_each_case!(test_functions { $make });
+        $crate::for_each_case!(test_functions { $make, $crate::Protocol::Http });
+    };
+    (make = $make:expr, tls $(,)?) => {
+        mod http {
+            $crate::for_each_case!(test_functions { $make, $crate::Protocol::Http });
+        }
+        mod https {
+            $crate::for_each_case!(test_functions { $make, $crate::Protocol::Https });
+            $crate::for_each_tls_case!(test_functions { $make, $crate::Protocol::Https });
+        }
     };
 }
 
@@ -96,10 +123,11 @@ macro_rules! contract_tests {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! test_functions {
-    ({ $make:expr } $($module:ident :: $case:ident),+ $(,)?) => {
+    ({ $make:expr, $protocol:expr } $($module:ident :: $case:ident),+ $(,)?) => {
         $(
             #[::actix_rt::test]
             async fn $case() {
+                $crate::run_over($protocol);
                 let make = $make;
                 $crate::cases::$case(&make).await;
             }

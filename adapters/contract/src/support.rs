@@ -5,6 +5,8 @@
 //! hang far past its timeout" (a generous guard), plus one lower bound that only a broken
 //! concurrency cap could violate.
 
+use std::cell::Cell;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use application::{
@@ -12,7 +14,7 @@ use application::{
     process_payment,
 };
 use domain::{Amount, Currency, CurrencyPair, Rate, RateTimestamp};
-use mock_rates::{FaultMode, Faults, MockServer, Settings, rate_text};
+use mock_rates::{FaultMode, Faults, MockServer, Settings, TlsSettings, rate_text};
 use rates_common::ClientSettings;
 
 /// Builds the adapter under test from the settings a case chooses.
@@ -29,8 +31,42 @@ pub(crate) const HANG_GUARD: Duration = Duration::from_millis(1500);
 /// connect timeout was seen to fire 0.3 ms before the test's own clock said it was due.
 pub(crate) const TIMER_SLACK: Duration = Duration::from_millis(5);
 
+/// What the upstream speaks in a case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// HTTP/1.1 in the clear.
+    Http,
+    /// HTTP/1.1 over TLS, mock-rates' CA trusted through `extra_ca_pem`.
+    Https,
+}
+
+thread_local! {
+    /// The protocol of the case running on this thread (each test has its own thread).
+    static PROTOCOL: Cell<Protocol> = const { Cell::new(Protocol::Http) };
+}
+
+/// Makes the cases run on this thread from now on go over `protocol`; the generated tests call
+/// it before their case.
+pub fn run_over(protocol: Protocol) {
+    PROTOCOL.with(|cell| cell.set(protocol));
+}
+
+pub(crate) fn protocol() -> Protocol {
+    PROTOCOL.with(Cell::get)
+}
+
+/// The URL scheme of this thread's protocol.
+pub(crate) fn scheme() -> &'static str {
+    match protocol() {
+        Protocol::Http => "http",
+        Protocol::Https => "https",
+    }
+}
+
+/// Starts mock-rates with `settings`, over this thread's protocol.
 pub(crate) fn start(settings: Settings) -> MockServer {
-    MockServer::start(settings).expect("mock-rates starts on 127.0.0.1:0")
+    let tls = (protocol() == Protocol::Https).then(TlsSettings::default);
+    MockServer::start(Settings { tls, ..settings }).expect("mock-rates starts on 127.0.0.1:0")
 }
 
 pub(crate) fn faulty(faults: Faults) -> Settings {
@@ -65,8 +101,12 @@ pub(crate) fn client_settings(base_url: String) -> ClientSettings {
     }
 }
 
+/// The settings for `mock`: its URL, and its CA when it speaks TLS.
 pub(crate) fn settings_for(mock: &MockServer) -> ClientSettings {
-    client_settings(mock.base_url())
+    ClientSettings {
+        extra_ca_pem: mock.ca_pem().map(|pem| Arc::from(pem.as_bytes())),
+        ..client_settings(mock.base_url())
+    }
 }
 
 pub(crate) fn currency(code: &str) -> Currency {

@@ -1,5 +1,6 @@
 //! `RatesProvider` over hyper-util's pooled client: the low-level baseline the others are
-//! measured against.
+//! measured against. HTTPS through hyper-rustls, rustls with aws-lc-rs (hyper-rustls's own
+//! default provider, given explicitly), trusting the system's roots and `extra_ca_pem`.
 //!
 //! Stale connections: hyper runs each pooled connection in its own task, which sees the
 //! server's FIN while the connection is idle and closes it, so the pool never hands out a
@@ -15,19 +16,21 @@ use bytes::Bytes;
 use domain::CurrencyPair;
 use http::{Request, Uri};
 use http_body_util::{BodyExt, Empty, LengthLimitError, Limited};
+use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rates_common::{
     BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
-    describe, find_io_error, live_url,
+    describe, find_io_error, live_url, tls,
 };
 use std::io::ErrorKind;
+use std::sync::Arc;
 
 /// Fetches rates with one hyper-util client, built once.
 #[derive(Debug)]
 pub struct HyperRates {
-    client: Client<HttpConnector, Empty<Bytes>>,
+    client: Client<HttpsConnector<HttpConnector>, Empty<Bytes>>,
     call: UpstreamCall,
 }
 
@@ -40,7 +43,7 @@ impl HyperRates {
     /// A `BuildError` when the settings are unusable (see [`ClientSettings::check`]) or the
     /// base URL is not a valid URI.
     pub fn new(settings: &ClientSettings) -> Result<Self, BuildError> {
-        settings.check(Self::NAME)?;
+        settings.check_with_tls(Self::NAME)?;
         live_url(&settings.base_url, &[])
             .parse::<Uri>()
             .map_err(|error| BuildError {
@@ -51,6 +54,15 @@ impl HyperRates {
         connector.set_connect_timeout(Some(settings.connect_timeout));
         // reqwest, ureq and libcurl set TCP_NODELAY by default; hyper's connector does not.
         connector.set_nodelay(true);
+        // The TCP connector must let https:// through to the TLS layer above it.
+        connector.enforce_http(false);
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let tls = tls::client_config(settings, provider, Self::NAME)?;
+        let connector = HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(connector);
         let client = Client::builder(TokioExecutor::new())
             .pool_max_idle_per_host(settings.max_idle_per_host)
             .pool_idle_timeout(settings.idle_timeout)
@@ -90,6 +102,9 @@ impl HyperRates {
     }
 
     fn send_error(&self, error: &hyper_util::client::legacy::Error) -> RatesError {
+        if let Some(failed) = tls::tls_failure(error) {
+            return failed;
+        }
         if error.is_connect() {
             // HttpConnector reports its connect timeout as an io error of kind TimedOut.
             return match find_io_error(error) {

@@ -1,8 +1,9 @@
-//! The adapter contract, run against hyper.
+//! The adapter contract, run against hyper over plain HTTP and over TLS.
 
 rates_contract::contract_tests!(
     make = |settings: &rates_common::ClientSettings| {
         Box::new(rates_hyper::HyperRates::new(settings).expect("the contract's settings are valid"))
             as Box<dyn application::RatesProvider>
-    }
+    },
+    tls
 );

@@ -1,0 +1,135 @@
+//! TLS for the adapters whose TLS is rustls: the roots they trust, and how their handshake
+//! errors read.
+
+use std::error::Error;
+use std::io;
+use std::sync::Arc;
+
+use application::RatesError;
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
+use rustls::{ClientConfig, RootCertStore};
+
+use crate::{BuildError, ClientSettings, describe};
+
+/// A client config for `settings`, on `provider` (always given: with more than one provider
+/// compiled in, rustls has no process-wide default), trusting the system's roots and
+/// `extra_ca_pem`, verifying certificates and host names as rustls always does. For an
+/// `http://` upstream the config is never used, so no roots are loaded.
+///
+/// # Errors
+/// A `BuildError` when the extra CAs are not PEM certificates, when an `https://` upstream
+/// would be trusted by no root at all, or when the provider offers no safe protocol version.
+pub fn client_config(
+    settings: &ClientSettings,
+    provider: Arc<CryptoProvider>,
+    client: &'static str,
+) -> Result<ClientConfig, BuildError> {
+    let fail = |reason: String| BuildError { client, reason };
+    let roots = if settings.is_https() {
+        roots(settings).map_err(fail)?
+    } else {
+        RootCertStore::empty()
+    };
+    Ok(ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|error| fail(format!("no TLS version to offer: {error}")))?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
+/// The system's roots and the extra CAs.
+fn roots(settings: &ClientSettings) -> Result<RootCertStore, String> {
+    let mut roots = RootCertStore::empty();
+    // Unreadable system roots are not fatal: the extra CAs may be all this upstream needs.
+    let native = rustls_native_certs::load_native_certs();
+    let (added, _ignored) = roots.add_parsable_certificates(native.certs);
+    let mut extra = 0;
+    if let Some(pem) = &settings.extra_ca_pem {
+        for certificate in CertificateDer::pem_slice_iter(pem) {
+            let certificate =
+                certificate.map_err(|error| format!("the extra CA PEM is unreadable: {error}"))?;
+            roots
+                .add(certificate)
+                .map_err(|error| format!("the extra CA is not a usable certificate: {error}"))?;
+            extra += 1;
+        }
+        if extra == 0 {
+            return Err("the extra CA PEM holds no certificate".to_owned());
+        }
+    }
+    if added + extra == 0 {
+        return Err(format!(
+            "no trusted root for {}: the system has none readable ({} errors) and no extra CA \
+             is given",
+            settings.base_url,
+            native.errors.len()
+        ));
+    }
+    Ok(roots)
+}
+
+/// The TLS failure somewhere in `error`'s chain, if the call failed in the handshake.
+pub fn tls_failure(error: &(dyn Error + 'static)) -> Option<RatesError> {
+    find_rustls_error(error).map(|handshake| RatesError::Tls(describe(handshake)))
+}
+
+/// rustls reports through the io errors of the stream, which connectors wrap in io errors of
+/// their own, and an io error's `source()` skips the error it wraps: so each io error met on
+/// the chain is opened too.
+fn find_rustls_error<'a>(error: &'a (dyn Error + 'static)) -> Option<&'a rustls::Error> {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(handshake) = error.downcast_ref::<rustls::Error>() {
+            return Some(handshake);
+        }
+        if let Some(wrapped) = error
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::get_ref)
+            && let Some(handshake) = find_rustls_error(wrapped)
+        {
+            return Some(handshake);
+        }
+        current = error.source();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provider() -> Arc<CryptoProvider> {
+        Arc::new(rustls::crypto::ring::default_provider())
+    }
+
+    #[test]
+    fn refuses_an_extra_ca_that_is_no_certificate() {
+        let settings = ClientSettings {
+            extra_ca_pem: Some(Arc::from(&b"not a certificate"[..])),
+            ..ClientSettings::for_base_url("https://localhost:8443")
+        };
+        let error = client_config(&settings, provider(), "test").unwrap_err();
+        assert!(error.reason.contains("no certificate"), "{error}");
+        // Plain HTTP loads no roots and so cannot fail on them.
+        let plain = ClientSettings {
+            base_url: "http://localhost:8081".to_owned(),
+            ..settings
+        };
+        assert!(client_config(&plain, provider(), "test").is_ok());
+    }
+
+    #[test]
+    fn finds_the_handshake_error_inside_an_io_error() {
+        let handshake = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let stream = io::Error::new(io::ErrorKind::InvalidData, handshake);
+        // hyper-rustls wraps the stream's io error in one of its own.
+        let connector = io::Error::other(stream);
+        assert!(
+            matches!(tls_failure(&connector), Some(RatesError::Tls(message)) if message.contains("UnknownIssuer"))
+        );
+        let refused = io::Error::new(io::ErrorKind::ConnectionRefused, "refused");
+        assert_eq!(tls_failure(&refused), None);
+    }
+}
