@@ -34,6 +34,27 @@ pub fn find_io_error<'a>(error: &'a (dyn Error + 'static)) -> Option<&'a io::Err
     None
 }
 
+/// The first `T` in an error's chain, the error itself included. Connectors wrap a stream's
+/// io error (which wraps, say, a TLS library's error) in io errors of their own, and an io
+/// error's `source()` skips the error it wraps: so each io error met on the way is opened too.
+pub fn find_in_chain<'a, T: Error + 'static>(error: &'a (dyn Error + 'static)) -> Option<&'a T> {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(found) = error.downcast_ref::<T>() {
+            return Some(found);
+        }
+        if let Some(wrapped) = error
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::get_ref)
+            && let Some(found) = find_in_chain::<T>(wrapped)
+        {
+            return Some(found);
+        }
+        current = error.source();
+    }
+    None
+}
+
 /// The connection broke before the complete answer arrived: reset, closed early, or a body
 /// cut short of its declared length. `Connect` for every adapter: the transfer failed, not the
 /// upstream's content.

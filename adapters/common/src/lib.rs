@@ -10,14 +10,16 @@ mod outcome;
 mod settings;
 #[cfg(feature = "rustls")]
 pub mod tls;
+mod tls_stack;
 mod wire;
 
 pub use body::BoundedBody;
 pub use call::UpstreamCall;
 pub use errors::{
-    BuildError, broken_transfer, connect_timeout_error, describe, find_io_error, io_error,
-    timeout_error,
+    BuildError, broken_transfer, connect_timeout_error, describe, find_in_chain, find_io_error,
+    io_error, timeout_error,
 };
 pub use limit::{ConcurrencyLimit, Permit};
 pub use settings::ClientSettings;
+pub use tls_stack::TlsStack;
 pub use wire::{decode_quotes, live_url};

@@ -2,7 +2,6 @@
 //! errors read.
 
 use std::error::Error;
-use std::io;
 use std::sync::Arc;
 
 use application::RatesError;
@@ -11,7 +10,7 @@ use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use rustls::{ClientConfig, RootCertStore};
 
-use crate::{BuildError, ClientSettings, describe};
+use crate::{BuildError, ClientSettings, describe, find_in_chain};
 
 /// A client config for `settings`, on `provider` (always given: with more than one provider
 /// compiled in, rustls has no process-wide default), trusting the system's roots and
@@ -72,33 +71,13 @@ fn roots(settings: &ClientSettings) -> Result<RootCertStore, String> {
 
 /// The TLS failure somewhere in `error`'s chain, if the call failed in the handshake.
 pub fn tls_failure(error: &(dyn Error + 'static)) -> Option<RatesError> {
-    find_rustls_error(error).map(|handshake| RatesError::Tls(describe(handshake)))
-}
-
-/// rustls reports through the io errors of the stream, which connectors wrap in io errors of
-/// their own, and an io error's `source()` skips the error it wraps: so each io error met on
-/// the chain is opened too.
-fn find_rustls_error<'a>(error: &'a (dyn Error + 'static)) -> Option<&'a rustls::Error> {
-    let mut current = Some(error);
-    while let Some(error) = current {
-        if let Some(handshake) = error.downcast_ref::<rustls::Error>() {
-            return Some(handshake);
-        }
-        if let Some(wrapped) = error
-            .downcast_ref::<io::Error>()
-            .and_then(io::Error::get_ref)
-            && let Some(handshake) = find_rustls_error(wrapped)
-        {
-            return Some(handshake);
-        }
-        current = error.source();
-    }
-    None
+    find_in_chain::<rustls::Error>(error).map(|handshake| RatesError::Tls(describe(handshake)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io;
 
     fn provider() -> Arc<CryptoProvider> {
         Arc::new(rustls::crypto::ring::default_provider())

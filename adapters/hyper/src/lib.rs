@@ -21,8 +21,8 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
-    describe, find_io_error, live_url, tls,
+    BoundedBody, BuildError, ClientSettings, TlsStack, UpstreamCall, broken_transfer,
+    connect_timeout_error, describe, find_io_error, live_url, tls,
 };
 use std::io::ErrorKind;
 use std::sync::Arc;
@@ -36,6 +36,11 @@ pub struct HyperRates {
 
 impl HyperRates {
     pub const NAME: &'static str = "hyper";
+    /// Its one TLS stack: hyper-rustls.
+    pub const TLS: TlsStack = TlsStack {
+        backend: "rustls",
+        provider: "aws-lc-rs",
+    };
 
     /// Builds the client and its pool from `settings`.
     ///
