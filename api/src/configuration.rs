@@ -1,6 +1,7 @@
 //! Settings: `config/default.toml` (compiled in, so the binary runs from any directory), then
 //! `APP__SECTION__KEY` environment variables.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use application::RetryPolicy;
@@ -31,6 +32,7 @@ pub struct ServerSettings {
 #[derive(Clone, Debug, Deserialize)]
 pub struct RatesSettings {
     pub base_url: String,
+    pub ca_file: String,
     pub timeout_ms: u64,
     pub connect_timeout_ms: u64,
     pub max_connections: usize,
@@ -92,10 +94,13 @@ impl Settings {
         let invalid =
             |key: &str, why: &str| Err(config::ConfigError::Message(format!("{key}: {why}")));
         let base_url = self.rates.base_url.trim();
-        if !base_url.is_empty() && !base_url.starts_with("http://") {
+        if !base_url.is_empty()
+            && !base_url.starts_with("http://")
+            && !base_url.starts_with("https://")
+        {
             return invalid(
                 "rates.base_url",
-                "must start with http:// (or be empty for the embedded mock)",
+                "must start with http:// or https:// (or be empty for the embedded mock)",
             );
         }
         if self.rates.timeout_ms == 0 || self.rates.connect_timeout_ms == 0 {
@@ -141,9 +146,22 @@ impl RatesSettings {
         }
     }
 
-    /// What every adapter is built with, pointed at `base_url`.
-    pub fn client_settings(&self, base_url: &str) -> ClientSettings {
-        ClientSettings {
+    /// What every adapter is built with, pointed at `base_url`, with the CAs of `ca_file`.
+    ///
+    /// # Errors
+    /// `ca_file` cannot be read.
+    pub fn client_settings(&self, base_url: &str) -> Result<ClientSettings, CaFileError> {
+        let ca_file = self.ca_file.trim();
+        let extra_ca_pem = if ca_file.is_empty() {
+            None
+        } else {
+            let pem = std::fs::read(ca_file).map_err(|source| CaFileError {
+                path: ca_file.to_owned(),
+                source,
+            })?;
+            Some(Arc::from(pem))
+        };
+        Ok(ClientSettings {
             base_url: base_url.trim_end_matches('/').to_owned(),
             connect_timeout: Duration::from_millis(self.connect_timeout_ms),
             timeout: Duration::from_millis(self.timeout_ms),
@@ -153,8 +171,16 @@ impl RatesSettings {
             pool_wait: Duration::from_millis(self.pool_wait_ms),
             blocking_threads: self.blocking_threads,
             max_body_bytes: self.max_body_bytes,
-            // `rates.base_url` is http:// only until every adapter speaks TLS (`check`).
-            extra_ca_pem: None,
-        }
+            extra_ca_pem,
+        })
     }
+}
+
+/// `rates.ca_file` could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("rates.ca_file (APP__RATES__CA_FILE) {path:?} cannot be read: {source}")]
+pub struct CaFileError {
+    pub path: String,
+    #[source]
+    pub source: std::io::Error,
 }

@@ -49,6 +49,8 @@ pub enum StartError {
     )]
     NoUpstream,
     #[error(transparent)]
+    CaFile(#[from] crate::configuration::CaFileError),
+    #[error(transparent)]
     Client(#[from] rates_common::BuildError),
     #[error(transparent)]
     Io(#[from] std::io::Error),
@@ -59,7 +61,7 @@ impl Application {
     /// client is built once here to check the settings before any worker starts).
     pub fn build(settings: &Settings) -> Result<Self, StartError> {
         let (upstream, embedded_mock) = choose_upstream(&settings.rates)?;
-        let client_settings = settings.rates.client_settings(&upstream);
+        let client_settings = settings.rates.client_settings(&upstream)?;
         let metrics = Arc::new(Metrics::new());
         let readiness = Arc::new(Readiness::new());
         // Fail at start, not in a worker, if any adapter rejects the settings. (Its own
