@@ -1,4 +1,21 @@
-//! `RatesProvider` over awc, actix's own HTTP client.
+//! `RatesProvider` over awc, actix's own HTTP client, with either of the TLS backends awc offers
+//! ([`AwcTls`]): rustls 0.23 (the default) or the system's OpenSSL.
+//!
+//! - rustls: aws-lc-rs, given explicitly (awc picks no provider of its own for a config it is
+//!   handed; aws-lc-rs is rustls's own default and hyper's and reqwest's, so the rows compare
+//!   the clients, not the crypto). Trusts the system's roots (rustls-native-certs) and
+//!   `extra_ca_pem`, as every rustls adapter does.
+//! - openssl: `SslConnector::builder`, which loads OpenSSL's default verify paths (the system's
+//!   roots), with each certificate of `extra_ca_pem` added to its store; host names are
+//!   verified, as `SslConnector` always does. Its handshake errors reach us flattened into
+//!   strings (actix-tls `connect/openssl.rs` wraps them as `io::Error::other(format!(..))`), so
+//!   they are told apart by where they come from, not by type (see `AwcRates::send_error`),
+//!   and why a certificate was refused (unknown issuer, wrong host) is logged as it happens.
+//!
+//! Both offer `http/1.1` only by ALPN (awc's own default offers `h2` too). For an `http://`
+//! upstream no roots are loaded by this adapter; note that awc's `Connector::new()` itself
+//! builds an unused OpenSSL context (system roots included) once per client whenever awc's
+//! `openssl` feature is compiled.
 //!
 //! `awc::Client` holds an `Rc` (not `Send`) and needs an actix runtime: build an `AwcRates`
 //! inside each actix worker (or inside `actix_rt::System`), never share it across threads.
@@ -15,6 +32,8 @@
 //! has nothing to hold back.
 
 use std::fmt;
+use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 use application::{Quotes, RatesError, RatesProvider};
@@ -24,10 +43,59 @@ use awc::http::header::CONTENT_LENGTH;
 use awc::{Client, Connector};
 use bytes::Bytes;
 use domain::CurrencyPair;
+use openssl::ssl::{SslConnector, SslMethod, SslVerifyMode};
+use openssl::x509::X509;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
-    io_error,
+    BoundedBody, BuildError, ClientSettings, TlsStack, UpstreamCall, broken_transfer,
+    connect_timeout_error, describe, io_error, tls,
 };
+
+/// The protocols offered by ALPN: HTTP/1.1 only, for now.
+const ALPN_HTTP1: &[u8] = b"http/1.1";
+
+/// awc's TLS backends; each (awc, backend) pair is its own registry entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AwcTls {
+    /// rustls 0.23 with aws-lc-rs: the default.
+    Rustls,
+    /// The system's OpenSSL.
+    Openssl,
+}
+
+impl AwcTls {
+    pub const ALL: [Self; 2] = [Self::Rustls, Self::Openssl];
+
+    /// The pair's registry name: the default keeps the bare `"awc"`.
+    pub fn client_name(self) -> &'static str {
+        match self {
+            Self::Rustls => AwcRates::NAME,
+            Self::Openssl => "awc-openssl",
+        }
+    }
+
+    /// The TLS library and crypto of the pair.
+    pub fn stack(self) -> TlsStack {
+        match self {
+            Self::Rustls => TlsStack {
+                backend: "rustls",
+                provider: "aws-lc-rs",
+            },
+            Self::Openssl => TlsStack {
+                backend: "openssl",
+                provider: "OpenSSL (system)",
+            },
+        }
+    }
+
+    /// Whether a connect io error is this backend's failed handshake (see
+    /// [`AwcRates::send_error`]).
+    fn failed_handshake(self, io: &io::Error) -> bool {
+        match self {
+            Self::Rustls => tls::tls_failure(io).is_some(),
+            Self::Openssl => io.raw_os_error().is_none() && io.get_ref().is_some(),
+        }
+    }
+}
 
 /// awc caps a connection's whole life (75 s by default); no other client does, so the cap is
 /// pushed out of the way and only the idle timeout retires connections, as everywhere else.
@@ -36,12 +104,14 @@ const CONNECTION_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 /// Fetches rates with one awc client, built once per actix worker.
 pub struct AwcRates {
     client: Client,
+    tls: AwcTls,
     call: UpstreamCall,
 }
 
 impl fmt::Debug for AwcRates {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AwcRates")
+            .field("tls", &self.tls)
             .field("call", &self.call)
             .finish_non_exhaustive()
     }
@@ -50,12 +120,25 @@ impl fmt::Debug for AwcRates {
 impl AwcRates {
     pub const NAME: &'static str = "awc";
 
-    /// Builds the client and its pool from `settings`. Call it inside an actix runtime.
+    /// Builds the client and its pool from `settings`, with the default TLS backend (rustls).
+    /// Call it inside an actix runtime.
     ///
     /// # Errors
-    /// A `BuildError` when the settings are unusable (see [`ClientSettings::check`]).
+    /// As [`AwcRates::with_tls`].
     pub fn new(settings: &ClientSettings) -> Result<Self, BuildError> {
-        settings.check(Self::NAME)?;
+        Self::with_tls(settings, AwcTls::Rustls)
+    }
+
+    /// Builds the client and its pool from `settings`, speaking TLS through `backend`. Call it
+    /// inside an actix runtime.
+    ///
+    /// # Errors
+    /// A `BuildError` when the settings are unusable (see [`ClientSettings::check_with_tls`]),
+    /// or, for an `https://` upstream, when the extra CAs are unusable or the TLS library cannot
+    /// be set up.
+    pub fn with_tls(settings: &ClientSettings, backend: AwcTls) -> Result<Self, BuildError> {
+        let name = backend.client_name();
+        settings.check_with_tls(name)?;
         // awc has no cap on idle connections: they are bounded by `limit` (in-use connections
         // go back to the pool when released). Zero idle connections is honoured by retiring
         // every connection as soon as it is idle.
@@ -69,6 +152,22 @@ impl AwcRates {
             .limit(settings.max_connections)
             .conn_keep_alive(keep_alive)
             .conn_lifetime(CONNECTION_LIFETIME);
+        let connector = match backend {
+            AwcTls::Rustls => {
+                let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+                let mut config = tls::client_config(settings, provider, name)?;
+                config.alpn_protocols = vec![ALPN_HTTP1.to_vec()];
+                connector.rustls_0_23(Arc::new(config))
+            }
+            // Over plain HTTP the TLS connector is never used: no roots are loaded for it.
+            AwcTls::Openssl if settings.is_https() => {
+                connector.openssl(openssl_connector(settings).map_err(|reason| BuildError {
+                    client: name,
+                    reason,
+                })?)
+            }
+            AwcTls::Openssl => connector,
+        };
         let client = Client::builder()
             .connector(connector)
             // `UpstreamCall`'s deadline is the one total timeout, as for every adapter; awc's own
@@ -79,7 +178,8 @@ impl AwcRates {
             .finish();
         Ok(Self {
             client,
-            call: UpstreamCall::new(Self::NAME, settings),
+            tls: backend,
+            call: UpstreamCall::new(name, settings),
         })
     }
 
@@ -119,8 +219,15 @@ impl AwcRates {
         Ok((status, body))
     }
 
+    /// A failed handshake is `Tls` before anything else. Both backends' handshake errors come
+    /// as `ConnectError::Io`: rustls's inside the io error (tokio-rustls), OpenSSL's as a bare
+    /// message (actix-tls). The TCP connector's io errors are the system's and carry its error
+    /// code; the OpenSSL handshake's carry none, and nothing else yields a `ConnectError::Io`.
     fn send_error(&self, error: SendRequestError) -> RatesError {
         match error {
+            SendRequestError::Connect(ConnectError::Io(io)) if self.tls.failed_handshake(&io) => {
+                RatesError::Tls(describe(&io))
+            }
             SendRequestError::Connect(ConnectError::Timeout) => {
                 connect_timeout_error(self.call.connect_timeout)
             }
@@ -145,9 +252,131 @@ impl AwcRates {
     }
 }
 
+/// OpenSSL's connector with the system's roots (its default verify paths) and the extra CAs,
+/// offering HTTP/1.1 only.
+fn openssl_connector(settings: &ClientSettings) -> Result<SslConnector, String> {
+    let mut builder = SslConnector::builder(SslMethod::tls())
+        .map_err(|error| format!("cannot set up OpenSSL: {error}"))?;
+    if let Some(pem) = &settings.extra_ca_pem {
+        let certificates = X509::stack_from_pem(pem)
+            .map_err(|error| format!("the extra CA PEM is unreadable: {error}"))?;
+        if certificates.is_empty() {
+            return Err("the extra CA PEM holds no certificate".to_owned());
+        }
+        for certificate in certificates {
+            builder
+                .cert_store_mut()
+                .add_cert(certificate)
+                .map_err(|error| format!("the extra CA is not a usable certificate: {error}"))?;
+        }
+    }
+    // Verification as `SslConnector` sets it, plus a log line saying why a certificate was
+    // refused: actix-tls keeps only OpenSSL's message, the same "certificate verify failed"
+    // for an unknown issuer and for a wrong host name.
+    builder.set_verify_callback(SslVerifyMode::PEER, |verified, context| {
+        if !verified {
+            tracing::warn!(
+                client = AwcTls::Openssl.client_name(),
+                depth = context.error_depth(),
+                reason = %context.error(),
+                "OpenSSL refused the upstream's certificate"
+            );
+        }
+        verified
+    });
+    let mut alpn = vec![ALPN_HTTP1.len() as u8];
+    alpn.extend_from_slice(ALPN_HTTP1);
+    builder
+        .set_alpn_protos(&alpn)
+        .map_err(|error| format!("cannot offer ALPN: {error}"))?;
+    Ok(builder.build())
+}
+
 #[async_trait(?Send)]
 impl RatesProvider for AwcRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
         self.call.run(pairs, self.exchange(pairs)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read as _, Write as _};
+    use std::net::TcpListener;
+
+    use domain::Currency;
+
+    /// A self-signed CA that signs nothing: enough to make the roots usable.
+    const UNUSED_CA: &str = "\
+-----BEGIN CERTIFICATE-----
+MIIBkzCCATmgAwIBAgIUWNAo5xtU9X+8NBYD37JOz3sKn7EwCgYIKoZIzj0EAwIw
+HjEcMBoGA1UEAwwTcmF0ZXMtaXNhaGMgdGVzdCBDQTAgFw0yNjEyMDEwOTUxNTZa
+GA8yMTI2MTEwNzA5NTE1NlowHjEcMBoGA1UEAwwTcmF0ZXMtaXNhaGMgdGVzdCBD
+QTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABK8iFVXWPSEULxbD61qTroOvOAm9
+dUDFidI9hapbC9WC69CPnAvFpKs6yptkuTRJgPIxx6LGddCqGi7HwHdkhvKjUzBR
+MB0GA1UdDgQWBBSecwpfspEsti/0U8zCl8nD/Bsq1TAfBgNVHSMEGDAWgBSecwpf
+spEsti/0U8zCl8nD/Bsq1TAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0gA
+MEUCIE5060T3YQt5fdWKDo+GlGxWj74T58shYrCqWI7JwE9yAiEA0JKtI8ZgpHj/
+TUmmFmzpn549tPp5lNAtahBJS9q9tqI=
+-----END CERTIFICATE-----
+";
+
+    /// A handshake that fails for another reason than the certificate: the server answers the
+    /// client's hello in plain HTTP.
+    #[actix_rt::test]
+    async fn a_handshake_answered_in_plain_http_is_tls() {
+        for backend in AwcTls::ALL {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let server = std::thread::spawn(move || {
+                let (mut stream, _) = listener.accept().unwrap();
+                let mut hello = [0; 512];
+                let _ = stream.read(&mut hello);
+                let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+            });
+            let settings = ClientSettings {
+                extra_ca_pem: Some(Arc::from(UNUSED_CA.as_bytes())),
+                ..ClientSettings::for_base_url(format!("https://127.0.0.1:{port}"))
+            };
+            let rates = AwcRates::with_tls(&settings, backend).unwrap();
+            let pair = CurrencyPair::new(
+                Currency::parse("EUR").unwrap(),
+                Currency::parse("USD").unwrap(),
+            );
+            let error = rates.fetch_quotes(&[pair]).await.unwrap_err();
+            assert!(
+                matches!(error, RatesError::Tls(_)),
+                "{backend:?}: {error:?}"
+            );
+            server.join().unwrap();
+        }
+    }
+
+    #[test]
+    fn tells_a_failed_handshake_from_a_failed_connect() {
+        // What actix-tls makes of OpenSSL's refusal, and what tokio-rustls makes of rustls's.
+        let openssl = io::Error::other(
+            "error:0A000086:SSL routines:tls_post_process_server_certificate:certificate verify \
+             failed",
+        );
+        assert!(AwcTls::Openssl.failed_handshake(&openssl));
+        let rustls = io::Error::new(
+            io::ErrorKind::InvalidData,
+            rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer),
+        );
+        assert!(AwcTls::Rustls.failed_handshake(&rustls));
+        // ECONNREFUSED on Linux: the system's error, for either backend.
+        let refused = io::Error::from_raw_os_error(111);
+        for backend in AwcTls::ALL {
+            assert!(!backend.failed_handshake(&refused), "{backend:?}");
+        }
+    }
+
+    #[test]
+    fn the_default_pair_keeps_the_bare_name() {
+        assert_eq!(AwcTls::Rustls.client_name(), AwcRates::NAME);
+        assert_eq!(AwcTls::Openssl.client_name(), "awc-openssl");
+        assert_eq!(AwcTls::Openssl.stack().backend, "openssl");
     }
 }

@@ -1,8 +1,10 @@
-//! The adapter contract, run against awc.
+//! The adapter contract, run against awc with its default TLS backend (rustls) over plain HTTP
+//! and over TLS.
 
 rates_contract::contract_tests!(
     make = |settings: &rates_common::ClientSettings| {
         Box::new(rates_awc::AwcRates::new(settings).expect("the contract's settings are valid"))
             as Box<dyn application::RatesProvider>
-    }
+    },
+    tls
 );

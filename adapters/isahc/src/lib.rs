@@ -1,5 +1,19 @@
 //! `RatesProvider` over isahc, which drives libcurl (built in, statically) on its own thread.
 //!
+//! TLS: libcurl's OpenSSL backend (isahc `native-tls`: curl-sys `ssl`), linked to the system's
+//! OpenSSL through openssl-sys; only libcurl itself is built from source. Certificates and host
+//! names are verified, as libcurl always does unless told otherwise.
+//!
+//! Trust: libcurl takes one CA file (`CURLOPT_CAINFO`) or one in-memory bundle
+//! (`CURLOPT_CAINFO_BLOB`, which overrides the file), not "the system's plus these". So for an
+//! `https://` upstream the adapter writes one bundle, the system's roots (read by
+//! rustls-native-certs, the same set every other adapter trusts) followed by `extra_ca_pem`,
+//! to a temporary file it owns for its lifetime, and hands isahc that file. A file rather than
+//! a blob: libcurl caches the X509 store it built from a CA file and reuses it for every new
+//! connection, while a blob is parsed again for each one (`ossl_get_cached_x509_store` in
+//! `vtls/openssl.c`), which would weigh on every new connection's cost. For `http://` nothing
+//! is loaded.
+//!
 //! Stale connections: libcurl checks a cached connection before reuse (at most once a second:
 //! `Curl_cpool_conn_seems_healthy` in `conncache.c`), and when a reused connection dies before
 //! a single response byte arrives it retries the request on a fresh connection, up to five
@@ -7,6 +21,7 @@
 //! It is the only one of the five clients that retries a request written to a connection the
 //! server closed at that moment; nothing is added here.
 
+use std::io::Write as _;
 use std::time::Duration;
 
 use application::{Quotes, RatesError, RatesProvider};
@@ -15,30 +30,58 @@ use domain::CurrencyPair;
 use futures_util::AsyncReadExt as _;
 use isahc::config::{Configurable, RedirectPolicy};
 use isahc::error::ErrorKind;
+use isahc::tls::{TlsConfig, TrustStore};
 use isahc::{AsyncBody, HttpClient};
+use openssl::x509::X509;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
-    describe, timeout_error,
+    BoundedBody, BuildError, ClientSettings, TlsStack, UpstreamCall, broken_transfer,
+    connect_timeout_error, describe, find_in_chain, timeout_error,
 };
+use tempfile::NamedTempFile;
 
 /// Fetches rates with one isahc client (one libcurl multi handle and its thread), built once.
 #[derive(Debug)]
 pub struct IsahcRates {
     client: HttpClient,
+    /// The trusted roots libcurl reads, for an `https://` upstream: kept as long as the client.
+    _trusted_roots: Option<NamedTempFile>,
     call: UpstreamCall,
 }
 
 impl IsahcRates {
     pub const NAME: &'static str = "isahc";
+    /// Its one TLS stack: libcurl's OpenSSL backend, on the system's OpenSSL.
+    pub const TLS: TlsStack = TlsStack {
+        backend: "libcurl",
+        provider: "OpenSSL (system)",
+    };
 
     /// Builds the client, its connection cache and its agent thread from `settings`.
     ///
     /// # Errors
-    /// A `BuildError` when the settings are unusable (see [`ClientSettings::check`]) or libcurl
-    /// cannot be initialised.
+    /// A `BuildError` when the settings are unusable (see [`ClientSettings::check_with_tls`]),
+    /// libcurl cannot be initialised, or, for an `https://` upstream, the roots cannot be
+    /// gathered (an unreadable extra CA, none at all, no temporary file).
     pub fn new(settings: &ClientSettings) -> Result<Self, BuildError> {
-        settings.check(Self::NAME)?;
-        let client = HttpClient::builder()
+        settings.check_with_tls(Self::NAME)?;
+        let fail = |reason: String| BuildError {
+            client: Self::NAME,
+            reason,
+        };
+        let trusted_roots = if settings.is_https() {
+            Some(trusted_roots(settings).map_err(fail)?)
+        } else {
+            None
+        };
+        let mut builder = HttpClient::builder();
+        if let Some(roots) = &trusted_roots {
+            builder = builder.tls_config(
+                TlsConfig::builder()
+                    .trust_store(TrustStore::from_file(roots.path()))
+                    .build(),
+            );
+        }
+        let client = builder
             .connect_timeout(settings.connect_timeout)
             // libcurl's own total timeout, body included; `UpstreamCall`'s deadline wraps it as well.
             .timeout(settings.timeout)
@@ -50,12 +93,10 @@ impl IsahcRates {
             .proxy(None)
             .redirect_policy(RedirectPolicy::None)
             .build()
-            .map_err(|error| BuildError {
-                client: Self::NAME,
-                reason: describe(&error),
-            })?;
+            .map_err(|error| fail(describe(&error)))?;
         Ok(Self {
             client,
+            _trusted_roots: trusted_roots,
             call: UpstreamCall::new(Self::NAME, settings),
         })
     }
@@ -79,6 +120,9 @@ impl IsahcRates {
     }
 
     fn error(&self, error: &isahc::Error) -> RatesError {
+        if is_tls_failure(error) {
+            return RatesError::Tls(describe(error));
+        }
         match error.kind() {
             // libcurl says "Timeout was reached" for both timeouts; only a call that got as far
             // as a connection knows its peer's address.
@@ -92,6 +136,62 @@ impl IsahcRates {
             _ => broken_transfer(describe(error)),
         }
     }
+}
+
+/// Whether the call failed in the TLS handshake. isahc files a refused certificate under
+/// `BadServerCertificate`, but any other failed handshake (a protocol alert, no common cipher,
+/// a reset mid-handshake: `CURLE_SSL_CONNECT_ERROR`) under `ConnectionFailed`, next to a refused
+/// TCP connection: libcurl's own code, in the chain, tells them apart.
+fn is_tls_failure(error: &isahc::Error) -> bool {
+    error.is_tls()
+        || error.kind() == ErrorKind::InvalidTlsConfiguration
+        || find_in_chain::<curl::Error>(error).is_some_and(curl::Error::is_ssl_connect_error)
+}
+
+/// The system's roots and the extra CAs, as one PEM bundle in a temporary file.
+fn trusted_roots(settings: &ClientSettings) -> Result<NamedTempFile, String> {
+    let mut bundle = Vec::new();
+    // Unreadable system roots are not fatal: the extra CAs may be all this upstream needs.
+    let native = rustls_native_certs::load_native_certs();
+    let mut roots = 0;
+    for certificate in &native.certs {
+        // As rustls's store does, a system certificate that does not parse is left out.
+        if let Ok(pem) = X509::from_der(certificate).and_then(|parsed| parsed.to_pem()) {
+            bundle.extend_from_slice(&pem);
+            roots += 1;
+        }
+    }
+    if let Some(pem) = &settings.extra_ca_pem {
+        let extra = X509::stack_from_pem(pem)
+            .map_err(|error| format!("the extra CA PEM is unreadable: {error}"))?;
+        if extra.is_empty() {
+            return Err("the extra CA PEM holds no certificate".to_owned());
+        }
+        for certificate in extra {
+            let pem = certificate
+                .to_pem()
+                .map_err(|error| format!("the extra CA is not a usable certificate: {error}"))?;
+            bundle.extend_from_slice(&pem);
+            roots += 1;
+        }
+    }
+    if roots == 0 {
+        return Err(format!(
+            "no trusted root for {}: the system has none readable ({} errors) and no extra CA \
+             is given",
+            settings.base_url,
+            native.errors.len()
+        ));
+    }
+    let mut file = tempfile::Builder::new()
+        .prefix("rates-isahc-roots-")
+        .suffix(".pem")
+        .tempfile()
+        .map_err(|error| format!("cannot create the CA bundle file: {error}"))?;
+    file.write_all(&bundle)
+        .and_then(|()| file.flush())
+        .map_err(|error| format!("cannot write the CA bundle file: {error}"))?;
+    Ok(file)
 }
 
 /// libcurl counts the idle age of cached connections in whole seconds (`CURLOPT_MAXAGE_CONN`),
@@ -133,6 +233,63 @@ impl RatesProvider for IsahcRates {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read as _;
+    use std::net::TcpListener;
+    use std::sync::Arc;
+
+    use domain::Currency;
+
+    /// A self-signed CA that signs nothing: enough to make the roots usable.
+    const UNUSED_CA: &str = "\
+-----BEGIN CERTIFICATE-----
+MIIBkzCCATmgAwIBAgIUWNAo5xtU9X+8NBYD37JOz3sKn7EwCgYIKoZIzj0EAwIw
+HjEcMBoGA1UEAwwTcmF0ZXMtaXNhaGMgdGVzdCBDQTAgFw0yNjEyMDEwOTUxNTZa
+GA8yMTI2MTEwNzA5NTE1NlowHjEcMBoGA1UEAwwTcmF0ZXMtaXNhaGMgdGVzdCBD
+QTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABK8iFVXWPSEULxbD61qTroOvOAm9
+dUDFidI9hapbC9WC69CPnAvFpKs6yptkuTRJgPIxx6LGddCqGi7HwHdkhvKjUzBR
+MB0GA1UdDgQWBBSecwpfspEsti/0U8zCl8nD/Bsq1TAfBgNVHSMEGDAWgBSecwpf
+spEsti/0U8zCl8nD/Bsq1TAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0gA
+MEUCIE5060T3YQt5fdWKDo+GlGxWj74T58shYrCqWI7JwE9yAiEA0JKtI8ZgpHj/
+TUmmFmzpn549tPp5lNAtahBJS9q9tqI=
+-----END CERTIFICATE-----
+";
+
+    #[test]
+    fn refuses_an_extra_ca_that_is_no_certificate() {
+        let settings = ClientSettings {
+            extra_ca_pem: Some(Arc::from(&b"not a certificate"[..])),
+            ..ClientSettings::for_base_url("https://localhost:8443")
+        };
+        let error = IsahcRates::new(&settings).unwrap_err();
+        assert!(error.reason.contains("extra CA"), "{error}");
+    }
+
+    /// libcurl reports a handshake that fails for another reason than the certificate (here a
+    /// plain HTTP answer to the client's hello) as `CURLE_SSL_CONNECT_ERROR`, which isahc files
+    /// under `ConnectionFailed`.
+    #[actix_rt::test]
+    async fn a_handshake_answered_in_plain_http_is_tls() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut hello = [0; 512];
+            let _ = stream.read(&mut hello);
+            let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+        });
+        let rates = IsahcRates::new(&ClientSettings {
+            extra_ca_pem: Some(Arc::from(UNUSED_CA.as_bytes())),
+            ..ClientSettings::for_base_url(format!("https://127.0.0.1:{port}"))
+        })
+        .unwrap();
+        let pair = CurrencyPair::new(
+            Currency::parse("EUR").unwrap(),
+            Currency::parse("USD").unwrap(),
+        );
+        let error = rates.fetch_quotes(&[pair]).await.unwrap_err();
+        assert!(matches!(error, RatesError::Tls(_)), "{error:?}");
+        server.join().unwrap();
+    }
 
     #[test]
     fn cache_ttl_is_whole_seconds_rounded_down_and_never_zero() {
