@@ -47,6 +47,7 @@ impl ReqwestTls {
         }
     }
 
+    /// The TLS library and crypto of this backend, for `GET /clients` and the bench's rows.
     pub fn stack(self) -> TlsStack {
         match self {
             Self::Rustls => TlsStack {

@@ -50,6 +50,7 @@ impl UreqTls {
         }
     }
 
+    /// The TLS library and crypto of this backend, for `GET /clients` and the bench's rows.
     pub fn stack(self) -> TlsStack {
         match self {
             Self::Rustls => TlsStack {
