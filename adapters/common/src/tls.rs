@@ -27,7 +27,7 @@ pub fn client_config(
 ) -> Result<ClientConfig, BuildError> {
     let fail = |reason: String| BuildError { client, reason };
     let roots = if settings.is_https() {
-        roots(settings).map_err(fail)?
+        roots(settings).map_err(fail)?.store
     } else {
         RootCertStore::empty()
     };
@@ -38,12 +38,52 @@ pub fn client_config(
         .with_no_client_auth())
 }
 
+/// The roots [`client_config`] trusts, as certificates, for a client that takes a list of
+/// roots rather than a rustls config (ureq, with either of its TLS backends). For an `http://`
+/// upstream, none: nothing is loaded.
+///
+/// # Errors
+/// As [`client_config`]'s, for the roots.
+pub fn root_certificates(
+    settings: &ClientSettings,
+    client: &'static str,
+) -> Result<Vec<CertificateDer<'static>>, BuildError> {
+    if !settings.is_https() {
+        return Ok(Vec::new());
+    }
+    roots(settings)
+        .map(|roots| roots.certificates)
+        .map_err(|reason| BuildError { client, reason })
+}
+
+/// The system's roots and the extra CAs that are usable trust anchors: as a rustls store, and
+/// as the certificates it was built from.
+struct Roots {
+    store: RootCertStore,
+    certificates: Vec<CertificateDer<'static>>,
+}
+
+impl Roots {
+    fn add(&mut self, certificate: CertificateDer<'static>) -> Result<(), rustls::Error> {
+        self.store.add(certificate.clone())?;
+        self.certificates.push(certificate);
+        Ok(())
+    }
+}
+
 /// The system's roots and the extra CAs.
-fn roots(settings: &ClientSettings) -> Result<RootCertStore, String> {
-    let mut roots = RootCertStore::empty();
+fn roots(settings: &ClientSettings) -> Result<Roots, String> {
+    let mut roots = Roots {
+        store: RootCertStore::empty(),
+        certificates: Vec::new(),
+    };
     // Unreadable system roots are not fatal: the extra CAs may be all this upstream needs.
+    // Nor are unusable ones: a system store may hold expired or odd certificates.
     let native = rustls_native_certs::load_native_certs();
-    let (added, _ignored) = roots.add_parsable_certificates(native.certs);
+    for certificate in native.certs {
+        let _unusable = roots.add(certificate);
+    }
+    let added = roots.certificates.len();
     let mut extra = 0;
     if let Some(pem) = &settings.extra_ca_pem {
         for certificate in CertificateDer::pem_slice_iter(pem) {
@@ -97,6 +137,17 @@ mod tests {
             ..settings
         };
         assert!(client_config(&plain, provider(), "test").is_ok());
+        assert_eq!(root_certificates(&plain, "test"), Ok(Vec::new()));
+        assert!(
+            root_certificates(
+                &ClientSettings {
+                    base_url: "https://h".to_owned(),
+                    ..plain
+                },
+                "test"
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -1,4 +1,14 @@
-//! `RatesProvider` over reqwest's async client.
+//! `RatesProvider` over reqwest's async client, with either of the TLS backends reqwest offers
+//! ([`ReqwestTls`]):
+//! - rustls with aws-lc-rs (reqwest's own default provider), given explicitly: reqwest is built
+//!   with `rustls-no-provider` and takes our rustls config (`tls_backend_preconfigured`),
+//!   trusting the system's roots (rustls-native-certs) and `extra_ca_pem`;
+//! - native-tls, the system's OpenSSL on Linux, trusting OpenSSL's own system roots (found by
+//!   openssl-probe) and `extra_ca_pem`.
+//!
+//! Both verify certificates and host names. For an `http://` upstream no TLS ever runs, so
+//! either backend builds the same client, on a rustls config that loads no roots: native-tls
+//! would read the system's CA file as soon as its connector is built.
 //!
 //! Stale connections: reqwest pools through hyper-util's legacy client, so it behaves as the
 //! hyper adapter does: each idle connection's task notices the server's FIN and leaves the pool,
@@ -12,9 +22,45 @@ use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use domain::CurrencyPair;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, UpstreamCall, broken_transfer, connect_timeout_error,
-    describe, timeout_error,
+    BoundedBody, BuildError, ClientSettings, TlsStack, UpstreamCall, broken_transfer,
+    connect_timeout_error, describe, find_in_chain, timeout_error, tls,
 };
+use std::sync::Arc;
+
+/// The TLS backend a reqwest client is built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReqwestTls {
+    /// rustls with aws-lc-rs, reqwest's default.
+    Rustls,
+    /// native-tls: the system's OpenSSL on Linux.
+    NativeTls,
+}
+
+impl ReqwestTls {
+    pub const ALL: [Self; 2] = [Self::Rustls, Self::NativeTls];
+
+    /// The registry name of reqwest with this backend: the default keeps the bare name.
+    pub fn client_name(self) -> &'static str {
+        match self {
+            Self::Rustls => ReqwestRates::NAME,
+            Self::NativeTls => "reqwest-native-tls",
+        }
+    }
+
+    /// The TLS library and crypto of this backend, for `GET /clients` and the bench's rows.
+    pub fn stack(self) -> TlsStack {
+        match self {
+            Self::Rustls => TlsStack {
+                backend: "rustls",
+                provider: "aws-lc-rs",
+            },
+            Self::NativeTls => TlsStack {
+                backend: "native-tls",
+                provider: "OpenSSL (system)",
+            },
+        }
+    }
+}
 
 /// Fetches rates with one reqwest client, built once.
 #[derive(Debug)]
@@ -26,14 +72,32 @@ pub struct ReqwestRates {
 impl ReqwestRates {
     pub const NAME: &'static str = "reqwest";
 
-    /// Builds the client and its pool from `settings`.
+    /// Builds the client and its pool from `settings`, with reqwest's default TLS backend.
     ///
     /// # Errors
-    /// A `BuildError` when the settings are unusable (see [`ClientSettings::check`]) or reqwest
-    /// cannot build its client.
+    /// As [`Self::with_tls`].
     pub fn new(settings: &ClientSettings) -> Result<Self, BuildError> {
-        settings.check(Self::NAME)?;
-        let client = reqwest::Client::builder()
+        Self::with_tls(settings, ReqwestTls::Rustls)
+    }
+
+    /// Builds the client and its pool from `settings`, with the TLS backend `backend`.
+    ///
+    /// # Errors
+    /// A `BuildError` when the settings are unusable (see [`ClientSettings::check_with_tls`]),
+    /// the extra CAs are unusable or no root is trusted, or reqwest cannot build its client.
+    pub fn with_tls(settings: &ClientSettings, backend: ReqwestTls) -> Result<Self, BuildError> {
+        let name = backend.client_name();
+        settings.check_with_tls(name)?;
+        let builder = reqwest::Client::builder();
+        let builder = match backend {
+            ReqwestTls::NativeTls if settings.is_https() => native_tls(builder, settings, name)?,
+            // Over http:// the backend never runs: the same client, without roots, for both.
+            ReqwestTls::Rustls | ReqwestTls::NativeTls => {
+                let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+                builder.tls_backend_preconfigured(tls::client_config(settings, provider, name)?)
+            }
+        };
+        let client = builder
             .connect_timeout(settings.connect_timeout)
             .timeout(settings.timeout)
             .pool_max_idle_per_host(settings.max_idle_per_host)
@@ -43,12 +107,12 @@ impl ReqwestRates {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|error| BuildError {
-                client: Self::NAME,
+                client: name,
                 reason: describe(&error),
             })?;
         Ok(Self {
             client,
-            call: UpstreamCall::new(Self::NAME, settings),
+            call: UpstreamCall::new(name, settings),
         })
     }
 
@@ -69,6 +133,12 @@ impl ReqwestRates {
     }
 
     fn error(&self, error: &reqwest::Error) -> RatesError {
+        if let Some(failed) = tls::tls_failure(error) {
+            return failed;
+        }
+        if let Some(handshake) = find_in_chain::<native_tls::Error>(error) {
+            return RatesError::Tls(describe(handshake));
+        }
         match (error.is_timeout(), error.is_connect()) {
             (true, true) => connect_timeout_error(self.call.connect_timeout),
             (true, false) => timeout_error(self.call.timeout),
@@ -78,9 +148,66 @@ impl ReqwestRates {
     }
 }
 
+/// native-tls, trusting OpenSSL's system roots and the extra CAs.
+fn native_tls(
+    builder: reqwest::ClientBuilder,
+    settings: &ClientSettings,
+    client: &'static str,
+) -> Result<reqwest::ClientBuilder, BuildError> {
+    let extra = match &settings.extra_ca_pem {
+        Some(pem) => {
+            let certificates =
+                reqwest::Certificate::from_pem_bundle(pem).map_err(|error| BuildError {
+                    client,
+                    reason: format!("the extra CA PEM is unreadable: {}", describe(&error)),
+                })?;
+            if certificates.is_empty() {
+                return Err(BuildError {
+                    client,
+                    reason: "the extra CA PEM holds no certificate".to_owned(),
+                });
+            }
+            certificates
+        }
+        None => Vec::new(),
+    };
+    Ok(builder.tls_backend_native().tls_certs_merge(extra))
+}
+
 #[async_trait(?Send)]
 impl RatesProvider for ReqwestRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
         self.call.run(pairs, self.exchange(pairs)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_backend_is_its_own_registry_entry() {
+        let names = ReqwestTls::ALL.map(ReqwestTls::client_name);
+        assert_eq!(names, ["reqwest", "reqwest-native-tls"]);
+        assert_eq!(ReqwestTls::NativeTls.stack().backend, "native-tls");
+    }
+
+    #[test]
+    fn every_backend_refuses_an_extra_ca_that_is_no_certificate() {
+        let settings = ClientSettings {
+            extra_ca_pem: Some(Arc::from(&b"not a certificate"[..])),
+            ..ClientSettings::for_base_url("https://localhost:8443")
+        };
+        let plain = ClientSettings {
+            base_url: "http://localhost:8081".to_owned(),
+            ..settings.clone()
+        };
+        for backend in ReqwestTls::ALL {
+            let error = ReqwestRates::with_tls(&settings, backend).unwrap_err();
+            assert_eq!(error.client, backend.client_name());
+            assert!(error.reason.contains("no certificate"), "{error}");
+            // Plain HTTP loads no roots and so cannot fail on them.
+            assert!(ReqwestRates::with_tls(&plain, backend).is_ok());
+        }
     }
 }

@@ -1,5 +1,13 @@
 //! `RatesProvider` over ureq, a blocking client, run on tokio's blocking pool (the pool actix
-//! itself uses for `web::block`).
+//! itself uses for `web::block`), with either of the TLS backends ureq offers ([`UreqTls`]):
+//! - rustls with ring (ureq's own default provider), given explicitly;
+//! - native-tls, the system's OpenSSL on Linux.
+//!
+//! Both trust the same roots, given to ureq as a list: the system's (read by
+//! rustls-native-certs, from the places OpenSSL reads them) and `extra_ca_pem`; ureq can add
+//! no extra root to its platform verifier. Both verify certificates and host names. ureq
+//! builds its TLS connector at the first `https://` connection, so over `http://` no TLS runs
+//! and no root is loaded.
 //!
 //! Stale connections: before it hands out an idle connection, ureq probes the socket with a
 //! non-blocking one-byte read (`probe_tcp_stream` in `unversioned/transport/tcp.rs`): end of
@@ -15,10 +23,67 @@ use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use domain::CurrencyPair;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, Permit, UpstreamCall,
-    broken_transfer, connect_timeout_error, describe, io_error, timeout_error,
+    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, Permit, TlsStack, UpstreamCall,
+    broken_transfer, connect_timeout_error, describe, find_in_chain, io_error, timeout_error, tls,
 };
+use std::sync::Arc;
+use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
 use ureq::{Agent, Error, Timeout};
+
+/// The TLS backend a ureq agent is built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UreqTls {
+    /// rustls with ring, ureq's default.
+    Rustls,
+    /// native-tls: the system's OpenSSL on Linux.
+    NativeTls,
+}
+
+impl UreqTls {
+    pub const ALL: [Self; 2] = [Self::Rustls, Self::NativeTls];
+
+    /// The registry name of ureq with this backend: the default keeps the bare name.
+    pub fn client_name(self) -> &'static str {
+        match self {
+            Self::Rustls => UreqRates::NAME,
+            Self::NativeTls => "ureq-native-tls",
+        }
+    }
+
+    /// The TLS library and crypto of this backend, for `GET /clients` and the bench's rows.
+    pub fn stack(self) -> TlsStack {
+        match self {
+            Self::Rustls => TlsStack {
+                backend: "rustls",
+                provider: "ring",
+            },
+            Self::NativeTls => TlsStack {
+                backend: "native-tls",
+                provider: "OpenSSL (system)",
+            },
+        }
+    }
+
+    /// ureq's TLS settings for this backend: the roots of `settings`, verification on.
+    fn config(self, settings: &ClientSettings) -> Result<TlsConfig, BuildError> {
+        let roots = tls::root_certificates(settings, self.client_name())?;
+        let roots = RootCerts::from(
+            roots
+                .iter()
+                .map(|root| Certificate::from_der(root).to_owned()),
+        );
+        let builder = TlsConfig::builder().root_certs(roots);
+        Ok(match self {
+            Self::Rustls => builder
+                .provider(TlsProvider::Rustls)
+                .unversioned_rustls_crypto_provider(Arc::new(
+                    rustls::crypto::ring::default_provider(),
+                )),
+            Self::NativeTls => builder.provider(TlsProvider::NativeTls),
+        }
+        .build())
+    }
+}
 
 /// Fetches rates with one ureq agent, built once, on at most `blocking_threads` threads.
 #[derive(Debug)]
@@ -31,12 +96,22 @@ pub struct UreqRates {
 impl UreqRates {
     pub const NAME: &'static str = "ureq";
 
-    /// Builds the agent and its pool from `settings`.
+    /// Builds the agent and its pool from `settings`, with ureq's default TLS backend.
     ///
     /// # Errors
-    /// A `BuildError` when the settings are unusable (see [`ClientSettings::check`]).
+    /// As [`Self::with_tls`].
     pub fn new(settings: &ClientSettings) -> Result<Self, BuildError> {
-        settings.check(Self::NAME)?;
+        Self::with_tls(settings, UreqTls::Rustls)
+    }
+
+    /// Builds the agent and its pool from `settings`, with the TLS backend `backend`.
+    ///
+    /// # Errors
+    /// A `BuildError` when the settings are unusable (see [`ClientSettings::check_with_tls`]),
+    /// or, for an `https://` upstream, the extra CAs are unusable or no root is trusted.
+    pub fn with_tls(settings: &ClientSettings, backend: UreqTls) -> Result<Self, BuildError> {
+        let name = backend.client_name();
+        settings.check_with_tls(name)?;
         let in_flight = settings.max_connections.min(settings.blocking_threads);
         let agent: Agent = Agent::config_builder()
             .timeout_connect(Some(settings.connect_timeout))
@@ -54,11 +129,12 @@ impl UreqRates {
             // Like every adapter: no proxy from the environment, no redirects followed.
             .proxy(None)
             .max_redirects(0)
+            .tls_config(backend.config(settings)?)
             .build()
             .into();
         Ok(Self {
             agent,
-            call: UpstreamCall::with_slots(Self::NAME, settings, in_flight),
+            call: UpstreamCall::with_slots(name, settings, in_flight),
         })
     }
 
@@ -130,6 +206,13 @@ impl Call {
 
     fn error(&self, error: Error) -> RatesError {
         match error {
+            // rustls reports a failed handshake as an io error that wraps its own.
+            Error::Io(io) if find_in_chain::<rustls::Error>(&io).is_some() => {
+                RatesError::Tls(describe(&io))
+            }
+            Error::Rustls(handshake) => RatesError::Tls(describe(&handshake)),
+            Error::NativeTls(handshake) => RatesError::Tls(describe(&handshake)),
+            Error::Tls(reason) => RatesError::Tls(reason.to_owned()),
             Error::Timeout(Timeout::Resolve | Timeout::Connect) => {
                 connect_timeout_error(self.connect_timeout)
             }
@@ -156,5 +239,36 @@ impl RatesProvider for UreqRates {
         self.call
             .run_with_slot(pairs, |slot| self.on_blocking_thread(pairs, slot))
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_backend_is_its_own_registry_entry() {
+        let names = UreqTls::ALL.map(UreqTls::client_name);
+        assert_eq!(names, ["ureq", "ureq-native-tls"]);
+        assert_eq!(UreqTls::Rustls.stack().provider, "ring");
+    }
+
+    #[test]
+    fn every_backend_refuses_an_extra_ca_that_is_no_certificate() {
+        let settings = ClientSettings {
+            extra_ca_pem: Some(Arc::from(&b"not a certificate"[..])),
+            ..ClientSettings::for_base_url("https://localhost:8443")
+        };
+        let plain = ClientSettings {
+            base_url: "http://localhost:8081".to_owned(),
+            ..settings.clone()
+        };
+        for backend in UreqTls::ALL {
+            let error = UreqRates::with_tls(&settings, backend).unwrap_err();
+            assert_eq!(error.client, backend.client_name());
+            assert!(error.reason.contains("no certificate"), "{error}");
+            // Plain HTTP loads no roots and so cannot fail on them.
+            assert!(UreqRates::with_tls(&plain, backend).is_ok());
+        }
     }
 }

@@ -1,8 +1,10 @@
-//! The adapter contract, run against ureq.
+//! The adapter contract, run against ureq with its default TLS backend (rustls, ring) over
+//! plain HTTP and over TLS.
 
 rates_contract::contract_tests!(
     make = |settings: &rates_common::ClientSettings| {
         Box::new(rates_ureq::UreqRates::new(settings).expect("the contract's settings are valid"))
             as Box<dyn application::RatesProvider>
-    }
+    },
+    tls
 );
