@@ -3,15 +3,11 @@
 //! is not given mock-rates' CA, or reaches it under a name its certificate lacks, fails with
 //! the port's `Tls` kind before any request is sent.
 
-use std::time::{Duration, Instant};
-
 use mock_rates::{MockServer, Settings, TlsSettings};
 use rates_common::ClientSettings;
 
 use crate::MakeProvider;
-use crate::support::{
-    HANG_GUARD, assert_exact, assert_kind, fetch, fetch_error, settings_for, start,
-};
+use crate::support::{assert_exact, assert_kind, fetch, fetch_error, settings_for, start};
 use application::RatesErrorKind;
 
 /// Ten calls over one kept-alive connection: one TLS handshake, a full one.
@@ -39,7 +35,10 @@ pub(crate) async fn one_handshake_per_kept_alive_connection(make: &MakeProvider)
     );
 }
 
-/// Without mock-rates' CA, its certificate is signed by no root the client trusts.
+/// Without mock-rates' CA, its certificate is signed by no root the client trusts: the call
+/// fails as `Tls` and no request is sent. (Whether the server sees a failed handshake is the
+/// client's affair: libcurl lets OpenSSL finish it and checks the certificate after, then
+/// closes the connection unused.)
 pub(crate) async fn an_untrusted_certificate_is_tls(make: &MakeProvider) {
     let mock = start(Settings::default());
     let rates = make(&ClientSettings {
@@ -49,14 +48,6 @@ pub(crate) async fn an_untrusted_certificate_is_tls(make: &MakeProvider) {
     let error = fetch_error(&*rates, &["EURUSD"]).await;
     assert_kind(&error, RatesErrorKind::Tls);
     assert_eq!(mock.state().stats().live_requests, 0, "a request went out");
-    // The server counts the failed handshake once it has read the client's alert, which may
-    // be a moment after the client gave up: wait for it, within a hang guard.
-    let deadline = Instant::now() + HANG_GUARD;
-    while mock.state().stats().tls_handshake_failures == 0 && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    let stats = mock.state().stats();
-    assert!(stats.tls_handshake_failures >= 1, "{stats:?}");
 }
 
 /// The certificate names `localhost` and `127.0.0.1`; reached as `127.0.0.2` (loopback too),
