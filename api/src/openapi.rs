@@ -4,7 +4,7 @@ use utoipa::OpenApi;
 
 use crate::problem::{FieldError, Problem};
 use crate::routes::batch::{BatchBody, BatchItem, BatchMode, BatchResponse};
-use crate::routes::health::{ClientInfo, ClientList, ClientSettingsView, HealthStatus};
+use crate::routes::health::{ClientInfo, ClientList, ClientSettingsView, HealthStatus, TlsView};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
 use crate::routes::{batch, docs, health, payments};
 
@@ -26,7 +26,7 @@ use crate::routes::{batch, docs, health, payments};
     ),
     components(schemas(
         PaymentBody, PaymentResponse, BatchBody, BatchMode, BatchItem, BatchResponse,
-        Problem, FieldError, HealthStatus, ClientInfo, ClientSettingsView, ClientList,
+        Problem, FieldError, HealthStatus, ClientInfo, ClientSettingsView, ClientList, TlsView,
     )),
     tags(
         (name = "payments", description = "Convert payments"),

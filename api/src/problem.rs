@@ -407,7 +407,7 @@ mod tests {
             ApiError::Validation(vec![FieldError::new("amount", "is required")]),
             ApiError::UnknownClient {
                 requested: "curl".to_owned(),
-                valid: &VALID_CLIENTS,
+                valid: VALID_CLIENTS.as_slice(),
             },
             ApiError::Upstream(RatesError::Timeout("slow".to_owned())),
             ApiError::NotFound,
@@ -430,12 +430,12 @@ mod tests {
         );
         let unknown = ApiError::UnknownClient {
             requested: "curl".to_owned(),
-            valid: &VALID_CLIENTS,
+            valid: VALID_CLIENTS.as_slice(),
         }
         .problem();
         assert_eq!(
             serde_json::to_string(&unknown).unwrap(),
-            r#"{"type":"/problems/unknown-client","title":"Unknown client","status":404,"detail":"No client named \"curl\". Valid clients: hyper, awc, reqwest, ureq, isahc.","valid_clients":["hyper","awc","reqwest","ureq","isahc"]}"#
+            r#"{"type":"/problems/unknown-client","title":"Unknown client","status":404,"detail":"No client named \"curl\". Valid clients: hyper, awc, reqwest, ureq, isahc, awc-openssl, reqwest-native-tls, ureq-native-tls.","valid_clients":["hyper","awc","reqwest","ureq","isahc","awc-openssl","reqwest-native-tls","ureq-native-tls"]}"#
         );
     }
 }

@@ -1,38 +1,124 @@
-//! The clients a worker can use, by name. Each actix worker builds its own instances once, at
-//! start: awc requires it (its client is not `Send`), and the others do the same for fairness.
+//! The clients a worker can use, by name: every client library with each of its TLS backends.
+//! Each actix worker builds its own instances once, at start: awc requires it (its client is
+//! not `Send`), and the others do the same for fairness.
 
 use std::borrow::Cow;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use application::RatesProvider;
-use rates_awc::AwcRates;
-use rates_common::{BuildError, ClientSettings};
+use rates_awc::{AwcRates, AwcTls};
+use rates_common::{BuildError, ClientSettings, TlsStack};
 use rates_hyper::HyperRates;
 use rates_isahc::IsahcRates;
-use rates_reqwest::ReqwestRates;
-use rates_ureq::UreqRates;
+use rates_reqwest::{ReqwestRates, ReqwestTls};
+use rates_ureq::{UreqRates, UreqTls};
 
 use crate::metrics::{Instrumented, Metrics};
 use crate::readiness::Readiness;
 
-/// Names of every client, in the order they are listed.
-pub const CLIENT_NAMES: [&str; 5] = [
-    HyperRates::NAME,
-    AwcRates::NAME,
-    ReqwestRates::NAME,
-    UreqRates::NAME,
-    IsahcRates::NAME,
-];
+/// Builds one worker's instance of a client (the metrics take ureq's blocking-pool slots).
+type Build = fn(&ClientSettings, &Metrics) -> Result<Rc<dyn RatesProvider>, BuildError>;
 
-/// [`CLIENT_NAMES`] as an unknown-client problem lists them (borrowed: no allocation).
-pub static VALID_CLIENTS: [Cow<'static, str>; 5] = [
-    Cow::Borrowed(CLIENT_NAMES[0]),
-    Cow::Borrowed(CLIENT_NAMES[1]),
-    Cow::Borrowed(CLIENT_NAMES[2]),
-    Cow::Borrowed(CLIENT_NAMES[3]),
-    Cow::Borrowed(CLIENT_NAMES[4]),
-];
+/// One entry of the registry: a client library with one of its TLS backends.
+#[derive(Debug)]
+pub struct ClientKind {
+    /// Its name in routes and tables: the library's for its default backend (`reqwest`), the
+    /// library's and the backend's for the others (`reqwest-native-tls`).
+    pub name: &'static str,
+    /// The library that does its TLS handshakes, and the crypto under it.
+    pub tls: TlsStack,
+    /// Whether it blocks a thread per call (ureq, on the blocking pool).
+    pub blocking: bool,
+    build: Build,
+}
+
+impl ClientKind {
+    fn new(name: &'static str, tls: TlsStack, build: Build) -> Self {
+        Self {
+            name,
+            tls,
+            blocking: false,
+            build,
+        }
+    }
+
+    fn ureq(backend: UreqTls) -> Self {
+        // A fn pointer cannot capture the backend: one per backend, chosen here.
+        let build: Build = match backend {
+            UreqTls::Rustls => |settings, metrics| ureq(settings, metrics, UreqTls::Rustls),
+            UreqTls::NativeTls => |settings, metrics| ureq(settings, metrics, UreqTls::NativeTls),
+        };
+        Self {
+            blocking: true,
+            ..Self::new(backend.client_name(), backend.stack(), build)
+        }
+    }
+}
+
+/// ureq's blocking-pool slots go into the metrics of the worker that owns them.
+fn ureq(
+    settings: &ClientSettings,
+    metrics: &Metrics,
+    backend: UreqTls,
+) -> Result<Rc<dyn RatesProvider>, BuildError> {
+    let ureq = UreqRates::with_tls(settings, backend)?;
+    metrics.track_blocking_pool(ureq.blocking_slots().clone());
+    Ok(Rc::new(ureq))
+}
+
+/// Every client, with each TLS backend of its library: the libraries' defaults first, in the
+/// order the tables list them, then the other backends.
+pub static CLIENTS: LazyLock<Vec<ClientKind>> = LazyLock::new(|| {
+    vec![
+        ClientKind::new(HyperRates::NAME, HyperRates::TLS, |settings, _| {
+            Ok(Rc::new(HyperRates::new(settings)?))
+        }),
+        ClientKind::new(
+            AwcTls::Rustls.client_name(),
+            AwcTls::Rustls.stack(),
+            |settings, _| Ok(Rc::new(AwcRates::with_tls(settings, AwcTls::Rustls)?)),
+        ),
+        ClientKind::new(
+            ReqwestTls::Rustls.client_name(),
+            ReqwestTls::Rustls.stack(),
+            |settings, _| {
+                Ok(Rc::new(ReqwestRates::with_tls(
+                    settings,
+                    ReqwestTls::Rustls,
+                )?))
+            },
+        ),
+        ClientKind::ureq(UreqTls::Rustls),
+        ClientKind::new(IsahcRates::NAME, IsahcRates::TLS, |settings, _| {
+            Ok(Rc::new(IsahcRates::new(settings)?))
+        }),
+        ClientKind::new(
+            AwcTls::Openssl.client_name(),
+            AwcTls::Openssl.stack(),
+            |settings, _| Ok(Rc::new(AwcRates::with_tls(settings, AwcTls::Openssl)?)),
+        ),
+        ClientKind::new(
+            ReqwestTls::NativeTls.client_name(),
+            ReqwestTls::NativeTls.stack(),
+            |settings, _| {
+                Ok(Rc::new(ReqwestRates::with_tls(
+                    settings,
+                    ReqwestTls::NativeTls,
+                )?))
+            },
+        ),
+        ClientKind::ureq(UreqTls::NativeTls),
+    ]
+});
+
+/// Every client's name, as an unknown-client problem lists them (borrowed: no allocation).
+pub static VALID_CLIENTS: LazyLock<Vec<Cow<'static, str>>> = LazyLock::new(|| {
+    CLIENTS
+        .iter()
+        .map(|kind| Cow::Borrowed(kind.name))
+        .collect()
+});
 
 /// One worker's rates providers, keyed by client name.
 pub struct ClientRegistry {
@@ -47,17 +133,10 @@ impl ClientRegistry {
         metrics: &Arc<Metrics>,
         readiness: &Arc<Readiness>,
     ) -> Result<Self, BuildError> {
-        let adapters: Vec<(&'static str, Rc<dyn RatesProvider>)> = vec![
-            (HyperRates::NAME, Rc::new(HyperRates::new(settings)?)),
-            (AwcRates::NAME, Rc::new(AwcRates::new(settings)?)),
-            (ReqwestRates::NAME, Rc::new(ReqwestRates::new(settings)?)),
-            (UreqRates::NAME, {
-                let ureq = UreqRates::new(settings)?;
-                metrics.track_blocking_pool(ureq.blocking_slots().clone());
-                Rc::new(ureq)
-            }),
-            (IsahcRates::NAME, Rc::new(IsahcRates::new(settings)?)),
-        ];
+        let adapters = CLIENTS
+            .iter()
+            .map(|kind| Ok((kind.name, (kind.build)(settings, metrics)?)))
+            .collect::<Result<Vec<_>, BuildError>>()?;
         let clients = adapters
             .into_iter()
             .map(|(name, adapter)| {

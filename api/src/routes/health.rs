@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 use crate::configuration::RatesSettings;
 use crate::metrics::Metrics;
 use crate::readiness::Readiness;
-use crate::registry::{CLIENT_NAMES, ClientRegistry};
+use crate::registry::{CLIENTS, ClientRegistry};
 use crate::state::Upstream;
 
 /// A health answer.
@@ -87,7 +87,20 @@ pub struct ClientInfo {
     pub name: Cow<'static, str>,
     /// Where to send its payments.
     pub path: String,
+    /// Its TLS, used when the upstream is `https://`.
+    pub tls: TlsView,
     pub settings: ClientSettingsView,
+}
+
+/// The library that does a client's TLS handshakes, and the crypto under it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TlsView {
+    /// `rustls`, `native-tls`, `openssl`, `libcurl`.
+    #[schema(value_type = String)]
+    pub backend: Cow<'static, str>,
+    /// `aws-lc-rs`, `ring`, `OpenSSL (system)`.
+    #[schema(value_type = String)]
+    pub provider: Cow<'static, str>,
 }
 
 /// The effective settings of a client (the same for every client, per worker).
@@ -116,11 +129,15 @@ pub async fn clients(
     rates: web::Data<RatesSettings>,
     upstream: web::Data<Upstream>,
 ) -> HttpResponse {
-    let clients = CLIENT_NAMES
+    let clients = CLIENTS
         .iter()
-        .map(|name| ClientInfo {
-            name: Cow::Borrowed(name),
-            path: format!("/payments/{name}"),
+        .map(|kind| ClientInfo {
+            name: Cow::Borrowed(kind.name),
+            path: format!("/payments/{}", kind.name),
+            tls: TlsView {
+                backend: Cow::Borrowed(kind.tls.backend),
+                provider: Cow::Borrowed(kind.tls.provider),
+            },
             settings: ClientSettingsView {
                 base_url: upstream.0.clone(),
                 timeout_ms: rates.timeout_ms,
@@ -129,8 +146,7 @@ pub async fn clients(
                 max_idle_per_host: rates.max_idle_per_host,
                 idle_timeout_ms: rates.idle_timeout_ms,
                 pool_wait_ms: rates.pool_wait_ms,
-                blocking_threads: (*name == rates_ureq::UreqRates::NAME)
-                    .then_some(rates.blocking_threads),
+                blocking_threads: kind.blocking.then_some(rates.blocking_threads),
             },
         })
         .collect();

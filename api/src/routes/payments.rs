@@ -18,7 +18,7 @@ use crate::state::Limits;
 
 /// Converts one payment into its target currency with a rate fetched through `client`.
 #[utoipa::path(post, path = "/payments/{client}", tag = "payments",
-    params(("client" = String, Path, description = "hyper, awc, reqwest, ureq or isahc")),
+    params(("client" = String, Path, description = "hyper, awc, reqwest, ureq or isahc (their default TLS backends), or awc-openssl, reqwest-native-tls, ureq-native-tls; GET /clients lists them")),
     request_body(content = PaymentBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The converted payment", body = PaymentResponse),
@@ -52,7 +52,7 @@ pub fn find_client(
 ) -> Result<(&'static str, Rc<dyn RatesProvider>), ApiError> {
     registry.get(client).ok_or_else(|| ApiError::UnknownClient {
         requested: client.chars().take(40).collect(),
-        valid: &VALID_CLIENTS,
+        valid: VALID_CLIENTS.as_slice(),
     })
 }
 

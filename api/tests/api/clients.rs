@@ -28,6 +28,11 @@ async fn clients_lists_every_client_with_its_settings() {
         app.mock.base_url()
     );
     assert_eq!(body["clients"][3]["settings"]["blocking_threads"], 64);
+    assert_eq!(body["clients"][7]["settings"]["blocking_threads"], 64);
+    assert!(body["clients"][0]["settings"]["blocking_threads"].is_null());
+    let tls = &body["clients"][6]["tls"];
+    assert_eq!(tls["backend"], "native-tls", "{tls}");
+    assert_eq!(body["clients"][0]["tls"]["backend"], "rustls");
 }
 
 #[actix_web::test]
@@ -84,11 +89,13 @@ async fn metrics_count_requests_and_upstream_calls_per_client() {
         text.contains(r#"upstream_errors_total{client="ureq",kind="upstream_status"} 1"#),
         "{text}"
     );
+    let ok_payments = format!(
+        r#"http_requests_total{{route="/payments/{{client}}",method="POST",status="200"}} {}"#,
+        CLIENTS.len()
+    );
     assert!(
-        text.contains(
-            r#"http_requests_total{route="/payments/{client}",method="POST",status="200"} 5"#
-        ),
-        "{text}"
+        text.contains(&ok_payments),
+        "missing {ok_payments} in\n{text}"
     );
     assert!(
         text.contains("http_request_duration_seconds_bucket"),

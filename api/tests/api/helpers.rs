@@ -20,6 +20,11 @@ pub async fn spawn_app_with(
     customize: impl FnOnce(&mut Settings),
 ) -> TestApp {
     let mock = MockServer::start(mock_settings).expect("mock-rates starts");
+    spawn_app_on(mock, customize).await
+}
+
+/// The service in front of a mock-rates already running.
+pub async fn spawn_app_on(mock: MockServer, customize: impl FnOnce(&mut Settings)) -> TestApp {
     let mut settings = Settings::defaults().expect("defaults load");
     settings.server.port = 0;
     settings.server.workers = 1;
@@ -83,4 +88,13 @@ pub async fn assert_problem(response: reqwest::Response, status: u16, slug: &str
     problem
 }
 
-pub const CLIENTS: [&str; 5] = ["hyper", "awc", "reqwest", "ureq", "isahc"];
+pub const CLIENTS: [&str; 8] = [
+    "hyper",
+    "awc",
+    "reqwest",
+    "ureq",
+    "isahc",
+    "awc-openssl",
+    "reqwest-native-tls",
+    "ureq-native-tls",
+];

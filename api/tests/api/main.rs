@@ -7,6 +7,7 @@ mod embedded_mock;
 mod errors;
 mod fuzz;
 mod helpers;
+mod https;
 mod openapi;
 mod payments;
 mod shutdown;

@@ -76,7 +76,7 @@ async fn health_answers_read_as_health_status() {
 async fn the_client_list_reads_as_client_list() {
     let app = spawn_app().await;
     let list: ClientList = round_trip(&body_of(app.get("/clients").await, 200).await);
-    assert_eq!(list.clients.len(), 5);
+    assert_eq!(list.clients.len(), 8);
     assert!(
         list.clients
             .iter()
@@ -94,7 +94,10 @@ async fn payments_and_problems_read_as_their_types() {
 
     let unknown: Problem = round_trip(&body_of(app.post_payment("curl", body).await, 404).await);
     assert_eq!(unknown.problem_type, ProblemType::UnknownClient);
-    assert_eq!(unknown.valid_clients.map(|v| v.len()), Some(5));
+    assert_eq!(
+        unknown.valid_clients.map(|v| v.len()),
+        Some(crate::helpers::CLIENTS.len())
+    );
 
     let invalid: Problem = round_trip(&body_of(app.post_payment("hyper", "{}").await, 422).await);
     assert_eq!(invalid.problem_type, ProblemType::Validation);

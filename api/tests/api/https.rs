@@ -1,0 +1,84 @@
+//! The service against an `https://` upstream: mock-rates over TLS, its CA trusted through
+//! `rates.ca_file`. Every client converts with it, and every client refuses the upstream's
+//! certificate without it (502 `/problems/upstream-tls`), since verification is never off.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::helpers::{TestApp, assert_problem, spawn_app_on, spawn_app_with};
+
+const PAYMENT: &str = r#"{"amount":"100","currency":"EUR","target_currency":"USD"}"#;
+
+fn tls_mock() -> mock_rates::Settings {
+    mock_rates::Settings {
+        tls: Some(mock_rates::TlsSettings::default()),
+        ..mock_rates::Settings::default()
+    }
+}
+
+/// Every client the service lists.
+async fn client_names(app: &TestApp) -> Vec<String> {
+    let list: Value = app.get("/clients").await.json().await.expect("JSON");
+    list["clients"]
+        .as_array()
+        .expect("a list of clients")
+        .iter()
+        .map(|client| client["name"].as_str().expect("a name").to_owned())
+        .collect()
+}
+
+#[actix_web::test]
+async fn every_client_converts_through_an_https_upstream_whose_ca_is_given() {
+    let ca_dir = tempdir("https-ca");
+    let ca_file = ca_dir.join("mock-ca.pem");
+    let mock = mock_rates::MockServer::start(tls_mock()).expect("mock-rates starts");
+    assert!(mock.base_url().starts_with("https://"));
+    std::fs::write(&ca_file, mock.ca_pem().expect("a TLS mock has a CA")).expect("CA written");
+    let app = spawn_app_on(mock, |settings| {
+        settings.rates.ca_file = ca_file.display().to_string();
+    })
+    .await;
+    let names = client_names(&app).await;
+    assert!(names.len() >= 5, "{names:?}");
+    for name in &names {
+        let response = app.post_payment(name, PAYMENT).await;
+        assert_eq!(response.status(), 200, "{name}");
+        let payment: Value = response.json().await.expect("JSON");
+        assert_eq!(payment["client"], name.as_str());
+        assert_eq!(payment["converted_amount"], "116.02", "{name}: {payment}");
+    }
+    let stats = app.mock.state().stats();
+    assert_eq!(stats.live_requests, names.len() as u64);
+    assert!(
+        stats.tls_handshakes_full + stats.tls_handshakes_resumed >= names.len() as u64,
+        "{stats:?}"
+    );
+    std::fs::remove_dir_all(&ca_dir).ok();
+}
+
+#[actix_web::test]
+async fn every_client_refuses_the_upstream_without_its_ca() {
+    let app = spawn_app_with(tls_mock(), |_| {}).await;
+    for name in client_names(&app).await {
+        let response = app.post_payment(&name, PAYMENT).await;
+        assert_problem(response, 502, "upstream-tls").await;
+    }
+    assert_eq!(app.mock.state().stats().live_requests, 0);
+}
+
+#[actix_web::test]
+async fn an_unreadable_ca_file_fails_at_start_naming_the_setting() {
+    let mut settings = api::configuration::Settings::defaults().expect("defaults load");
+    settings.server.port = 0;
+    settings.rates.base_url = "https://127.0.0.1:1".to_owned();
+    settings.rates.ca_file = "/nonexistent/ca.pem".to_owned();
+    let error = api::startup::Application::build(&settings).unwrap_err();
+    assert!(error.to_string().contains("rates.ca_file"), "{error}");
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("api-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
