@@ -4,6 +4,10 @@
 
 ARG RUST_VERSION=1.95
 FROM rust:${RUST_VERSION}-bookworm AS chef
+# OpenSSL's headers build the OpenSSL-based TLS backends (native-tls, awc's openssl, libcurl).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libssl-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
 RUN cargo install cargo-chef --locked
 WORKDIR /app
 
@@ -27,7 +31,7 @@ RUN cargo build --release --locked -p mock-rates -p bench \
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends ca-certificates \
+    && apt-get install -y --no-install-recommends ca-certificates libssl3 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app --create-home app \
     && mkdir /app/results && chown app:app /app/results
