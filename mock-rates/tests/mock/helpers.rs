@@ -3,14 +3,10 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
 
 use mock_rates::{Faults, MockServer, Settings, TlsSettings};
 
-use crate::tls_client::{self, Stream};
-
-/// Long enough never to fire on a working server; only there so a broken one fails the test.
-pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
+use crate::tls_client::{self, Stream, plain};
 
 pub fn server() -> MockServer {
     MockServer::start(Settings::default()).expect("the server starts")
@@ -198,15 +194,6 @@ impl Client {
     pub fn is_closed(&mut self) -> bool {
         matches!(self.read_to_end(), Ok(rest) if rest.is_empty())
     }
-}
-
-/// A TCP connection with the tests' read timeout.
-pub fn plain(addr: SocketAddr) -> TcpStream {
-    let stream = TcpStream::connect(addr).expect("connect");
-    stream
-        .set_read_timeout(Some(READ_TIMEOUT))
-        .expect("set timeout");
-    stream
 }
 
 /// One request on a fresh connection.

@@ -8,8 +8,9 @@ use mock_rates::{MockServer, Settings, Stats, TlsSettings};
 use rustls::version::{TLS12, TLS13};
 use rustls::{CertificateError, SupportedProtocolVersion};
 
-use crate::helpers::{Client, READ_TIMEOUT, get, plain, server, server_with};
+use crate::helpers::{Client, get, server, server_with};
 use crate::tls_client;
+use crate::tls_client::{READ_TIMEOUT, plain};
 
 const LIVE: &str = "/api/live?pairs=EURUSD,USDJPY";
 

@@ -3,6 +3,7 @@
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
+use std::time::Duration;
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
@@ -10,7 +11,17 @@ use rustls::{
     ClientConfig, ClientConnection, RootCertStore, StreamOwned, SupportedProtocolVersion,
 };
 
-use crate::helpers::plain;
+/// Long enough never to fire on a working server; only there so a broken one fails the test.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A TCP connection with the tests' read timeout.
+pub fn plain(addr: SocketAddr) -> TcpStream {
+    let stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(READ_TIMEOUT))
+        .expect("set timeout");
+    stream
+}
 
 /// A connection the tests' client reads and writes, plain or inside TLS.
 pub enum Stream {
