@@ -96,7 +96,7 @@ fn change(
 
 impl Baseline {
     /// Compares this run's rows with the baseline's, matching latency rows by client and
-    /// decode rows by method and body; rows in only one run are left out.
+    /// protocol and decode rows by method and body; rows in only one run are left out.
     pub fn compare(&self, latency: &[LatencyRow], decode: &[DecodeRow]) -> BaselineComparison {
         let latency_figures = |row: &LatencyRow| Figures {
             mean: row.mean_us,
@@ -110,10 +110,14 @@ impl Baseline {
         };
         let mut changes = Vec::new();
         for now in latency {
-            if let Some(then) = self.latency.iter().find(|then| then.client == now.client) {
+            if let Some(then) = self
+                .latency
+                .iter()
+                .find(|then| then.client == now.client && then.protocol == now.protocol)
+            {
                 changes.extend(change(
                     SuiteName::Latency,
-                    now.client.to_string(),
+                    format!("{} {}", now.client, now.protocol),
                     "us",
                     &latency_figures(then),
                     &latency_figures(now),
@@ -151,6 +155,8 @@ mod tests {
     fn latency_row(client: ClientName, mean: f64, error: Option<f64>, allocs: f64) -> LatencyRow {
         LatencyRow {
             client,
+            protocol: crate::model::Protocol::Http,
+            tls: None,
             calls: 100,
             failures: 0,
             mean_us: Some(mean),
@@ -202,7 +208,7 @@ mod tests {
         let comparison = baseline.compare(&now, &[]);
         assert_eq!(comparison.changes.len(), 3);
         let hyper = &comparison.changes[0];
-        assert_eq!(hyper.row, "hyper");
+        assert_eq!(hyper.row, "hyper http");
         assert!((hyper.ratio - 0.9).abs() < 1e-12);
         assert!((hyper.combined_error.unwrap() - 5.0).abs() < 1e-12);
         assert_eq!((hyper.significant, hyper.verdict()), (Some(true), "faster"));

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::model::{ClientName, RunSettings, SuiteName};
+use crate::model::{ClientName, Protocol, RunSettings, SuiteName};
 use crate::suites::{fanout, faults, load};
 
 /// Compares the five rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the
@@ -52,6 +52,17 @@ pub struct Cli {
     /// [default: all five]
     #[arg(long, value_enum, value_delimiter = ',', value_name = "NAMES")]
     pub clients: Vec<ClientName>,
+
+    /// latency: the protocols each client is measured over, comma-separated: http (HTTP/1.1 in
+    /// the clear), https (HTTP/1.1 over TLS, against a mock-rates of the bench's own with a CA
+    /// made at start; skipped with --mock-url). [default: http,https]
+    #[arg(
+        long = "protocol",
+        value_enum,
+        value_delimiter = ',',
+        value_name = "NAMES"
+    )]
+    pub protocols: Vec<Protocol>,
 
     /// An earlier results.json: print each latency and decode row's change against it (mean
     /// ratio, and whether the difference exceeds the combined Error). Load, fanout and faults
@@ -110,6 +121,12 @@ pub enum Command {
         /// Run on this CPU only (the latency suite's own mock).
         #[arg(long)]
         cpu: Option<usize>,
+        /// Serve HTTPS with a CA made at start, written as PEM to `--ca-out`.
+        #[arg(long, requires = "ca_out")]
+        tls: bool,
+        /// Where `--tls` writes its CA.
+        #[arg(long, value_name = "PATH")]
+        ca_out: Option<std::path::PathBuf>,
         /// Exit at once if this process is not our parent any more.
         #[arg(long)]
         parent_pid: Option<u32>,
@@ -133,6 +150,11 @@ pub fn resolve(cli: &Cli) -> RunSettings {
             ClientName::ALL.to_vec()
         } else {
             dedup(&cli.clients)
+        },
+        protocols: if cli.protocols.is_empty() {
+            Protocol::ALL.to_vec()
+        } else {
+            dedup(&cli.protocols)
         },
         quick: cli.quick,
         warmup_calls: cli.warmup.unwrap_or(warmup),

@@ -39,6 +39,8 @@ pub enum BenchError {
     Faults(String),
     #[error("load suite: {0}")]
     Load(String),
+    #[error("TLS: {0}")]
+    Tls(String),
     #[error("cannot draw chart {0}")]
     Chart(String),
 }

@@ -34,8 +34,15 @@ pub fn main() -> ExitCode {
         Some(Command::MockRates {
             listen,
             cpu,
+            tls,
+            ca_out,
             parent_pid,
-        }) => match servers::mock::run_child(listen, cpu, parent_pid) {
+        }) => match servers::mock::run_child(
+            listen,
+            cpu,
+            ca_out.as_deref().filter(|_| tls),
+            parent_pid,
+        ) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("mock-rates: {error}");

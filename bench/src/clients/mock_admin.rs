@@ -25,11 +25,13 @@ pub struct MockAdmin<'a> {
 }
 
 impl<'a> MockAdmin<'a> {
-    pub fn new(base_url: &'a str) -> Self {
-        Self {
-            base_url,
-            agent: loopback::agent(Some(ADMIN_TIMEOUT), 0),
-        }
+    /// The admin endpoints of a mock-rates in the clear, or over TLS with its CA `ca_pem`.
+    pub fn new(base_url: &'a str, ca_pem: Option<&[u8]>) -> Self {
+        let agent = match ca_pem {
+            None => loopback::agent(Some(ADMIN_TIMEOUT), 0),
+            Some(ca_pem) => loopback::tls_agent(Some(ADMIN_TIMEOUT), 0, ca_pem),
+        };
+        Self { base_url, agent }
     }
 
     /// The server's counters, from `GET /__admin/stats`.
@@ -86,6 +88,11 @@ pub struct Counted {
     pub connections: u64,
     /// `/api/live` requests.
     pub live_requests: u64,
+    /// TLS handshakes (full or resumed: the reads' own may resume), and those of TLS 1.3 and
+    /// 1.2, less the second read's own (a TLS 1.3 one when the mock speaks TLS).
+    pub tls_handshakes: u64,
+    pub tls13: u64,
+    pub tls12: u64,
 }
 
 impl Counted {
@@ -93,12 +100,24 @@ impl Counted {
     /// back (the mock was reset in between).
     pub fn between(before: Option<&Stats>, after: Option<&Stats>) -> Option<Self> {
         let (before, after) = before.zip(after)?;
+        // The second read's own connection is a TLS one when the mock speaks TLS: the first
+        // read's shows in `before` already, so a mock that counted any TLS has one of its own.
+        let own_tls = u64::from(after.tls13_handshakes + after.tls12_handshakes > 0);
         Some(Self {
             connections: after
                 .connections
                 .checked_sub(before.connections)?
                 .checked_sub(CONNECTIONS_PER_STATS_READ)?,
             live_requests: after.live_requests.checked_sub(before.live_requests)?,
+            tls_handshakes: (handshakes(after).checked_sub(handshakes(before))?)
+                .checked_sub(own_tls)?,
+            tls13: (after
+                .tls13_handshakes
+                .checked_sub(before.tls13_handshakes)?)
+            .checked_sub(own_tls)?,
+            tls12: after
+                .tls12_handshakes
+                .checked_sub(before.tls12_handshakes)?,
         })
     }
 
@@ -108,8 +127,15 @@ impl Counted {
         Some(Self {
             connections: total.connections + more.connections,
             live_requests: total.live_requests + more.live_requests,
+            tls_handshakes: total.tls_handshakes + more.tls_handshakes,
+            tls13: total.tls13 + more.tls13,
+            tls12: total.tls12 + more.tls12,
         })
     }
+}
+
+fn handshakes(stats: &Stats) -> u64 {
+    stats.tls_handshakes_full + stats.tls_handshakes_resumed
 }
 
 /// Faults in force on mock-rates for as long as this lives: removed by [`FaultsGuard::clear`],
@@ -172,7 +198,8 @@ mod tests {
             counted,
             Some(Counted {
                 connections: 2,
-                live_requests: 480
+                live_requests: 480,
+                ..Counted::default()
             })
         );
         assert_eq!(Counted::between(Some(&stats(10, 100)), None), None);
@@ -191,7 +218,7 @@ mod tests {
     fn the_faults_are_removed_on_every_way_out() {
         let server = mock_rates::MockServer::start(mock_rates::Settings::default()).unwrap();
         let url = server.base_url();
-        let admin = MockAdmin::new(&url);
+        let admin = MockAdmin::new(&url, None);
         let latency = Faults {
             latency_ms: 360,
             jitter_ms: 20,

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::ClientName;
+use crate::model::{ClientName, Protocol};
 
 /// One client's figures. Times in microseconds; `None` (JSON null) where a figure cannot be
 /// computed: Error and StdDev need two samples, Ratio needs hyper in the run, connection counts
@@ -10,6 +10,12 @@ use crate::model::ClientName;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LatencyRow {
     pub client: ClientName,
+    /// What the calls went over.
+    #[serde(default)]
+    pub protocol: Protocol,
+    /// For `https`: what mock-rates counted of the TLS the client negotiated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<NegotiatedTls>,
     /// Timed calls (warm-up excluded), failed ones included.
     pub calls: u64,
     /// Calls that returned an error or lacked a pair; never timed.
@@ -39,4 +45,14 @@ pub struct LatencyRow {
     /// The first failure's message, when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
+}
+
+/// The TLS a client negotiated with mock-rates during its warm-up and samples, as the server
+/// counted it (not as the client claims).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NegotiatedTls {
+    /// "TLSv1.3", "TLSv1.2", or both when the client used both.
+    pub version: String,
+    /// Handshakes, full or resumed: one per connection.
+    pub handshakes: u64,
 }

@@ -21,10 +21,10 @@ pub use fanout::{FanoutMode, FanoutRow, FanoutSettings, group_sizes};
 pub use faults::{
     FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
 };
-pub use latency::LatencyRow;
+pub use latency::{LatencyRow, NegotiatedTls};
 pub use load::{
     CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRow,
     LoadSettings, Scenario, StatusCount,
 };
 pub use results::{Results, SCHEMA_VERSION};
-pub use settings::{RunSettings, SuiteName};
+pub use settings::{Protocol, RunSettings, SuiteName};

@@ -81,11 +81,61 @@ impl fmt::Display for SuiteName {
     }
 }
 
+/// What the upstream speaks in a suite that calls mock-rates directly.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    clap::ValueEnum,
+    Serialize,
+    Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// HTTP/1.1 in the clear.
+    #[default]
+    Http,
+    /// HTTP/1.1 over TLS (mock-rates `--tls`, its CA given to the clients).
+    Https,
+}
+
+impl Protocol {
+    /// Every protocol, in table order.
+    pub const ALL: [Protocol; 2] = [Protocol::Http, Protocol::Https];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Http => "http",
+            Protocol::Https => "https",
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Runs recorded before the protocol dimension were plain HTTP.
+fn http_only() -> Vec<Protocol> {
+    vec![Protocol::Http]
+}
+
 /// The sizes and choices of one run, as recorded in results.json.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunSettings {
     pub suites: Vec<SuiteName>,
     pub clients: Vec<ClientName>,
+    /// latency: the protocols each client is measured over.
+    #[serde(default = "http_only")]
+    pub protocols: Vec<Protocol>,
     pub quick: bool,
     /// latency: un-timed calls per client before its first sample.
     pub warmup_calls: u32,

@@ -65,8 +65,15 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
     )];
     if settings.suites.contains(&SuiteName::Latency) {
         lines.push(format!(
-            "latency: {} warm-up calls, then {} samples x {} calls per client, interleaved; \
-             mock-rates: {}; {}",
+            "latency: over {}; {} warm-up calls, then {} samples x {} calls per client, \
+             interleaved; mock-rates: {}; {}",
+            names(
+                settings
+                    .protocols
+                    .iter()
+                    .map(|protocol| protocol.as_str())
+                    .collect()
+            ),
             settings.warmup_calls,
             settings.samples,
             settings.calls_per_sample,

@@ -1,6 +1,6 @@
 //! The latency suite's section: the BenchmarkDotNet-style table and what it counts.
 
-use crate::model::{LatencyRow, Results};
+use crate::model::{ClientName, LatencyRow, Protocol, Results};
 use crate::report::format::{TimeFormat, format_bytes, format_count, format_ratio};
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
@@ -18,22 +18,29 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
                 .to_owned(),
         ))
         .with(Part::Prose(CALLS.to_owned()));
+    if results.latency.iter().any(|row| row.tls.is_some()) {
+        section = section.with(Part::Prose(HTTPS.to_owned()));
+    }
     if results.settings.latency_cpu.is_some() {
         section = section.with(Part::Prose(PINNED.to_owned()));
     }
-    let failures = results
-        .latency
-        .iter()
-        .filter_map(|row| {
-            let error = row.first_error.as_ref()?;
-            Some(format!(
-                "{}: {} of {} calls failed; first: {error}",
-                row.client, row.failures, row.calls
-            ))
-        })
-        .collect();
-    Some(section.with_notes(failures).with_charts(charts, "latency"))
+    let mut notes: Vec<String> = https_costs(&results.latency);
+    notes.extend(results.latency.iter().filter_map(|row| {
+        let error = row.first_error.as_ref()?;
+        Some(format!(
+            "{} {}: {} of {} calls failed; first: {error}",
+            row.client, row.protocol, row.failures, row.calls
+        ))
+    }));
+    Some(section.with_notes(notes).with_charts(charts, "latency"))
 }
+
+const HTTPS: &str = "Over `https`, each client calls a mock-rates of the suite's own serving \
+    TLS with a CA made at start, which the client trusts besides the system's roots; the \
+    Protocol column gives the TLS version mock-rates counted, not what the client claims (a row \
+    over https that negotiated none would stop the run). The connection, and so the handshake, \
+    is made in the warm-up: these are pooled calls, what a kept-alive connection costs per call \
+    once open.";
 
 const CALLS: &str = "Each call is `fetch_quotes(&[EURUSD, USDJPY])` through `RatesProvider`, \
     awaited and checked (both pairs present) before the next; one reused client per adapter, all \
@@ -54,10 +61,12 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
     use Align::{Left, Right};
     let time = TimeFormat::for_means_ns(rows.iter().map(|row| row.mean_us.map(|us| us * 1_000.0)));
     Table {
-        title: "latency: one call through the port (EURUSD + USDJPY, one upstream request)"
+        title: "latency: one call through the port (EURUSD + USDJPY, one upstream request); \
+                Ratio to hyper over the same protocol"
             .to_owned(),
         columns: vec![
             ("Client", Left),
+            ("Protocol", Left),
             ("Mean", Right),
             ("Error", Right),
             ("StdDev", Right),
@@ -75,6 +84,10 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
             .map(|row| {
                 vec![
                     row.client.to_string(),
+                    row.tls.as_ref().map_or_else(
+                        || row.protocol.to_string(),
+                        |tls| format!("{} {}", row.protocol, tls.version),
+                    ),
                     time.format_us(row.mean_us),
                     time.format_us(row.error_us),
                     time.format_us(row.stddev_us),
@@ -90,5 +103,86 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
                 ]
             })
             .collect(),
+    }
+}
+
+/// Per client over both protocols: what a pooled call over TLS costs against one in the
+/// clear, the target being at most 1.3x for hyper.
+fn https_costs(rows: &[LatencyRow]) -> Vec<String> {
+    let mut parts = Vec::new();
+    for row in rows.iter().filter(|row| row.protocol == Protocol::Https) {
+        let plain = rows
+            .iter()
+            .find(|plain| plain.client == row.client && plain.protocol == Protocol::Http);
+        if let Some((https, http)) = row.mean_us.zip(plain.and_then(|plain| plain.mean_us)) {
+            let times = https / http;
+            let target = if row.client == ClientName::BASELINE {
+                format!(
+                    " (target at most 1.30x: {})",
+                    if times <= 1.3 { "met" } else { "NOT met" }
+                )
+            } else {
+                String::new()
+            };
+            parts.push(format!("{} {times:.2}x{target}", row.client));
+        }
+    }
+    if parts.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "A pooled call over https against one over http (means): {}.",
+            parts.join(", ")
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(client: ClientName, protocol: Protocol, mean_us: f64) -> LatencyRow {
+        LatencyRow {
+            client,
+            protocol,
+            tls: None,
+            calls: 10,
+            failures: 0,
+            mean_us: Some(mean_us),
+            error_us: None,
+            stddev_us: None,
+            median_us: None,
+            p99_us: None,
+            ratio: None,
+            ratio_sd: None,
+            allocs_per_op: 0.0,
+            bytes_per_op: 0.0,
+            connections_opened: Some(1),
+            sample_means_us: Vec::new(),
+            first_error: None,
+        }
+    }
+
+    #[test]
+    fn the_cost_of_https_follows_the_means_and_judges_hyper_against_its_target() {
+        let rows = [
+            row(ClientName::Hyper, Protocol::Http, 40.0),
+            row(ClientName::Awc, Protocol::Http, 40.0),
+            row(ClientName::Hyper, Protocol::Https, 48.0),
+            row(ClientName::Awc, Protocol::Https, 60.0),
+        ];
+        assert_eq!(
+            https_costs(&rows),
+            [
+                "A pooled call over https against one over http (means): hyper 1.20x (target at \
+              most 1.30x: met), awc 1.50x."
+            ]
+        );
+        let slow = [
+            row(ClientName::Hyper, Protocol::Http, 40.0),
+            row(ClientName::Hyper, Protocol::Https, 60.0),
+        ];
+        assert!(https_costs(&slow)[0].contains("1.50x (target at most 1.30x: NOT met)"));
+        assert!(https_costs(&rows[..2]).is_empty());
     }
 }

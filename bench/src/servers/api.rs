@@ -92,6 +92,7 @@ pub fn run_child(listen: SocketAddr, rates_url: &str, parent_pid: Option<u32>) -
         child::announce(
             READY_PREFIX,
             SocketAddr::new(listen.ip(), application.port()),
+            false,
         )?;
         child::on_parent_gone(|| std::process::exit(0))?;
         application.run_until_stopped().await

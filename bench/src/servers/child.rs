@@ -141,10 +141,12 @@ fn first_line(stdout: impl Read + Send + 'static, timeout: Duration) -> Result<S
     }
 }
 
-/// `http://127.0.0.1:PORT` from `<prefix>http://127.0.0.1:PORT`.
+/// `http://127.0.0.1:PORT` (or `https://...`) from `<prefix>http://127.0.0.1:PORT`.
 fn parse_ready_line(line: &str, prefix: &str) -> Option<String> {
     let url = line.trim().strip_prefix(prefix)?;
-    let address = url.strip_prefix("http://")?;
+    let address = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))?;
     address.parse::<SocketAddr>().ok()?;
     Some(url.to_owned())
 }
@@ -231,11 +233,13 @@ pub fn on_parent_gone(on_close: impl FnOnce() + Send + 'static) -> io::Result<()
         .map(drop)
 }
 
-/// The child's side: announces `http://address` after `prefix` on stdout, flushed.
-pub fn announce(prefix: &str, address: SocketAddr) -> io::Result<()> {
+/// The child's side: announces `http://address` (`https://` with `tls`) after `prefix` on
+/// stdout, flushed.
+pub fn announce(prefix: &str, address: SocketAddr, tls: bool) -> io::Result<()> {
     use std::io::Write as _;
+    let scheme = if tls { "https" } else { "http" };
     let mut stdout = io::stdout().lock();
-    writeln!(stdout, "{prefix}http://{address}")?;
+    writeln!(stdout, "{prefix}{scheme}://{address}")?;
     stdout.flush()
 }
 
@@ -254,6 +258,10 @@ mod tests {
         assert_eq!(
             parse_ready_line("mock-rates listening on http://nowhere", prefix),
             None
+        );
+        assert_eq!(
+            parse_ready_line("mock-rates listening on https://127.0.0.1:8443", prefix).as_deref(),
+            Some("https://127.0.0.1:8443")
         );
     }
 }

@@ -4,9 +4,11 @@
 use std::ffi::OsStr;
 use std::io;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
-use mock_rates::{MockState, Settings};
+use mock_rates::{MockState, Settings, TlsSettings};
 
 use crate::clients::MockAdmin;
 use crate::servers::child::{self, ChildError, ChildProcess};
@@ -18,6 +20,8 @@ const READY_PREFIX: &str = "mock-rates listening on ";
 #[derive(Debug)]
 pub struct MockEndpoint {
     base_url: String,
+    /// The CA of a mock over TLS, which its clients must be given.
+    ca_pem: Option<Arc<[u8]>>,
     /// Kept for its `Drop`, which stops the child.
     process: Option<ChildProcess>,
 }
@@ -25,12 +29,14 @@ pub struct MockEndpoint {
 impl MockEndpoint {
     /// Starts `exe __mock-rates` on a free loopback port and waits until it listens.
     pub fn spawn(exe: &Path) -> Result<Self, ChildError> {
-        Self::spawn_on(exe, None)
+        Self::spawn_on(exe, None, false)
     }
 
-    /// Like [`MockEndpoint::spawn`], the child running on `cpu` only, if given.
-    pub fn spawn_on(exe: &Path, cpu: Option<usize>) -> Result<Self, ChildError> {
+    /// Like [`MockEndpoint::spawn`], the child running on `cpu` only, if given, and serving
+    /// HTTPS with a CA of its own with `tls`.
+    pub fn spawn_on(exe: &Path, cpu: Option<usize>, tls: bool) -> Result<Self, ChildError> {
         let cpu = cpu.map(|cpu| cpu.to_string());
+        let ca_out = tls.then(ca_path);
         let mut args = vec![
             OsStr::new("__mock-rates"),
             OsStr::new("--listen"),
@@ -39,17 +45,43 @@ impl MockEndpoint {
         if let Some(cpu) = &cpu {
             args.extend([OsStr::new("--cpu"), OsStr::new(cpu)]);
         }
+        if let Some(path) = &ca_out {
+            args.extend([
+                OsStr::new("--tls"),
+                OsStr::new("--ca-out"),
+                path.as_os_str(),
+            ]);
+        }
         let (process, base_url) = ChildProcess::spawn("mock-rates", exe, &args, READY_PREFIX)?;
+        let ca_pem = match &ca_out {
+            // Written before the child announced itself; read once, then not left behind.
+            Some(path) => {
+                let pem = std::fs::read(path).map_err(|source| ChildError::Spawn {
+                    name: "mock-rates",
+                    source,
+                })?;
+                let _ = std::fs::remove_file(path);
+                Some(Arc::from(pem))
+            }
+            None => None,
+        };
         Ok(Self {
             base_url,
+            ca_pem,
             process: Some(process),
         })
+    }
+
+    /// The CA of a mock over TLS.
+    pub fn ca_pem(&self) -> Option<&Arc<[u8]>> {
+        self.ca_pem.as_ref()
     }
 
     /// A server someone else runs.
     pub fn external(base_url: &str) -> Self {
         Self {
             base_url: base_url.trim_end_matches('/').to_owned(),
+            ca_pem: None,
             process: None,
         }
     }
@@ -65,14 +97,26 @@ impl MockEndpoint {
 
     /// Its admin endpoints: counters and faults.
     pub fn admin(&self) -> MockAdmin<'_> {
-        MockAdmin::new(&self.base_url)
+        MockAdmin::new(&self.base_url, self.ca_pem.as_deref())
     }
 }
 
-/// The child's side: serve mock-rates on `listen` until stdin closes or the parent dies.
+/// A fresh path for a child's CA, in the temporary directory.
+fn ca_path() -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    std::env::temp_dir().join(format!(
+        "bench-mock-ca-{}-{}.pem",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// The child's side: serve mock-rates on `listen` until stdin closes or the parent dies; over
+/// TLS when `ca_out` is given, its CA written there before the address is announced.
 pub fn run_child(
     listen: SocketAddr,
     cpu: Option<usize>,
+    ca_out: Option<&Path>,
     parent_pid: Option<u32>,
 ) -> io::Result<()> {
     crate::alloc::stop_counting();
@@ -88,9 +132,16 @@ pub fn run_child(
         .worker_threads(2)
         .enable_all()
         .build()?;
+    let state = MockState::try_new(Settings {
+        tls: ca_out.as_ref().map(|_| TlsSettings::default()),
+        ..Settings::default()
+    })?;
+    if let (Some(path), Some(pem)) = (ca_out, state.ca_pem()) {
+        std::fs::write(path, pem)?;
+    }
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen).await?;
-        child::announce(READY_PREFIX, listener.local_addr()?)?;
+        child::announce(READY_PREFIX, listener.local_addr()?, ca_out.is_some())?;
         let (closed, stdin_closed) = tokio::sync::oneshot::channel::<()>();
         child::on_parent_gone(move || {
             let _ = closed.send(());
@@ -98,6 +149,6 @@ pub fn run_child(
         let shutdown = async {
             let _ = stdin_closed.await;
         };
-        mock_rates::serve(listener, MockState::new(Settings::default()), shutdown).await
+        mock_rates::serve(listener, state, shutdown).await
     })
 }

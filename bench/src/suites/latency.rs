@@ -7,6 +7,7 @@
 //! client gets its warm-up, then samples are interleaved (sample 1 of every client, then
 //! sample 2, ...) so that machine noise falls on all clients alike.
 
+use std::path::Path;
 use std::time::Instant;
 
 use application::RatesProvider;
@@ -17,7 +18,7 @@ use rates_common::ClientSettings;
 use crate::alloc::AllocSnapshot;
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
-use crate::model::{ClientName, LatencyRow, RunSettings, SuiteName};
+use crate::model::{ClientName, LatencyRow, NegotiatedTls, Protocol, RunSettings, SuiteName};
 use crate::servers::MockEndpoint;
 use crate::stats::{SampleSummary, median, percentile_nearest_rank, ratio_mean_sd};
 use crate::suites::adapters;
@@ -47,29 +48,52 @@ struct ClientRun {
     first_error: Option<String>,
 }
 
-/// Runs the suite against `mock`.
-/// [`run`] with this thread, the clients' threads and (when the bench runs mock-rates itself)
-/// a mock-rates of the suite's own all on `cpu`; see [`crate::affinity`] for why.
-pub fn run_pinned(
-    settings: &RunSettings,
-    mock: &MockEndpoint,
-    cpu: usize,
-) -> Result<Vec<LatencyRow>, BenchError> {
-    let own_mock = if mock.is_child() {
-        let exe = std::env::current_exe().map_err(|source| {
-            BenchError::io(std::path::Path::new("the bench executable"), source)
-        })?;
-        Some(MockEndpoint::spawn_on(&exe, Some(cpu))?)
-    } else {
-        None
-    };
-    let _pinned = crate::affinity::Pinned::to(cpu)
-        .map_err(|source| BenchError::io(std::path::Path::new("the CPU affinity"), source))?;
-    run(settings, own_mock.as_ref().unwrap_or(mock))
+/// Runs the suite over every protocol of the run. Each protocol gets a mock-rates of the
+/// suite's own when the bench runs mock-rates itself (over TLS for `https`, its CA given to
+/// the clients), on the suite's CPU when pinned; a mock given by URL serves plain HTTP only,
+/// so `https` is then left out, and said so. Pinned, this thread and the clients' threads run
+/// on `settings.latency_cpu` too; see [`crate::affinity`] for why.
+pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow>, BenchError> {
+    let _pinned = settings
+        .latency_cpu
+        .map(crate::affinity::Pinned::to)
+        .transpose()
+        .map_err(|source| BenchError::io(Path::new("the CPU affinity"), source))?;
+    let mut rows = Vec::new();
+    for &protocol in &settings.protocols {
+        let tls = protocol == Protocol::Https;
+        let own_mock = if mock.is_child() && (tls || settings.latency_cpu.is_some()) {
+            let exe = std::env::current_exe()
+                .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+            Some(MockEndpoint::spawn_on(&exe, settings.latency_cpu, tls)?)
+        } else if tls {
+            eprintln!(
+                "bench: latency: https left out: it needs a mock-rates of the bench's own, \
+                 and --mock-url gives one over plain HTTP"
+            );
+            continue;
+        } else {
+            None
+        };
+        rows.extend(measure(
+            settings,
+            own_mock.as_ref().unwrap_or(mock),
+            protocol,
+        )?);
+    }
+    Ok(rows)
 }
 
-pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow>, BenchError> {
-    let client_settings = ClientSettings::for_base_url(mock.base_url());
+/// Every client over `protocol`, against `mock`.
+fn measure(
+    settings: &RunSettings,
+    mock: &MockEndpoint,
+    protocol: Protocol,
+) -> Result<Vec<LatencyRow>, BenchError> {
+    let client_settings = ClientSettings {
+        extra_ca_pem: mock.ca_pem().cloned(),
+        ..ClientSettings::for_base_url(mock.base_url())
+    };
     let pairs = cross_rate_pairs();
     let calls_per_sample = u64::from(settings.calls_per_sample);
     let work = settings.clients.len() as u64
@@ -154,10 +178,9 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow
         .iter()
         .find(|run| run.name == ClientName::BASELINE)
         .map(|run| run.sample_means_ns.clone());
-    Ok(runs
-        .into_iter()
-        .map(|run| summarize(run, baseline.as_deref()))
-        .collect())
+    runs.into_iter()
+        .map(|run| summarize(run, baseline.as_deref(), protocol))
+        .collect()
 }
 
 /// What one batch of calls gave.
@@ -220,7 +243,15 @@ impl ClientRun {
     }
 }
 
-fn summarize(run: ClientRun, baseline: Option<&[Option<f64>]>) -> LatencyRow {
+fn summarize(
+    run: ClientRun,
+    baseline: Option<&[Option<f64>]>,
+    protocol: Protocol,
+) -> Result<LatencyRow, BenchError> {
+    let tls = match protocol {
+        Protocol::Http => None,
+        Protocol::Https => Some(negotiated(&run)?),
+    };
     let to_us = |nanos: f64| nanos / 1_000.0;
     let means: Vec<f64> = run.sample_means_ns.iter().flatten().copied().collect();
     let summary = SampleSummary::of(&means);
@@ -234,8 +265,10 @@ fn summarize(run: ClientRun, baseline: Option<&[Option<f64>]>) -> LatencyRow {
             total as f64 / run.calls as f64
         }
     };
-    LatencyRow {
+    Ok(LatencyRow {
         client: run.name,
+        protocol,
+        tls,
         calls: run.calls,
         failures: run.failures,
         mean_us: summary.map(|s| to_us(s.mean)),
@@ -254,5 +287,78 @@ fn summarize(run: ClientRun, baseline: Option<&[Option<f64>]>) -> LatencyRow {
             .map(|mean| mean.map(to_us))
             .collect(),
         first_error: run.first_error,
+    })
+}
+
+/// The TLS mock-rates counted for `run`: a row over `https` whose calls negotiated none (or
+/// whose handshakes could not be counted) is an error, not a figure.
+fn negotiated(run: &ClientRun) -> Result<NegotiatedTls, BenchError> {
+    let counted = run.counted.ok_or_else(|| {
+        BenchError::Tls(format!(
+            "{}: the TLS handshakes could not be counted (mock-rates' admin endpoint)",
+            run.name
+        ))
+    })?;
+    let version = match (counted.tls13 > 0, counted.tls12 > 0) {
+        (true, false) => "TLSv1.3",
+        (false, true) => "TLSv1.2",
+        (true, true) => "TLSv1.3 + TLSv1.2",
+        (false, false) => {
+            return Err(BenchError::Tls(format!(
+                "{}: its calls over https negotiated no TLS that mock-rates counted",
+                run.name
+            )));
+        }
+    };
+    Ok(NegotiatedTls {
+        version: version.to_owned(),
+        handshakes: counted.tls_handshakes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_with(counted: Option<Counted>) -> ClientRun {
+        ClientRun {
+            name: ClientName::Hyper,
+            call_ns: Vec::new(),
+            sample_means_ns: Vec::new(),
+            calls: 10,
+            failures: 0,
+            allocated: AllocSnapshot::default(),
+            counted,
+            first_error: None,
+        }
+    }
+
+    #[test]
+    fn a_row_over_https_must_have_negotiated_tls_the_mock_counted() {
+        let tls13 = Counted {
+            connections: 1,
+            live_requests: 10,
+            tls_handshakes: 1,
+            tls13: 1,
+            tls12: 0,
+        };
+        let counted = negotiated(&run_with(Some(tls13))).unwrap();
+        assert_eq!(
+            (counted.version.as_str(), counted.handshakes),
+            ("TLSv1.3", 1)
+        );
+        let none = Counted {
+            tls_handshakes: 0,
+            tls13: 0,
+            ..tls13
+        };
+        assert!(matches!(
+            negotiated(&run_with(Some(none))),
+            Err(BenchError::Tls(_))
+        ));
+        assert!(matches!(
+            negotiated(&run_with(None)),
+            Err(BenchError::Tls(_))
+        ));
     }
 }

@@ -33,12 +33,7 @@ pub fn run(
     let mock = || context.mock.ok_or(BenchError::NoMock(suite));
     let api = || context.api.ok_or(BenchError::NoApi(suite));
     match suite {
-        SuiteName::Latency => {
-            results.latency = match context.settings.latency_cpu {
-                None => latency::run(context.settings, mock()?)?,
-                Some(cpu) => latency::run_pinned(context.settings, mock()?, cpu)?,
-            };
-        }
+        SuiteName::Latency => results.latency = latency::run(context.settings, mock()?)?,
         SuiteName::Decode => results.decode = decode::run(context.settings)?,
         SuiteName::Load => {
             (results.load, results.capacity) = load::run(context.settings, api()?, context.mock)?;

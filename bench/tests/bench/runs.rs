@@ -35,8 +35,22 @@ fn latency_runs_every_client_through_the_mock_child_process() {
         .iter()
         .map(|row| row["client"].as_str().unwrap())
         .collect();
-    assert_eq!(clients, CLIENTS);
-    for row in rows {
+    // Every client over http, then every client over https (the default protocols).
+    assert_eq!(clients, [CLIENTS, CLIENTS].concat());
+    assert_eq!(
+        results["settings"]["protocols"],
+        serde_json::json!(["http", "https"])
+    );
+    for (index, row) in rows.iter().enumerate() {
+        if index < CLIENTS.len() {
+            assert_eq!(row["protocol"], "http", "{row}");
+            assert!(row.get("tls").is_none(), "{row}");
+        } else {
+            assert_eq!(row["protocol"], "https", "{row}");
+            // What mock-rates counted: one TLS 1.3 handshake per connection the client opened.
+            assert_eq!(row["tls"]["version"], "TLSv1.3", "{row}");
+            assert_eq!(row["tls"]["handshakes"], row["connections_opened"], "{row}");
+        }
         assert_eq!(row["calls"], 10, "{row}");
         assert_eq!(row["failures"], 0, "{row}");
         for field in [
@@ -55,7 +69,9 @@ fn latency_runs_every_client_through_the_mock_child_process() {
         // Each client opens at least one connection of its own.
         assert!(row["connections_opened"].as_u64().unwrap() >= 1, "{row}");
     }
+    // Each protocol's rows are compared with hyper over the same protocol.
     assert_eq!(rows[0]["ratio"], 1.0);
+    assert_eq!(rows[CLIENTS.len()]["ratio"], 1.0);
     assert!(results["decode"].as_array().unwrap().is_empty());
     for file in ["report.md", "latency_mean.svg", "latency_allocations.svg"] {
         assert!(out.join(file).is_file(), "{file} missing");
@@ -87,9 +103,11 @@ fn every_call_reaches_an_external_mock_and_is_counted() {
     );
     // Two clients x (1 warm-up + 3 timed calls), each one awaited upstream request.
     assert_eq!(server.state().stats().live_requests, 8);
+    // A mock given by URL serves plain HTTP: the https rows are left out.
     let rows = results["latency"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["client"], "ureq");
+    assert_eq!(rows[0]["protocol"], "http");
     assert!(rows[0]["error_us"].is_null(), "one sample has no Error");
     assert_eq!(results["settings"]["mock"], server.base_url());
 }

@@ -32,7 +32,7 @@ pub fn write_charts(results: &Results, dir: &Path) -> Result<Vec<String>, BenchE
         .iter()
         .filter_map(|row| {
             Some(Bar {
-                label: row.client.to_string(),
+                label: format!("{} {}", row.client, row.protocol),
                 value: row.mean_us?,
                 error: row.error_us,
                 note: format!("{:.1} us", row.mean_us?),
@@ -49,7 +49,7 @@ pub fn write_charts(results: &Results, dir: &Path) -> Result<Vec<String>, BenchE
         .latency
         .iter()
         .map(|row| Bar {
-            label: row.client.to_string(),
+            label: format!("{} {}", row.client, row.protocol),
             value: row.allocs_per_op,
             error: None,
             note: format!(
