@@ -302,56 +302,6 @@ impl RatesProvider for AwcRates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{Read as _, Write as _};
-    use std::net::TcpListener;
-
-    use domain::Currency;
-
-    /// A self-signed CA that signs nothing: enough to make the roots usable.
-    const UNUSED_CA: &str = "\
------BEGIN CERTIFICATE-----
-MIIBkzCCATmgAwIBAgIUWNAo5xtU9X+8NBYD37JOz3sKn7EwCgYIKoZIzj0EAwIw
-HjEcMBoGA1UEAwwTcmF0ZXMtaXNhaGMgdGVzdCBDQTAgFw0yNjEyMDEwOTUxNTZa
-GA8yMTI2MTEwNzA5NTE1NlowHjEcMBoGA1UEAwwTcmF0ZXMtaXNhaGMgdGVzdCBD
-QTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABK8iFVXWPSEULxbD61qTroOvOAm9
-dUDFidI9hapbC9WC69CPnAvFpKs6yptkuTRJgPIxx6LGddCqGi7HwHdkhvKjUzBR
-MB0GA1UdDgQWBBSecwpfspEsti/0U8zCl8nD/Bsq1TAfBgNVHSMEGDAWgBSecwpf
-spEsti/0U8zCl8nD/Bsq1TAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0gA
-MEUCIE5060T3YQt5fdWKDo+GlGxWj74T58shYrCqWI7JwE9yAiEA0JKtI8ZgpHj/
-TUmmFmzpn549tPp5lNAtahBJS9q9tqI=
------END CERTIFICATE-----
-";
-
-    /// A handshake that fails for another reason than the certificate: the server answers the
-    /// client's hello in plain HTTP.
-    #[actix_rt::test]
-    async fn a_handshake_answered_in_plain_http_is_tls() {
-        for backend in AwcTls::ALL {
-            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-            let port = listener.local_addr().unwrap().port();
-            let server = std::thread::spawn(move || {
-                let (mut stream, _) = listener.accept().unwrap();
-                let mut hello = [0; 512];
-                let _ = stream.read(&mut hello);
-                let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
-            });
-            let settings = ClientSettings {
-                extra_ca_pem: Some(Arc::from(UNUSED_CA.as_bytes())),
-                ..ClientSettings::for_base_url(format!("https://127.0.0.1:{port}"))
-            };
-            let rates = AwcRates::with_tls(&settings, backend).unwrap();
-            let pair = CurrencyPair::new(
-                Currency::parse("EUR").unwrap(),
-                Currency::parse("USD").unwrap(),
-            );
-            let error = rates.fetch_quotes(&[pair]).await.unwrap_err();
-            assert!(
-                matches!(error, RatesError::Tls(_)),
-                "{backend:?}: {error:?}"
-            );
-            server.join().unwrap();
-        }
-    }
 
     #[test]
     fn tells_a_failed_handshake_from_a_failed_connect() {

@@ -76,6 +76,7 @@ macro_rules! for_each_tls_case {
             tls::one_handshake_per_kept_alive_connection,
             tls::an_untrusted_certificate_is_tls,
             tls::a_certificate_for_another_host_is_tls,
+            tls::a_server_answering_in_plain_http_is_tls,
         }
     };
 }

@@ -67,3 +67,18 @@ pub(crate) async fn a_certificate_for_another_host_is_tls(make: &MakeProvider) {
     assert_kind(&error, RatesErrorKind::Tls);
     assert_eq!(mock.state().stats().live_requests, 0);
 }
+
+/// A server that answers the client's hello in plain HTTP (mock-rates without TLS): the
+/// handshake fails for another reason than the certificate, and is `Tls` all the same.
+pub(crate) async fn a_server_answering_in_plain_http_is_tls(make: &MakeProvider) {
+    // Over TLS on this thread: started for its CA, so that the client has roots to use.
+    let tls_mock = start(Settings::default());
+    let plain = MockServer::start(Settings::default()).expect("mock-rates starts");
+    let rates = make(&ClientSettings {
+        base_url: format!("https://{}", plain.addr()),
+        ..settings_for(&tls_mock)
+    });
+    let error = fetch_error(&*rates, &["EURUSD"]).await;
+    assert_kind(&error, RatesErrorKind::Tls);
+    assert_eq!(plain.state().stats().live_requests, 0);
+}

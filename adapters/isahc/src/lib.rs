@@ -233,26 +233,7 @@ impl RatesProvider for IsahcRates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Read as _;
-    use std::net::TcpListener;
     use std::sync::Arc;
-
-    use domain::Currency;
-
-    /// A self-signed CA that signs nothing: enough to make the roots usable.
-    const UNUSED_CA: &str = "\
------BEGIN CERTIFICATE-----
-MIIBkzCCATmgAwIBAgIUWNAo5xtU9X+8NBYD37JOz3sKn7EwCgYIKoZIzj0EAwIw
-HjEcMBoGA1UEAwwTcmF0ZXMtaXNhaGMgdGVzdCBDQTAgFw0yNjEyMDEwOTUxNTZa
-GA8yMTI2MTEwNzA5NTE1NlowHjEcMBoGA1UEAwwTcmF0ZXMtaXNhaGMgdGVzdCBD
-QTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABK8iFVXWPSEULxbD61qTroOvOAm9
-dUDFidI9hapbC9WC69CPnAvFpKs6yptkuTRJgPIxx6LGddCqGi7HwHdkhvKjUzBR
-MB0GA1UdDgQWBBSecwpfspEsti/0U8zCl8nD/Bsq1TAfBgNVHSMEGDAWgBSecwpf
-spEsti/0U8zCl8nD/Bsq1TAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0gA
-MEUCIE5060T3YQt5fdWKDo+GlGxWj74T58shYrCqWI7JwE9yAiEA0JKtI8ZgpHj/
-TUmmFmzpn549tPp5lNAtahBJS9q9tqI=
------END CERTIFICATE-----
-";
 
     #[test]
     fn refuses_an_extra_ca_that_is_no_certificate() {
@@ -262,33 +243,6 @@ TUmmFmzpn549tPp5lNAtahBJS9q9tqI=
         };
         let error = IsahcRates::new(&settings).unwrap_err();
         assert!(error.reason.contains("extra CA"), "{error}");
-    }
-
-    /// libcurl reports a handshake that fails for another reason than the certificate (here a
-    /// plain HTTP answer to the client's hello) as `CURLE_SSL_CONNECT_ERROR`, which isahc files
-    /// under `ConnectionFailed`.
-    #[actix_rt::test]
-    async fn a_handshake_answered_in_plain_http_is_tls() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let server = std::thread::spawn(move || {
-            let (mut stream, _) = listener.accept().unwrap();
-            let mut hello = [0; 512];
-            let _ = stream.read(&mut hello);
-            let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
-        });
-        let rates = IsahcRates::new(&ClientSettings {
-            extra_ca_pem: Some(Arc::from(UNUSED_CA.as_bytes())),
-            ..ClientSettings::for_base_url(format!("https://127.0.0.1:{port}"))
-        })
-        .unwrap();
-        let pair = CurrencyPair::new(
-            Currency::parse("EUR").unwrap(),
-            Currency::parse("USD").unwrap(),
-        );
-        let error = rates.fetch_quotes(&[pair]).await.unwrap_err();
-        assert!(matches!(error, RatesError::Tls(_)), "{error:?}");
-        server.join().unwrap();
     }
 
     #[test]
