@@ -257,18 +257,10 @@ impl AwcRates {
 fn openssl_connector(settings: &ClientSettings) -> Result<SslConnector, String> {
     let mut builder = SslConnector::builder(SslMethod::tls())
         .map_err(|error| format!("cannot set up OpenSSL: {error}"))?;
-    if let Some(pem) = &settings.extra_ca_pem {
-        let certificates = X509::stack_from_pem(pem)
-            .map_err(|error| format!("the extra CA PEM is unreadable: {error}"))?;
-        if certificates.is_empty() {
-            return Err("the extra CA PEM holds no certificate".to_owned());
-        }
-        for certificate in certificates {
-            builder
-                .cert_store_mut()
-                .add_cert(certificate)
-                .map_err(|error| format!("the extra CA is not a usable certificate: {error}"))?;
-        }
+    for certificate in settings.extra_ca_certificates()? {
+        X509::from_der(&certificate)
+            .and_then(|certificate| builder.cert_store_mut().add_cert(certificate))
+            .map_err(|error| format!("the extra CA is not a usable certificate: {error}"))?;
     }
     // Verification as `SslConnector` sets it, plus a log line saying why a certificate was
     // refused: actix-tls keeps only OpenSSL's message, the same "certificate verify failed"

@@ -3,6 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rustls_pki_types::CertificateDer;
+use rustls_pki_types::pem::PemObject;
+
 use crate::BuildError;
 
 /// How an adapter's client is built. Every adapter applies every field the same way; where a
@@ -55,6 +58,26 @@ impl ClientSettings {
     /// Whether the upstream is reached over TLS.
     pub fn is_https(&self) -> bool {
         self.base_url.starts_with("https://")
+    }
+
+    /// The certificates of `extra_ca_pem`, as DER, for each TLS backend to add to its store:
+    /// empty when none is given. One reader for every backend, so that they all accept the
+    /// same PEM and refuse it with the same words.
+    ///
+    /// # Errors
+    /// Why the PEM cannot be used: a `CERTIFICATE` block that does not decode, or no such
+    /// block at all.
+    pub fn extra_ca_certificates(&self) -> Result<Vec<CertificateDer<'static>>, String> {
+        let Some(pem) = &self.extra_ca_pem else {
+            return Ok(Vec::new());
+        };
+        let certificates = CertificateDer::pem_slice_iter(pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| format!("the extra CA PEM is unreadable: {error}"))?;
+        if certificates.is_empty() {
+            return Err("the extra CA PEM holds no certificate".to_owned());
+        }
+        Ok(certificates)
     }
 
     /// Checks what an adapter that speaks plain HTTP only needs: as [`Self::check_with_tls`],
@@ -167,5 +190,30 @@ mod tests {
             ..ClientSettings::for_base_url("http://h")
         };
         assert!(settings.check("test").is_err());
+    }
+
+    #[test]
+    fn reads_the_extra_ca_pem_once_for_every_backend() {
+        let with = |pem: &str| ClientSettings {
+            extra_ca_pem: Some(Arc::from(pem.as_bytes())),
+            ..ClientSettings::for_base_url("https://localhost:8443")
+        };
+        assert_eq!(
+            ClientSettings::for_base_url("https://h").extra_ca_certificates(),
+            Ok(Vec::new())
+        );
+        let error = with("not a certificate")
+            .extra_ca_certificates()
+            .unwrap_err();
+        assert!(error.contains("no certificate"), "{error}");
+        let broken = "-----BEGIN CERTIFICATE-----\n!!!\n-----END CERTIFICATE-----\n";
+        let error = with(broken).extra_ca_certificates().unwrap_err();
+        assert!(error.contains("unreadable"), "{error}");
+        // Two blocks, with text around them as CA files often have.
+        let block = "-----BEGIN CERTIFICATE-----\nAQID\n-----END CERTIFICATE-----\n";
+        let two = format!("# first\n{block}# second\n{block}");
+        let certificates = with(&two).extra_ca_certificates().unwrap();
+        assert_eq!(certificates.len(), 2);
+        assert_eq!(certificates[0].as_ref(), [1, 2, 3]);
     }
 }

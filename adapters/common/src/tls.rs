@@ -7,7 +7,6 @@ use std::sync::Arc;
 use application::RatesError;
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::CertificateDer;
-use rustls::pki_types::pem::PemObject;
 use rustls::{ClientConfig, RootCertStore};
 
 use crate::{BuildError, ClientSettings, describe, find_in_chain};
@@ -83,22 +82,12 @@ fn roots(settings: &ClientSettings) -> Result<Roots, String> {
     for certificate in native.certs {
         let _unusable = roots.add(certificate);
     }
-    let added = roots.certificates.len();
-    let mut extra = 0;
-    if let Some(pem) = &settings.extra_ca_pem {
-        for certificate in CertificateDer::pem_slice_iter(pem) {
-            let certificate =
-                certificate.map_err(|error| format!("the extra CA PEM is unreadable: {error}"))?;
-            roots
-                .add(certificate)
-                .map_err(|error| format!("the extra CA is not a usable certificate: {error}"))?;
-            extra += 1;
-        }
-        if extra == 0 {
-            return Err("the extra CA PEM holds no certificate".to_owned());
-        }
+    for certificate in settings.extra_ca_certificates()? {
+        roots
+            .add(certificate)
+            .map_err(|error| format!("the extra CA is not a usable certificate: {error}"))?;
     }
-    if added + extra == 0 {
+    if roots.certificates.is_empty() {
         return Err(format!(
             "no trusted root for {}: the system has none readable ({} errors) and no extra CA \
              is given",

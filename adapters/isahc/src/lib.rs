@@ -161,19 +161,12 @@ fn trusted_roots(settings: &ClientSettings) -> Result<NamedTempFile, String> {
             roots += 1;
         }
     }
-    if let Some(pem) = &settings.extra_ca_pem {
-        let extra = X509::stack_from_pem(pem)
-            .map_err(|error| format!("the extra CA PEM is unreadable: {error}"))?;
-        if extra.is_empty() {
-            return Err("the extra CA PEM holds no certificate".to_owned());
-        }
-        for certificate in extra {
-            let pem = certificate
-                .to_pem()
-                .map_err(|error| format!("the extra CA is not a usable certificate: {error}"))?;
-            bundle.extend_from_slice(&pem);
-            roots += 1;
-        }
+    for certificate in settings.extra_ca_certificates()? {
+        let pem = X509::from_der(&certificate)
+            .and_then(|parsed| parsed.to_pem())
+            .map_err(|error| format!("the extra CA is not a usable certificate: {error}"))?;
+        bundle.extend_from_slice(&pem);
+        roots += 1;
     }
     if roots == 0 {
         return Err(format!(

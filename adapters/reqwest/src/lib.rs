@@ -154,23 +154,20 @@ fn native_tls(
     settings: &ClientSettings,
     client: &'static str,
 ) -> Result<reqwest::ClientBuilder, BuildError> {
-    let extra = match &settings.extra_ca_pem {
-        Some(pem) => {
-            let certificates =
-                reqwest::Certificate::from_pem_bundle(pem).map_err(|error| BuildError {
-                    client,
-                    reason: format!("the extra CA PEM is unreadable: {}", describe(&error)),
-                })?;
-            if certificates.is_empty() {
-                return Err(BuildError {
-                    client,
-                    reason: "the extra CA PEM holds no certificate".to_owned(),
-                });
-            }
-            certificates
-        }
-        None => Vec::new(),
-    };
+    let fail = |reason: String| BuildError { client, reason };
+    let extra = settings
+        .extra_ca_certificates()
+        .map_err(fail)?
+        .iter()
+        .map(|certificate| {
+            reqwest::Certificate::from_der(certificate).map_err(|error| {
+                fail(format!(
+                    "the extra CA is not a usable certificate: {}",
+                    describe(&error)
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(builder.tls_backend_native().tls_certs_merge(extra))
 }
 
