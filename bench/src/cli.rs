@@ -9,8 +9,8 @@ use clap::{Parser, Subcommand};
 use crate::model::{ClientName, Protocol, RunSettings, SuiteName};
 use crate::suites::{fanout, faults, load};
 
-/// Compares the five rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the
-/// baseline) through the `RatesProvider` port, against a local mock-rates server started as a
+/// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
+/// each with its TLS backends) through the `RatesProvider` port, against a local mock-rates server started as a
 /// child process. With no flags it runs every suite at its default size (a few minutes on two
 /// cores at most), prints the tables and writes results.json, report.md and SVG charts.
 #[derive(Debug, Parser)]
@@ -49,13 +49,16 @@ pub struct Cli {
     pub warmup: Option<u32>,
 
     /// Clients to compare, comma-separated, in table order; keep hyper for the Ratio column.
-    /// [default: all five]
+    /// Each named client is measured over every protocol. [default: every client with its
+    /// library's default TLS backend, and over https also awc-openssl, reqwest-native-tls and
+    /// ureq-native-tls]
     #[arg(long, value_enum, value_delimiter = ',', value_name = "NAMES")]
     pub clients: Vec<ClientName>,
 
-    /// latency: the protocols each client is measured over, comma-separated: http (HTTP/1.1 in
-    /// the clear), https (HTTP/1.1 over TLS, against a mock-rates of the bench's own with a CA
-    /// made at start; skipped with --mock-url). [default: http,https]
+    /// latency, load and fanout: the protocols each client is measured over, comma-separated:
+    /// http (HTTP/1.1 in the clear), https (HTTP/1.1 over TLS, against a mock-rates of the
+    /// bench's own with a CA made at start, and for load and fanout a payment service of its
+    /// own pointed at it; skipped with --mock-url). [default: http,https]
     #[arg(
         long = "protocol",
         value_enum,
@@ -151,6 +154,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         } else {
             dedup(&cli.clients)
         },
+        clients_named: !cli.clients.is_empty(),
         protocols: if cli.protocols.is_empty() {
             Protocol::ALL.to_vec()
         } else {
@@ -169,6 +173,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
             .api_url
             .clone()
             .unwrap_or_else(|| "child process".to_owned()),
+        https_servers: None,
         latency_cpu: if cli.no_pin {
             None
         } else {
@@ -206,6 +211,18 @@ mod tests {
         let defaults = resolve(&Cli::parse_from(["bench"]));
         assert_eq!(defaults.suites, SuiteName::ALL.to_vec());
         assert_eq!(defaults.clients, ClientName::ALL.to_vec());
+        assert!(!defaults.clients_named);
+        assert_eq!(
+            defaults.clients_over(Protocol::Http),
+            [
+                ClientName::Hyper,
+                ClientName::Awc,
+                ClientName::Reqwest,
+                ClientName::Ureq,
+                ClientName::Isahc
+            ]
+        );
+        assert_eq!(defaults.clients_over(Protocol::Https), ClientName::ALL);
         assert_eq!(
             (
                 defaults.warmup_calls,
@@ -231,6 +248,15 @@ mod tests {
         assert_eq!((quick.calls_per_sample, quick.decode_sample_ms), (100, 10));
         assert_eq!(quick.suites, vec![SuiteName::Decode]);
         assert_eq!(quick.clients, vec![ClientName::Ureq, ClientName::Hyper]);
+        let named = resolve(&Cli::parse_from([
+            "bench",
+            "--clients",
+            "hyper,ureq-native-tls",
+        ]));
+        assert_eq!(
+            named.clients_over(Protocol::Http),
+            [ClientName::Hyper, ClientName::UreqNativeTls]
+        );
         assert!(Cli::try_parse_from(["bench", "--samples", "0"]).is_err());
         assert!(Cli::try_parse_from(["bench", "--clients", "curl"]).is_err());
         assert!(Cli::try_parse_from(["bench", "--group-sizes", "0"]).is_err());

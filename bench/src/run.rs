@@ -11,8 +11,8 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::cli::{self, Cli, Command};
 use crate::error::BenchError;
-use crate::model::Results;
-use crate::servers::{self, ApiEndpoint, MockEndpoint};
+use crate::model::{Protocol, Results, RunSettings};
+use crate::servers::{self, ApiEndpoint, MockEndpoint, Stack};
 use crate::suites::{self, SuiteContext};
 use crate::{baseline, env, report};
 
@@ -92,6 +92,15 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     if let Some(api) = api.as_ref().filter(|api| api.pid().is_some()) {
         settings.api = format!("child process at {}", api.base_url());
     }
+    let https = start_https_stack(&settings, mock.as_ref(), api.as_ref())?;
+    if let Some((mock, api)) = &https {
+        settings.https_servers = Some(format!(
+            "payment service: child process at {} (rates.ca_file: the mock's CA); mock-rates \
+             serving TLS: child process at {}",
+            api.base_url(),
+            mock.base_url()
+        ));
+    }
     print(&report::header(&environment, &settings));
     if let Some(mock) = &mock
         && let Err(error) = mock.admin().stats()
@@ -104,10 +113,16 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
         settings: &settings,
         mock: mock.as_ref(),
         api: api.as_ref(),
+        https: https.as_ref().map(|(mock, api)| Stack {
+            protocol: Protocol::Https,
+            mock,
+            api,
+        }),
     };
     for &suite in &settings.suites {
         suites::run(suite, &context, &mut results)?;
     }
+    drop(https);
     drop(api);
     drop(mock);
 
@@ -144,6 +159,40 @@ fn start_mock(url: Option<&str>) -> Result<MockEndpoint, BenchError> {
             Ok(MockEndpoint::spawn(&exe)?)
         }
     }
+}
+
+/// The payment service and mock-rates over TLS that the suites driving the service use for
+/// `https`, when one of them runs over it; the bench must run its own servers for that (a mock
+/// given by URL serves plain HTTP), and says so when it does not.
+fn start_https_stack(
+    settings: &RunSettings,
+    mock: Option<&MockEndpoint>,
+    api: Option<&ApiEndpoint>,
+) -> Result<Option<(MockEndpoint, ApiEndpoint)>, BenchError> {
+    let suites: Vec<&str> = settings
+        .suites
+        .iter()
+        .filter(|suite| suite.drives_api_over_protocols())
+        .map(|suite| suite.as_str())
+        .collect();
+    if suites.is_empty() || !settings.protocols.contains(&Protocol::Https) {
+        return Ok(None);
+    }
+    let own_servers =
+        mock.is_some_and(MockEndpoint::is_child) && api.is_some_and(|api| api.pid().is_some());
+    if !own_servers {
+        eprintln!(
+            "bench: {}: https left out: it needs the bench's own mock-rates and payment \
+             service, and --mock-url or --api-url gives servers over plain HTTP",
+            suites.join(", ")
+        );
+        return Ok(None);
+    }
+    let exe = std::env::current_exe()
+        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let mock = MockEndpoint::spawn_on(&exe, None, true)?;
+    let api = ApiEndpoint::spawn_over_tls(&exe, &mock)?;
+    Ok(Some((mock, api)))
 }
 
 fn start_api(url: Option<&str>, rates_url: &str) -> Result<ApiEndpoint, BenchError> {

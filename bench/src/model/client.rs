@@ -1,10 +1,14 @@
-//! The clients under comparison, by name.
+//! The clients under comparison, by name: each client library with each of its TLS backends.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// One adapter of the `RatesProvider` port. hyper (hyper-util's client) is the baseline.
+use crate::model::Protocol;
+
+/// One adapter of the `RatesProvider` port with one TLS backend, named as the api's registry
+/// names it: the library's bare name for its default backend, the library's and the backend's
+/// for the others. hyper (hyper-util's client) is the baseline.
 #[derive(
     Clone,
     Copy,
@@ -18,33 +22,44 @@ use serde::{Deserialize, Serialize};
     Serialize,
     Deserialize,
 )]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum ClientName {
-    /// hyper-util's legacy client: the low-level baseline.
+    /// hyper-util's legacy client with hyper-rustls: the low-level baseline.
     Hyper,
-    /// actix-web's client.
+    /// actix-web's client, with rustls.
     Awc,
+    /// reqwest with rustls.
     Reqwest,
-    /// Blocking; runs on the runtime's blocking pool.
+    /// Blocking, with rustls; runs on the runtime's blocking pool.
     Ureq,
-    /// libcurl through isahc.
+    /// libcurl through isahc, with libcurl's OpenSSL.
     Isahc,
+    /// awc with the system's OpenSSL.
+    AwcOpenssl,
+    /// reqwest with native-tls (the system's OpenSSL).
+    ReqwestNativeTls,
+    /// ureq with native-tls (the system's OpenSSL).
+    UreqNativeTls,
 }
 
 impl ClientName {
-    /// Every client, baseline first: the default table order.
-    pub const ALL: [ClientName; 5] = [
+    /// Every client and backend: the libraries' defaults first (baseline first), then the other
+    /// backends. The default table order.
+    pub const ALL: [ClientName; 8] = [
         ClientName::Hyper,
         ClientName::Awc,
         ClientName::Reqwest,
         ClientName::Ureq,
         ClientName::Isahc,
+        ClientName::AwcOpenssl,
+        ClientName::ReqwestNativeTls,
+        ClientName::UreqNativeTls,
     ];
 
     /// The baseline that Ratio columns divide by.
     pub const BASELINE: ClientName = ClientName::Hyper;
 
-    /// The name the api's registry and routes use (`/payments/{name}`); the adapters' `NAME`.
+    /// The name the api's registry and routes use (`/payments/{name}`).
     pub fn as_str(self) -> &'static str {
         match self {
             ClientName::Hyper => "hyper",
@@ -52,12 +67,67 @@ impl ClientName {
             ClientName::Reqwest => "reqwest",
             ClientName::Ureq => "ureq",
             ClientName::Isahc => "isahc",
+            ClientName::AwcOpenssl => "awc-openssl",
+            ClientName::ReqwestNativeTls => "reqwest-native-tls",
+            ClientName::UreqNativeTls => "ureq-native-tls",
         }
+    }
+
+    /// The client with its library's default TLS backend: itself, or `awc` for `awc-openssl`.
+    #[must_use]
+    pub fn library_default(self) -> ClientName {
+        match self {
+            ClientName::AwcOpenssl => ClientName::Awc,
+            ClientName::ReqwestNativeTls => ClientName::Reqwest,
+            ClientName::UreqNativeTls => ClientName::Ureq,
+            other => other,
+        }
+    }
+
+    /// Whether this is its library's default TLS backend (the bare name).
+    pub fn is_library_default(self) -> bool {
+        self.library_default() == self
+    }
+
+    /// Whether a run measures this client over `protocol` when the clients were not named.
+    /// Over plain HTTP a client with another TLS backend is its library's default client with
+    /// a TLS connector that is never used, so it is a row only when named with `--clients`.
+    pub fn measured_by_default_over(self, protocol: Protocol) -> bool {
+        self.is_library_default() || protocol != Protocol::Http
     }
 }
 
 impl fmt::Display for ClientName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_on_the_command_line_in_json_and_in_routes_agree() {
+        use clap::ValueEnum as _;
+        for name in ClientName::ALL {
+            let cli = name.to_possible_value().expect("no variant is skipped");
+            assert_eq!(cli.get_name(), name.as_str());
+            assert_eq!(
+                serde_json::to_string(&name).unwrap(),
+                format!("\"{}\"", name.as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn other_backends_are_https_rows_unless_named() {
+        assert!(ClientName::Reqwest.measured_by_default_over(Protocol::Http));
+        assert!(!ClientName::ReqwestNativeTls.measured_by_default_over(Protocol::Http));
+        assert!(ClientName::ReqwestNativeTls.measured_by_default_over(Protocol::Https));
+        assert_eq!(
+            ClientName::UreqNativeTls.library_default(),
+            ClientName::Ureq
+        );
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::ClientName;
+use crate::model::{ClientName, NegotiatedTls, Protocol};
 
 /// The fanout choices of one run, as recorded in results.json (`settings.fanout`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +56,12 @@ impl FanoutMode {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FanoutRow {
     pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
+    /// Over `https`: the TLS mock-rates counted for this client, from its warm-up group on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<NegotiatedTls>,
     pub mode: FanoutMode,
     pub group_size: u32,
     /// Batches sent (timed), whatever their outcome.
@@ -90,7 +96,28 @@ pub struct FanoutRow {
     pub first_error: Option<String>,
 }
 
+/// A client over a protocol: a column of the fanout tables, a line of its charts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FanoutSeries {
+    pub client: ClientName,
+    pub protocol: Protocol,
+}
+
+impl FanoutSeries {
+    /// `hyper` over http, `hyper over https` over https.
+    pub fn label(self) -> String {
+        self.protocol.qualify(self.client)
+    }
+}
+
 impl FanoutRow {
+    pub fn series(&self) -> FanoutSeries {
+        FanoutSeries {
+            client: self.client,
+            protocol: self.protocol,
+        }
+    }
+
     /// Most upstream calls of this client that can overlap on one api worker.
     pub fn overlap_cap(&self) -> Option<u64> {
         match (self.max_connections, self.blocking_threads) {
@@ -124,6 +151,8 @@ mod tests {
     fn row(max_connections: Option<u64>, blocking_threads: Option<u64>) -> FanoutRow {
         FanoutRow {
             client: ClientName::Ureq,
+            protocol: Protocol::Http,
+            tls: None,
             mode: FanoutMode::Concurrent,
             group_size: 70,
             repetitions: 1,

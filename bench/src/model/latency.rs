@@ -51,8 +51,26 @@ pub struct LatencyRow {
 /// counted it (not as the client claims).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NegotiatedTls {
-    /// "TLSv1.3", "TLSv1.2", or both when the client used both.
+    /// The client's TLS library ("rustls", "native-tls", "openssl", "libcurl"), as its adapter
+    /// states it; empty in results written before it was recorded.
+    #[serde(default)]
+    pub backend: String,
+    /// The crypto under it ("aws-lc-rs", "ring", "OpenSSL (system)").
+    #[serde(default)]
+    pub provider: String,
+    /// "TLSv1.3", "TLSv1.2", or both when the client used both: what mock-rates counted.
     pub version: String,
     /// Handshakes, full or resumed: one per connection.
     pub handshakes: u64,
+}
+
+impl NegotiatedTls {
+    /// `rustls (aws-lc-rs) TLSv1.3`: the backend, its crypto, and the version counted.
+    pub fn describe(&self) -> String {
+        if self.backend.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{} ({}) {}", self.backend, self.provider, self.version)
+        }
+    }
 }

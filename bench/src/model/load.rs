@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::ClientName;
+use crate::model::{ClientName, NegotiatedTls, Protocol};
 
 /// What a scenario sends. In results.json it is two fields: `scenario` ("POST /payments/hyper")
 /// and `client` (null for health).
@@ -117,6 +117,12 @@ pub struct LoadRow {
     /// `GET /health/live` or `POST /payments/<client>`, and the client of a payments scenario.
     #[serde(flatten)]
     pub scenario: Scenario,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
+    /// Over `https`, for payments: the TLS mock-rates counted from the warm-up on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<NegotiatedTls>,
     pub target_rps: u32,
     pub duration_s: f64,
     /// Requests on the timetable.
@@ -144,8 +150,22 @@ pub struct LoadRow {
     pub api_cpu_s: Option<f64>,
     /// Peak resident memory of the api process during the run, in KiB.
     pub api_peak_rss_kib: Option<u64>,
+    /// How long the api process stayed busy (over 10% of a CPU) after the run, in ms, before
+    /// the next scenario started: work the run left behind (10 000: still busy at the limit);
+    /// null for an external api.
+    #[serde(default)]
+    pub api_busy_after_ms: Option<u64>,
     /// Connections mock-rates accepted during the run (from the api's clients).
     pub mock_connections: Option<u64>,
+    /// Over `https`: the TLS handshakes mock-rates counted during the run (one per connection
+    /// expected: each handshake more is a connection the pool did not keep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mock_tls_handshakes: Option<u64>,
+    /// Over `https`, for payments: the most connections the service's pool may open
+    /// (`rates.max_connections` per worker, times the workers); the handshakes from the
+    /// warm-up on should stay within it, not grow with the requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_bound: Option<u64>,
     /// Upstream calls mock-rates served during the run.
     pub upstream_calls: Option<u64>,
     /// Upstream calls per new connection; null without calls or without new connections.
@@ -238,6 +258,8 @@ pub struct LatencySummary {
 pub struct CapacityRow {
     #[serde(flatten)]
     pub scenario: Scenario,
+    #[serde(default)]
+    pub protocol: Protocol,
     /// The highest throughput of a level without failures (successful responses per second).
     pub max_rps: Option<f64>,
     /// The concurrency of that level.

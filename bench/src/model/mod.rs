@@ -10,6 +10,7 @@ mod fanout;
 mod faults;
 mod latency;
 mod load;
+mod protocol;
 mod results;
 mod settings;
 
@@ -17,7 +18,7 @@ pub use baseline::{BaselineComparison, Change};
 pub use client::ClientName;
 pub use decode::{DecodeBody, DecodeMethod, DecodeRow};
 pub use environment::{CrateVersion, Environment};
-pub use fanout::{FanoutMode, FanoutRow, FanoutSettings, group_sizes};
+pub use fanout::{FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, group_sizes};
 pub use faults::{
     FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
 };
@@ -26,5 +27,6 @@ pub use load::{
     CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRow,
     LoadSettings, Scenario, StatusCount,
 };
+pub use protocol::Protocol;
 pub use results::{Results, SCHEMA_VERSION};
-pub use settings::{Protocol, RunSettings, SuiteName};
+pub use settings::{RunSettings, SuiteName};

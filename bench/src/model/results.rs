@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    BaselineComparison, CapacityRow, ClientName, DecodeRow, Environment, FanoutRow, FaultRow,
-    FdCheck, LatencyRow, LoadRow, RunSettings,
+    BaselineComparison, CapacityRow, DecodeRow, Environment, FanoutRow, FanoutSeries, FaultRow,
+    FdCheck, LatencyRow, LoadRow, Protocol, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -55,13 +55,18 @@ impl Results {
         }
     }
 
-    /// The run's clients that have fanout rows, in the run's order.
-    pub fn fanout_clients(&self) -> Vec<ClientName> {
-        self.settings
-            .clients
-            .iter()
-            .copied()
-            .filter(|client| self.fanout.iter().any(|row| row.client == *client))
+    /// The clients over each protocol that have fanout rows: protocol by protocol, each in the
+    /// run's client order.
+    pub fn fanout_series(&self) -> Vec<FanoutSeries> {
+        Protocol::ALL
+            .into_iter()
+            .flat_map(|protocol| {
+                self.settings
+                    .clients
+                    .iter()
+                    .map(move |&client| FanoutSeries { client, protocol })
+            })
+            .filter(|series| self.fanout.iter().any(|row| row.series() == *series))
             .collect()
     }
 }

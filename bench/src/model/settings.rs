@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ClientName, FanoutSettings, FaultsSettings, LoadSettings};
+use crate::model::{ClientName, FanoutSettings, FaultsSettings, LoadSettings, Protocol};
 
 /// A suite, as named on the command line and in results.json.
 #[derive(
@@ -66,6 +66,12 @@ impl SuiteName {
         }
     }
 
+    /// Whether the suite drives the payment service over each of the run's protocols, so that
+    /// `https` needs a service of its own calling a mock-rates over TLS.
+    pub fn drives_api_over_protocols(self) -> bool {
+        matches!(self, SuiteName::Load | SuiteName::Fanout)
+    }
+
     /// Whether the suite drives the payment service over HTTP (and so needs it started).
     pub fn needs_api(self) -> bool {
         match self {
@@ -81,48 +87,6 @@ impl fmt::Display for SuiteName {
     }
 }
 
-/// What the upstream speaks in a suite that calls mock-rates directly.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    clap::ValueEnum,
-    Serialize,
-    Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Protocol {
-    /// HTTP/1.1 in the clear.
-    #[default]
-    Http,
-    /// HTTP/1.1 over TLS (mock-rates `--tls`, its CA given to the clients).
-    Https,
-}
-
-impl Protocol {
-    /// Every protocol, in table order.
-    pub const ALL: [Protocol; 2] = [Protocol::Http, Protocol::Https];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Protocol::Http => "http",
-            Protocol::Https => "https",
-        }
-    }
-}
-
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// Runs recorded before the protocol dimension were plain HTTP.
 fn http_only() -> Vec<Protocol> {
     vec![Protocol::Http]
@@ -133,7 +97,11 @@ fn http_only() -> Vec<Protocol> {
 pub struct RunSettings {
     pub suites: Vec<SuiteName>,
     pub clients: Vec<ClientName>,
-    /// latency: the protocols each client is measured over.
+    /// Whether `clients` was named with `--clients`: then every one is measured over every
+    /// protocol (see [`RunSettings::clients_over`]).
+    #[serde(default)]
+    pub clients_named: bool,
+    /// latency, load and fanout: the protocols each client is measured over.
     #[serde(default = "http_only")]
     pub protocols: Vec<Protocol>,
     pub quick: bool,
@@ -149,6 +117,10 @@ pub struct RunSettings {
     pub mock: String,
     /// Where the payment service ran: "child process" or the URL given.
     pub api: String,
+    /// For the suites that drive the service over `https`: where that service and its
+    /// mock-rates over TLS ran; `None` when none ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub https_servers: Option<String>,
     /// latency: the CPU the suite ran on (with its own mock-rates when the bench starts it);
     /// `None` when not pinned.
     pub latency_cpu: Option<usize>,
@@ -161,4 +133,17 @@ pub struct RunSettings {
     /// load: rate, duration, warm-up, capacity levels.
     #[serde(default)]
     pub load: LoadSettings,
+}
+
+impl RunSettings {
+    /// The clients measured over `protocol`, in table order: every one named with `--clients`;
+    /// by default, over plain HTTP only the libraries' default backends (see
+    /// [`ClientName::measured_by_default_over`]).
+    pub fn clients_over(&self, protocol: Protocol) -> Vec<ClientName> {
+        self.clients
+            .iter()
+            .copied()
+            .filter(|client| self.clients_named || client.measured_by_default_over(protocol))
+            .collect()
+    }
 }

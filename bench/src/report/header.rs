@@ -3,7 +3,8 @@
 use std::fmt::Write as _;
 
 use crate::model::{
-    Environment, FanoutSettings, FaultsSettings, LoadSettings, RunSettings, SuiteName,
+    ClientName, Environment, FanoutSettings, FaultsSettings, LoadSettings, Protocol, RunSettings,
+    SuiteName,
 };
 
 /// The header's lines, without decoration.
@@ -51,29 +52,35 @@ fn environment_lines(environment: &Environment) -> Vec<String> {
 /// per selected suite.
 fn settings_lines(settings: &RunSettings) -> Vec<String> {
     let names = |items: Vec<&str>| items.join(", ");
+    let clients: Vec<String> = settings
+        .protocols
+        .iter()
+        .map(|&protocol| {
+            let over: Vec<&str> = settings
+                .clients_over(protocol)
+                .into_iter()
+                .map(ClientName::as_str)
+                .collect();
+            format!("over {protocol} {}", over.join(", "))
+        })
+        .collect();
+    let protocols = names(
+        settings
+            .protocols
+            .iter()
+            .map(|protocol| protocol.as_str())
+            .collect(),
+    );
     let mut lines = vec![format!(
-        "Suites: {}; clients: {}{}",
+        "Suites: {}; clients {}{}",
         names(settings.suites.iter().map(|suite| suite.as_str()).collect()),
-        names(
-            settings
-                .clients
-                .iter()
-                .map(|client| client.as_str())
-                .collect()
-        ),
+        clients.join("; "),
         if settings.quick { " (--quick)" } else { "" }
     )];
     if settings.suites.contains(&SuiteName::Latency) {
         lines.push(format!(
-            "latency: over {}; {} warm-up calls, then {} samples x {} calls per client, \
-             interleaved; mock-rates: {}; {}",
-            names(
-                settings
-                    .protocols
-                    .iter()
-                    .map(|protocol| protocol.as_str())
-                    .collect()
-            ),
+            "latency: over {protocols}; {} warm-up calls, then {} samples x {} calls per \
+             client, interleaved; mock-rates: {}; {}",
             settings.warmup_calls,
             settings.samples,
             settings.calls_per_sample,
@@ -91,10 +98,18 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
         ));
     }
     if settings.suites.contains(&SuiteName::Load) {
-        lines.push(load_line(&settings.load));
+        lines.push(format!("{} (over {protocols})", load_line(&settings.load)));
     }
     if settings.suites.contains(&SuiteName::Fanout) {
-        lines.push(fanout_line(&settings.fanout));
+        let modes = if settings.protocols.contains(&Protocol::Https) {
+            "; over https concurrent groups only"
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "{} (over {protocols}{modes})",
+            fanout_line(&settings.fanout)
+        ));
     }
     if settings.suites.contains(&SuiteName::Faults) {
         lines.push(faults_line(&settings.faults));
@@ -104,6 +119,9 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
             "payment service: {}; mock-rates: {}",
             settings.api, settings.mock
         ));
+    }
+    if let Some(https) = &settings.https_servers {
+        lines.push(format!("over https: {https}"));
     }
     lines
 }

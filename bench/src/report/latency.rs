@@ -37,8 +37,12 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
 
 const HTTPS: &str = "Over `https`, each client calls a mock-rates of the suite's own serving \
     TLS with a CA made at start, which the client trusts besides the system's roots; the \
-    Protocol column gives the TLS version mock-rates counted, not what the client claims (a row \
-    over https that negotiated none would stop the run). The connection, and so the handshake, \
+    Protocol column gives the client's TLS library and crypto provider, as its adapter states \
+    them, and the TLS version mock-rates counted, not what the client claims (a row over https \
+    that negotiated none would stop the run). awc-openssl, reqwest-native-tls and \
+    ureq-native-tls are awc, reqwest and ureq with another TLS backend: over http they would be \
+    the same client as the bare name, so they have rows there only when named with `--clients`, \
+    and their https/http ratio below divides by the bare name's http row. The connection, and so the handshake, \
     is made in the warm-up: these are pooled calls, what a kept-alive connection costs per call \
     once open.";
 
@@ -86,7 +90,7 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
                     row.client.to_string(),
                     row.tls.as_ref().map_or_else(
                         || row.protocol.to_string(),
-                        |tls| format!("{} {}", row.protocol, tls.version),
+                        |tls| format!("{} {}", row.protocol, tls.describe()),
                     ),
                     time.format_us(row.mean_us),
                     time.format_us(row.error_us),
@@ -107,13 +111,14 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
 }
 
 /// Per client over both protocols: what a pooled call over TLS costs against one in the
-/// clear, the target being at most 1.3x for hyper.
+/// clear (for another TLS backend, its library's default client in the clear: the same client
+/// without TLS), the target being at most 1.3x for hyper.
 fn https_costs(rows: &[LatencyRow]) -> Vec<String> {
     let mut parts = Vec::new();
     for row in rows.iter().filter(|row| row.protocol == Protocol::Https) {
-        let plain = rows
-            .iter()
-            .find(|plain| plain.client == row.client && plain.protocol == Protocol::Http);
+        let plain = rows.iter().find(|plain| {
+            plain.client == row.client.library_default() && plain.protocol == Protocol::Http
+        });
         if let Some((https, http)) = row.mean_us.zip(plain.and_then(|plain| plain.mean_us)) {
             let times = https / http;
             let target = if row.client == ClientName::BASELINE {
@@ -170,12 +175,13 @@ mod tests {
             row(ClientName::Awc, Protocol::Http, 40.0),
             row(ClientName::Hyper, Protocol::Https, 48.0),
             row(ClientName::Awc, Protocol::Https, 60.0),
+            row(ClientName::AwcOpenssl, Protocol::Https, 50.0),
         ];
         assert_eq!(
             https_costs(&rows),
             [
                 "A pooled call over https against one over http (means): hyper 1.20x (target at \
-              most 1.30x: met), awc 1.50x."
+              most 1.30x: met), awc 1.50x, awc-openssl 1.25x."
             ]
         );
         let slow = [

@@ -4,12 +4,14 @@
 use std::ffi::OsStr;
 use std::io;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use api::configuration::Settings;
 use api::startup::Application;
 
 use crate::servers::child::{self, ChildError, ChildProcess};
+use crate::servers::mock::MockEndpoint;
 
 /// What the child prints on stdout once it listens, followed by its base URL.
 const READY_PREFIX: &str = "api listening on ";
@@ -52,6 +54,36 @@ impl ApiEndpoint {
         })
     }
 
+    /// [`ApiEndpoint::spawn`] with `mock`, a mock-rates over TLS, as its upstream, trusting
+    /// the mock's CA through `rates.ca_file` (`APP__RATES__CA_FILE`) as a user would. The CA is
+    /// written to a file of the temporary directory and removed once the service has read it
+    /// (it reads it while building its clients, before it listens).
+    ///
+    /// # Errors
+    /// `mock` serves plain HTTP, the CA cannot be written, or the service does not start.
+    pub fn spawn_over_tls(exe: &Path, mock: &MockEndpoint) -> Result<Self, ChildError> {
+        let spawn_error = |source| ChildError::Spawn {
+            name: "api",
+            source,
+        };
+        let ca = mock.ca_pem().ok_or_else(|| {
+            spawn_error(io::Error::other(format!(
+                "{} serves plain HTTP: no CA to give the service",
+                mock.base_url()
+            )))
+        })?;
+        let path = ca_file_path();
+        std::fs::write(&path, ca).map_err(spawn_error)?;
+        let ca_file = path.to_string_lossy().into_owned();
+        let spawned = Self::spawn_with_env(
+            exe,
+            mock.base_url(),
+            &[("APP__RATES__CA_FILE", ca_file.as_str())],
+        );
+        let _ = std::fs::remove_file(&path);
+        spawned
+    }
+
     /// A service someone else runs (e.g. docker compose).
     pub fn external(base_url: &str) -> Self {
         Self {
@@ -69,6 +101,16 @@ impl ApiEndpoint {
     pub fn pid(&self) -> Option<u32> {
         self.process.as_ref().map(ChildProcess::pid)
     }
+}
+
+/// A fresh path for the CA handed to a service, in the temporary directory.
+fn ca_file_path() -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    std::env::temp_dir().join(format!(
+        "bench-api-ca-{}-{}.pem",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ))
 }
 
 /// The child's side: run the service on `listen` with `rates_url` as its upstream until the

@@ -1,7 +1,7 @@
 //! How the bench builds the adapters it calls in its own process.
 
 use application::RatesProvider;
-use rates_common::{BuildError, ClientSettings};
+use rates_common::{BuildError, ClientSettings, TlsStack};
 
 use crate::model::ClientName;
 
@@ -17,7 +17,33 @@ pub fn build(
         ClientName::Reqwest => Box::new(rates_reqwest::ReqwestRates::new(settings)?),
         ClientName::Ureq => Box::new(rates_ureq::UreqRates::new(settings)?),
         ClientName::Isahc => Box::new(rates_isahc::IsahcRates::new(settings)?),
+        ClientName::AwcOpenssl => Box::new(rates_awc::AwcRates::with_tls(
+            settings,
+            rates_awc::AwcTls::Openssl,
+        )?),
+        ClientName::ReqwestNativeTls => Box::new(rates_reqwest::ReqwestRates::with_tls(
+            settings,
+            rates_reqwest::ReqwestTls::NativeTls,
+        )?),
+        ClientName::UreqNativeTls => Box::new(rates_ureq::UreqRates::with_tls(
+            settings,
+            rates_ureq::UreqTls::NativeTls,
+        )?),
     })
+}
+
+/// The TLS library and crypto provider `name` speaks TLS with, as its adapter states them.
+pub fn tls_stack(name: ClientName) -> TlsStack {
+    match name {
+        ClientName::Hyper => rates_hyper::HyperRates::TLS,
+        ClientName::Awc => rates_awc::AwcTls::Rustls.stack(),
+        ClientName::Reqwest => rates_reqwest::ReqwestTls::Rustls.stack(),
+        ClientName::Ureq => rates_ureq::UreqTls::Rustls.stack(),
+        ClientName::Isahc => rates_isahc::IsahcRates::TLS,
+        ClientName::AwcOpenssl => rates_awc::AwcTls::Openssl.stack(),
+        ClientName::ReqwestNativeTls => rates_reqwest::ReqwestTls::NativeTls.stack(),
+        ClientName::UreqNativeTls => rates_ureq::UreqTls::NativeTls.stack(),
+    }
 }
 
 #[cfg(test)]
@@ -25,17 +51,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_names_are_the_adapters_own() {
+    fn the_names_are_the_api_registrys_in_its_order() {
         let names: Vec<&str> = ClientName::ALL.iter().map(|name| name.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                rates_hyper::HyperRates::NAME,
-                rates_awc::AwcRates::NAME,
-                rates_reqwest::ReqwestRates::NAME,
-                rates_ureq::UreqRates::NAME,
-                rates_isahc::IsahcRates::NAME,
-            ]
-        );
+        let registry: Vec<&str> = api::registry::CLIENTS
+            .iter()
+            .map(|kind| kind.name)
+            .collect();
+        assert_eq!(names, registry);
+        for (name, kind) in ClientName::ALL
+            .into_iter()
+            .zip(api::registry::CLIENTS.iter())
+        {
+            assert_eq!(tls_stack(name), kind.tls, "{name}");
+        }
     }
 }

@@ -18,11 +18,11 @@ use rates_common::ClientSettings;
 use crate::alloc::AllocSnapshot;
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
-use crate::model::{ClientName, LatencyRow, NegotiatedTls, Protocol, RunSettings, SuiteName};
+use crate::model::{ClientName, LatencyRow, Protocol, RunSettings, SuiteName};
 use crate::servers::MockEndpoint;
 use crate::stats::{SampleSummary, median, percentile_nearest_rank, ratio_mean_sd};
-use crate::suites::adapters;
 use crate::suites::progress::progress_bar;
+use crate::suites::{adapters, tls};
 
 /// The cross-rate call of a EUR -> JPY payment: one upstream request for two pairs.
 pub fn cross_rate_pairs() -> [CurrencyPair; 2] {
@@ -95,17 +95,18 @@ fn measure(
         ..ClientSettings::for_base_url(mock.base_url())
     };
     let pairs = cross_rate_pairs();
+    let clients = settings.clients_over(protocol);
     let calls_per_sample = u64::from(settings.calls_per_sample);
-    let work = settings.clients.len() as u64
+    let work = clients.len() as u64
         * (u64::from(settings.warmup_calls) + u64::from(settings.samples) * calls_per_sample);
     let bar = progress_bar(SuiteName::Latency, work);
     let admin = mock.admin();
 
     let system = actix_rt::System::new();
     let runs = system.block_on(async {
-        let mut providers = Vec::with_capacity(settings.clients.len());
-        let mut runs = Vec::with_capacity(settings.clients.len());
-        for &name in &settings.clients {
+        let mut providers = Vec::with_capacity(clients.len());
+        let mut runs = Vec::with_capacity(clients.len());
+        for &name in &clients {
             providers.push(adapters::build(name, &client_settings)?);
             let capacity =
                 (settings.samples as usize).saturating_mul(settings.calls_per_sample as usize);
@@ -134,11 +135,11 @@ fn measure(
             bar.inc(u64::from(settings.warmup_calls));
         }
 
-        let clients = runs.len();
+        let count = runs.len();
         for sample in 0..settings.samples as usize {
             // Rotate the start so that no client always runs right after another one.
-            for offset in 0..clients {
-                let index = (sample + offset) % clients;
+            for offset in 0..count {
+                let index = (sample + offset) % count;
                 let (run, provider) = (&mut runs[index], &*providers[index]);
                 bar.set_message(format!(
                     "sample {}/{} {}",
@@ -250,7 +251,7 @@ fn summarize(
 ) -> Result<LatencyRow, BenchError> {
     let tls = match protocol {
         Protocol::Http => None,
-        Protocol::Https => Some(negotiated(&run)?),
+        Protocol::Https => Some(tls::negotiated(run.name, run.name, run.counted)?),
     };
     let to_us = |nanos: f64| nanos / 1_000.0;
     let means: Vec<f64> = run.sample_means_ns.iter().flatten().copied().collect();
@@ -288,77 +289,4 @@ fn summarize(
             .collect(),
         first_error: run.first_error,
     })
-}
-
-/// The TLS mock-rates counted for `run`: a row over `https` whose calls negotiated none (or
-/// whose handshakes could not be counted) is an error, not a figure.
-fn negotiated(run: &ClientRun) -> Result<NegotiatedTls, BenchError> {
-    let counted = run.counted.ok_or_else(|| {
-        BenchError::Tls(format!(
-            "{}: the TLS handshakes could not be counted (mock-rates' admin endpoint)",
-            run.name
-        ))
-    })?;
-    let version = match (counted.tls13 > 0, counted.tls12 > 0) {
-        (true, false) => "TLSv1.3",
-        (false, true) => "TLSv1.2",
-        (true, true) => "TLSv1.3 + TLSv1.2",
-        (false, false) => {
-            return Err(BenchError::Tls(format!(
-                "{}: its calls over https negotiated no TLS that mock-rates counted",
-                run.name
-            )));
-        }
-    };
-    Ok(NegotiatedTls {
-        version: version.to_owned(),
-        handshakes: counted.tls_handshakes,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn run_with(counted: Option<Counted>) -> ClientRun {
-        ClientRun {
-            name: ClientName::Hyper,
-            call_ns: Vec::new(),
-            sample_means_ns: Vec::new(),
-            calls: 10,
-            failures: 0,
-            allocated: AllocSnapshot::default(),
-            counted,
-            first_error: None,
-        }
-    }
-
-    #[test]
-    fn a_row_over_https_must_have_negotiated_tls_the_mock_counted() {
-        let tls13 = Counted {
-            connections: 1,
-            live_requests: 10,
-            tls_handshakes: 1,
-            tls13: 1,
-            tls12: 0,
-        };
-        let counted = negotiated(&run_with(Some(tls13))).unwrap();
-        assert_eq!(
-            (counted.version.as_str(), counted.handshakes),
-            ("TLSv1.3", 1)
-        );
-        let none = Counted {
-            tls_handshakes: 0,
-            tls13: 0,
-            ..tls13
-        };
-        assert!(matches!(
-            negotiated(&run_with(Some(none))),
-            Err(BenchError::Tls(_))
-        ));
-        assert!(matches!(
-            negotiated(&run_with(None)),
-            Err(BenchError::Tls(_))
-        ));
-    }
 }

@@ -1,12 +1,16 @@
 //! Suite `load` (NBomber / wrk2 style): the payment service under a constant request rate.
 //!
-//! Scenarios: `GET /health/live`, the framework alone, as the baseline; then
-//! `POST /payments/{client}` for each selected client, cycling through a direct, two inverse
+//! Scenarios: `GET /health/live`, the framework alone, as the baseline (over `http` only: the
+//! service itself is always called in the clear, so it does not change with the upstream's
+//! protocol); then `POST /payments/{client}` for each client of the protocol, cycling through a direct, two inverse
 //! and a cross-rate payment. Each scenario gets an unrecorded warm-up, then an open-model run
 //! at `--rps` for `--duration` (see [`open`]): every request awaited, its response read whole
 //! and checked, its latency measured from when it was due. Around each run the api child's CPU
-//! time and peak memory and the connections mock-rates accepted are read. Then, unless
-//! `--no-capacity`, a closed-model capacity step per scenario (see [`capacity`]).
+//! time and peak memory and the connections mock-rates accepted are read; over `https`, also
+//! the TLS handshakes mock-rates counted from the warm-up on, and a payments row whose calls
+//! negotiated no TLS stops the run. Then, unless `--no-capacity`, a closed-model capacity step
+//! per scenario (see [`capacity`]). The whole suite runs once per protocol (see
+//! [`crate::servers::Stack`]).
 //!
 //! The generator runs in the bench process on its own multi-thread tokio runtime, with one
 //! pooled hyper-util client for every scenario.
@@ -22,16 +26,19 @@ pub mod tally;
 
 use std::sync::Arc;
 
-use crate::clients::{Counted, MockAdmin};
+use crate::clients::{ApiClient, Counted};
 use crate::error::BenchError;
-use crate::model::{CapacityRow, LoadRow, RunSettings, Scenario, StatusCount, SuiteName};
-use crate::servers::{ApiEndpoint, MockEndpoint};
+use crate::model::{
+    CapacityRow, LoadRow, NegotiatedTls, Protocol, RunSettings, Scenario, StatusCount, SuiteName,
+};
+use crate::servers::{ApiEndpoint, Stack};
 use crate::suites::load::capacity::capacity_row;
 use crate::suites::load::http::Target;
 use crate::suites::load::schedule::{Schedule, achieved_rps};
 use crate::suites::load::server::{ProcessProbe, reuse_ratio};
 use crate::suites::load::tally::Tally;
 use crate::suites::progress::progress_bar;
+use crate::suites::tls;
 
 /// Worker threads of the generator's runtime: the machine's cores, at most 4 (the service and
 /// mock-rates need the rest).
@@ -40,28 +47,94 @@ fn generator_threads() -> usize {
 }
 
 /// What the servers did during one run.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct ServerReadings {
     api_cpu_s: Option<f64>,
     api_peak_rss_kib: Option<u64>,
     mock: Option<Counted>,
+    /// Over `https`: the TLS mock-rates counted from the warm-up on.
+    tls: Option<NegotiatedTls>,
+    /// Over `https`: the most connections the service's pool may open.
+    pool_bound: Option<u64>,
+    api_busy_after_ms: Option<u64>,
 }
 
-/// Runs the suite against `api`, reading counters from `mock` when there is one.
+/// The longest the suite waits for the api to go idle after a scenario.
+const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Waits until the api child is idle, so that what `scenario` left running does not fall on
+/// the next one; how long it stayed busy, in ms (`None` for an api the bench did not start).
+fn settle(api: &ApiEndpoint, scenario: &str) -> Option<u64> {
+    let pid = api.pid()?;
+    if let Some(busy) = server::settle(pid, SETTLE_LIMIT) {
+        return Some(u64::try_from(busy.as_millis()).unwrap_or(u64::MAX));
+    }
+    eprintln!(
+        "bench: load: the api was still busy {} s after {scenario}; the next scenario starts \
+         anyway",
+        SETTLE_LIMIT.as_secs()
+    );
+    Some(SETTLE_LIMIT.as_secs() * 1_000)
+}
+
+/// The service's pool bound (see [`server::pool_bound`]); `None`, and said, when its settings
+/// cannot be read.
+fn upstream_pool_bound(api: &ApiEndpoint) -> Option<u64> {
+    let list = ApiClient::kept_alive(api.base_url())
+        .clients()
+        .map_err(|error| eprintln!("bench: load: the service's pool bound is unknown: {error}"))
+        .ok()?;
+    let max_connections = list.clients.first()?.settings.max_connections as u64;
+    let cpus = std::thread::available_parallelism().map_or(1, |cpus| cpus.get() as u64);
+    let workers = std::env::var("APP__SERVER__WORKERS").ok();
+    Some(server::pool_bound(
+        max_connections,
+        workers.as_deref(),
+        cpus,
+    ))
+}
+
+/// The scenarios over `protocol`: the health check over http only (the service itself is
+/// called in the clear either way), then a payments scenario per client of the protocol.
+fn scenarios_over(settings: &RunSettings, protocol: Protocol) -> Vec<Scenario> {
+    let health = (protocol == Protocol::Http).then_some(Scenario::Health);
+    health
+        .into_iter()
+        .chain(
+            settings
+                .clients_over(protocol)
+                .into_iter()
+                .map(Scenario::Payments),
+        )
+        .collect()
+}
+
+/// Over `https`, the TLS mock-rates counted for a payments scenario from its warm-up on.
+fn negotiated(
+    protocol: Protocol,
+    scenario: Scenario,
+    counted: Option<Counted>,
+) -> Result<Option<NegotiatedTls>, BenchError> {
+    match (protocol, scenario.client()) {
+        (Protocol::Https, Some(client)) => {
+            tls::negotiated(client, protocol.qualify(scenario), counted).map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Runs the suite over `stack`: its api, reading counters from its mock.
 pub fn run(
     settings: &RunSettings,
-    api: &ApiEndpoint,
-    mock: Option<&MockEndpoint>,
+    stack: Stack<'_>,
 ) -> Result<(Vec<LoadRow>, Vec<CapacityRow>), BenchError> {
     let load = &settings.load;
-    if let Some(mock) = mock.filter(|mock| mock.is_child()) {
+    let (api, mock) = (stack.api, stack.mock);
+    if mock.is_child() {
         // A healthy upstream, whatever a suite before left set.
         mock.admin().set_faults(&mock_rates::Faults::default())?;
     }
-    let scenarios: Vec<Scenario> = std::iter::once(Scenario::Health)
-        .chain(settings.clients.iter().copied().map(Scenario::Payments))
-        .collect();
-    let targets = scenarios
+    let targets = scenarios_over(settings, stack.protocol)
         .iter()
         .map(|&scenario| Target::new(api.base_url(), scenario).map(Arc::new))
         .collect::<Result<Vec<_>, _>>()?;
@@ -72,6 +145,7 @@ pub fn run(
     };
     let per_scenario_ms = load.warmup_ms + load.duration_ms + levels * load.capacity_level_ms;
     let bar = progress_bar(SuiteName::Load, targets.len() as u64 * per_scenario_ms);
+    let over = |scenario: Scenario| stack.protocol.qualify(scenario);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(generator_threads())
@@ -85,10 +159,15 @@ pub fn run(
     });
     let _slack = open::TimerSlack::tighten();
 
-    let admin = mock.map(MockEndpoint::admin);
+    let admin = mock.admin();
+    let counters = || admin.counters();
+    let pool_bound = (stack.protocol == Protocol::Https)
+        .then(|| upstream_pool_bound(api))
+        .flatten();
     let mut rows = Vec::with_capacity(targets.len());
     for target in &targets {
-        bar.set_message(format!("warm-up {}", target.scenario));
+        bar.set_message(format!("warm-up {}", over(target.scenario)));
+        let before_warmup = counters();
         open::run(
             &runtime,
             &client,
@@ -96,19 +175,35 @@ pub fn run(
             Schedule::new(load.rps, load.warmup()),
         )?;
         bar.inc(load.warmup_ms);
-        bar.set_message(format!("{} at {} RPS", target.scenario, load.rps));
+        bar.set_message(format!("{} at {} RPS", over(target.scenario), load.rps));
         let schedule = Schedule::new(load.rps, load.duration());
-        let counters = || admin.as_ref().and_then(MockAdmin::counters);
         let mock_before = counters();
         let probe = ProcessProbe::start(api.pid());
         let tally = open::run(&runtime, &client, target, schedule)?;
         let (api_cpu_s, api_peak_rss_kib) = probe.finish();
+        let mock_after = counters();
+        let api_busy_after_ms = settle(api, &over(target.scenario));
+        // Two differences, so that the read in between does not count as a call's.
+        let since_warmup = Counted::add(
+            Counted::between(before_warmup.as_ref(), mock_before.as_ref()),
+            Counted::between(mock_before.as_ref(), mock_after.as_ref()),
+        );
+        let tls = negotiated(stack.protocol, target.scenario, since_warmup)?;
         let readings = ServerReadings {
             api_cpu_s,
             api_peak_rss_kib,
-            mock: Counted::between(mock_before.as_ref(), counters().as_ref()),
+            mock: Counted::between(mock_before.as_ref(), mock_after.as_ref()),
+            tls,
+            pool_bound: pool_bound.filter(|_| target.scenario.client().is_some()),
+            api_busy_after_ms,
         };
-        rows.push(load_row(target.scenario, schedule, tally, readings));
+        rows.push(load_row(
+            target.scenario,
+            stack.protocol,
+            schedule,
+            tally,
+            readings,
+        ));
         bar.inc(load.duration_ms);
     }
 
@@ -117,7 +212,7 @@ pub fn run(
         for target in &targets {
             let mut levels = Vec::with_capacity(load.capacity_concurrency.len());
             for &concurrency in &load.capacity_concurrency {
-                bar.set_message(format!("capacity {} x{concurrency}", target.scenario));
+                bar.set_message(format!("capacity {} x{concurrency}", over(target.scenario)));
                 levels.push(capacity::run_level(
                     &runtime,
                     &client,
@@ -125,9 +220,10 @@ pub fn run(
                     concurrency,
                     load.capacity_level(),
                 )?);
+                settle(api, &over(target.scenario));
                 bar.inc(load.capacity_level_ms);
             }
-            capacity_rows.push(capacity_row(target.scenario, levels));
+            capacity_rows.push(capacity_row(target.scenario, stack.protocol, levels));
         }
     }
     bar.finish_and_clear();
@@ -138,6 +234,7 @@ pub fn run(
 
 fn load_row(
     scenario: Scenario,
+    protocol: Protocol,
     schedule: Schedule,
     tally: Tally,
     readings: ServerReadings,
@@ -146,6 +243,8 @@ fn load_row(
     let upstream_calls = readings.mock.map(|counted| counted.live_requests);
     LoadRow {
         scenario,
+        protocol,
+        tls: readings.tls,
         target_rps: schedule.rate(),
         duration_s: schedule.span().as_secs_f64(),
         scheduled: schedule.count(),
@@ -166,6 +265,12 @@ fn load_row(
         api_cpu_s: readings.api_cpu_s,
         api_peak_rss_kib: readings.api_peak_rss_kib,
         mock_connections,
+        pool_bound: readings.pool_bound,
+        api_busy_after_ms: readings.api_busy_after_ms,
+        mock_tls_handshakes: readings
+            .mock
+            .filter(|_| protocol == Protocol::Https)
+            .map(|counted| counted.tls_handshakes),
         upstream_calls,
         reuse_ratio: upstream_calls
             .zip(mock_connections)

@@ -9,10 +9,11 @@ pub mod faults;
 pub mod latency;
 pub mod load;
 mod progress;
+mod tls;
 
 use crate::error::BenchError;
-use crate::model::{Results, RunSettings, SuiteName};
-use crate::servers::{ApiEndpoint, MockEndpoint};
+use crate::model::{Protocol, Results, RunSettings, SuiteName};
+use crate::servers::{ApiEndpoint, MockEndpoint, Stack};
 
 /// What a suite gets to work with.
 #[derive(Debug)]
@@ -22,6 +23,29 @@ pub struct SuiteContext<'a> {
     pub mock: Option<&'a MockEndpoint>,
     /// The payment service, present when any selected suite drives it over HTTP.
     pub api: Option<&'a ApiEndpoint>,
+    /// A payment service calling a mock-rates over TLS: present when a suite that drives the
+    /// service runs over `https` and the bench runs its own servers.
+    pub https: Option<Stack<'a>>,
+}
+
+impl<'a> SuiteContext<'a> {
+    /// What `suite` runs over, one stack per protocol of the run, in the run's order: `http`
+    /// with the run's servers, `https` with the TLS stack when there is one (its absence was
+    /// said when the run started).
+    fn stacks(&self, suite: SuiteName) -> Result<Vec<Stack<'a>>, BenchError> {
+        let mut stacks = Vec::with_capacity(self.settings.protocols.len());
+        for &protocol in &self.settings.protocols {
+            match protocol {
+                Protocol::Http => stacks.push(Stack {
+                    protocol,
+                    mock: self.mock.ok_or(BenchError::NoMock(suite))?,
+                    api: self.api.ok_or(BenchError::NoApi(suite))?,
+                }),
+                Protocol::Https => stacks.extend(self.https),
+            }
+        }
+        Ok(stacks)
+    }
 }
 
 /// Runs `suite` and stores its rows in `results`.
@@ -36,9 +60,17 @@ pub fn run(
         SuiteName::Latency => results.latency = latency::run(context.settings, mock()?)?,
         SuiteName::Decode => results.decode = decode::run(context.settings)?,
         SuiteName::Load => {
-            (results.load, results.capacity) = load::run(context.settings, api()?, context.mock)?;
+            for stack in context.stacks(suite)? {
+                let (rows, capacity) = load::run(context.settings, stack)?;
+                results.load.extend(rows);
+                results.capacity.extend(capacity);
+            }
         }
-        SuiteName::Fanout => results.fanout = fanout::run(context.settings, mock()?, api()?)?,
+        SuiteName::Fanout => {
+            for stack in context.stacks(suite)? {
+                results.fanout.extend(fanout::run(context.settings, stack)?);
+            }
+        }
         SuiteName::Faults => {
             let outcome = faults::run(context.settings, mock()?, api()?)?;
             results.faults = outcome.rows;

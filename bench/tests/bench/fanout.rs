@@ -90,8 +90,8 @@ fn groups_overlap_in_concurrent_mode_and_every_payment_reaches_the_upstream() {
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     for text in [
         "## fanout",
-        "fanout, sequential: wall time of a group",
-        "fanout, concurrent: wall time of a group",
+        "fanout, sequential, upstream over http: wall time of a group",
+        "fanout, concurrent, upstream over http: wall time of a group",
         "| 4 requests |",
         "Overlap caps in effect",
         "ureq max_connections",

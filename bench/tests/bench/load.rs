@@ -6,8 +6,11 @@ use serde_json::Value;
 
 use crate::{positive, run_ok, scratch_dir};
 
-const SCENARIOS: [&str; 3] = [
+/// Over http, then over https (without the health check, which does not reach the upstream).
+const SCENARIOS: [&str; 5] = [
     "GET /health/live",
+    "POST /payments/hyper",
+    "POST /payments/ureq",
     "POST /payments/hyper",
     "POST /payments/ureq",
 ];
@@ -69,6 +72,22 @@ fn every_scenario_completes_its_requests_without_a_failure() {
         assert!(row["mock_connections"].as_u64().is_some(), "{row}");
         assert!(!row["percentiles"].as_array().unwrap().is_empty(), "{row}");
     }
+    for (index, row) in rows.iter().enumerate() {
+        if index < 3 {
+            assert_eq!(row["protocol"], "http", "{row}");
+            assert!(row.get("tls").is_none(), "{row}");
+        } else {
+            // Against the payment service of the bench's own that calls a mock over TLS:
+            // what mock-rates counted, within the pool's bound.
+            assert_eq!(row["protocol"], "https", "{row}");
+            assert_eq!(row["tls"]["version"], "TLSv1.3", "{row}");
+            let handshakes = row["tls"]["handshakes"].as_u64().unwrap();
+            assert!(handshakes >= 1, "{row}");
+            assert!(handshakes <= row["pool_bound"].as_u64().unwrap(), "{row}");
+            assert!(row["mock_tls_handshakes"].as_u64().is_some(), "{row}");
+        }
+        assert!(row["api_busy_after_ms"].as_u64().is_some(), "{row}");
+    }
     // The health check never reaches the upstream; every payment does.
     assert_eq!(rows[0]["upstream_calls"], 0);
     assert_eq!(rows[1]["upstream_calls"], rows[1]["ok"]);
@@ -76,6 +95,8 @@ fn every_scenario_completes_its_requests_without_a_failure() {
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("## load"));
     assert!(report.contains("load: targets (measured, not asserted)"));
+    assert!(report.contains("load over https: TLS handshakes mock-rates counted"));
+    assert!(report.contains("load: what TLS to the upstream costs the service"));
     assert!(out.join("load_percentiles.svg").is_file());
 }
 
@@ -92,6 +113,8 @@ fn the_capacity_step_reports_each_level() {
             "0.2",
             "--clients",
             "awc",
+            "--protocol",
+            "http",
             "--capacity-levels",
             "1,2",
             "--capacity-secs",

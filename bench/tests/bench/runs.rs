@@ -5,6 +5,8 @@ use mock_rates::{FaultMode, Faults, MockServer, Settings};
 use crate::{bench, positive, read_json, run_ok, scratch_dir};
 
 const CLIENTS: [&str; 5] = ["hyper", "awc", "reqwest", "ureq", "isahc"];
+/// awc, reqwest and ureq with their other TLS backends: rows over https only, by default.
+const OTHER_BACKENDS: [&str; 3] = ["awc-openssl", "reqwest-native-tls", "ureq-native-tls"];
 
 #[test]
 fn latency_runs_every_client_through_the_mock_child_process() {
@@ -35,8 +37,12 @@ fn latency_runs_every_client_through_the_mock_child_process() {
         .iter()
         .map(|row| row["client"].as_str().unwrap())
         .collect();
-    // Every client over http, then every client over https (the default protocols).
-    assert_eq!(clients, [CLIENTS, CLIENTS].concat());
+    // Every client over http, then every client and backend over https (the default
+    // protocols).
+    assert_eq!(
+        clients,
+        [&CLIENTS[..], &CLIENTS[..], &OTHER_BACKENDS[..]].concat()
+    );
     assert_eq!(
         results["settings"]["protocols"],
         serde_json::json!(["http", "https"])
@@ -50,6 +56,15 @@ fn latency_runs_every_client_through_the_mock_child_process() {
             // What mock-rates counted: one TLS 1.3 handshake per connection the client opened.
             assert_eq!(row["tls"]["version"], "TLSv1.3", "{row}");
             assert_eq!(row["tls"]["handshakes"], row["connections_opened"], "{row}");
+            // The backend is the adapter's: rustls for the bare names but isahc's libcurl.
+            let backend = row["tls"]["backend"].as_str().unwrap();
+            let expected = match row["client"].as_str().unwrap() {
+                "isahc" => "libcurl",
+                "awc-openssl" => "openssl",
+                "reqwest-native-tls" | "ureq-native-tls" => "native-tls",
+                _ => "rustls",
+            };
+            assert_eq!(backend, expected, "{row}");
         }
         assert_eq!(row["calls"], 10, "{row}");
         assert_eq!(row["failures"], 0, "{row}");

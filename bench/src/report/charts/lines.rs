@@ -31,23 +31,23 @@ pub fn write(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
     if results.fanout.is_empty() {
         return Ok(Vec::new());
     }
-    let clients = results.fanout_clients();
+    let series = results.fanout_series();
     let lines_for = |mode: FanoutMode, suffix: bool| -> Vec<Line> {
-        let mut lines: Vec<Line> = clients
+        let mut lines: Vec<Line> = series
             .iter()
             .enumerate()
-            .map(|(index, client)| Line {
+            .map(|(index, series)| Line {
                 label: if suffix {
-                    format!("{client} {}", mode.as_str())
+                    format!("{} {}", series.label(), mode.as_str())
                 } else {
-                    client.as_str().to_owned()
+                    series.label()
                 },
                 color: PALETTE[index % PALETTE.len()],
                 dashed: mode == FanoutMode::Sequential,
                 points: results
                     .fanout
                     .iter()
-                    .filter(|row| row.client == *client && row.mode == mode)
+                    .filter(|row| row.series() == *series && row.mode == mode)
                     .filter_map(|row| Some((row.group_size, row.wall_ms_median?)))
                     .collect(),
             })
@@ -92,17 +92,23 @@ pub fn write(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
         .flat_map(|line| line.points.iter().map(|point| point.1))
         .fold(0.0_f64, f64::max);
     let largest = group_sizes(&results.fanout).last().copied().unwrap_or(0);
-    for (index, client) in clients.iter().enumerate() {
+    let mut capped = Vec::new();
+    for (index, series) in series.iter().enumerate() {
+        // The cap is the service's, the same over every protocol: one line per client.
+        if capped.contains(&series.client) {
+            continue;
+        }
+        capped.push(series.client);
         let cap = results
             .fanout
             .iter()
-            .find(|row| row.client == *client)
+            .find(|row| row.series() == *series)
             .and_then(FanoutRow::overlap_cap)
             .and_then(|cap| u32::try_from(cap).ok())
             .filter(|&cap| cap < largest);
         if let Some(cap) = cap {
             concurrent.push(Line {
-                label: format!("{client}'s overlap cap ({cap})"),
+                label: format!("{}'s overlap cap ({cap})", series.client),
                 color: PALETTE[index % PALETTE.len()],
                 dashed: true,
                 points: vec![(cap, 0.0), (cap, top)],

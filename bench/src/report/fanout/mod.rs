@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{ClientName, FanoutMode, FanoutRow, FanoutSettings, Results, group_sizes};
+use crate::model::{
+    ClientName, FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, Protocol, Results, group_sizes,
+};
 use crate::report::format::format_ms;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
@@ -87,7 +89,12 @@ fn reference_note() -> String {
 }
 
 const HOW_MEASURED: &str = "Each client runs as one block: an un-timed warm-up group \
-    (concurrent, the largest size), its concurrent groups, then its sequential ones. Every batch \
+    (concurrent, the largest size), its concurrent groups, then its sequential ones. Over \
+    `https` the service calls a mock-rates of its own serving TLS, whose CA it is given with \
+    `rates.ca_file`, and only concurrent groups are sent: a sequential group takes N pooled \
+    calls' upstream latencies whatever the protocol, while a concurrent one opens up to N \
+    connections, each with its handshake; the Protocol column of the detail gives the TLS \
+    mock-rates counted for the client from its warm-up on. Every batch \
     is awaited and checked: status 200, the right client and mode, every payment converted; a \
     batch with a failed payment is counted in Failures and not timed. **Wall (api)** is the \
     api's `wall_time_ms` (first upstream call started to last finished); **Request (bench)** is \
@@ -95,9 +102,14 @@ const HOW_MEASURED: &str = "Each client runs as one block: an un-timed warm-up g
     what mock-rates counted during a row's batches: one call per payment, and the TCP \
     connections the api's pool opened.";
 
-fn find(rows: &[FanoutRow], client: ClientName, mode: FanoutMode, size: u32) -> Option<&FanoutRow> {
+fn find(
+    rows: &[FanoutRow],
+    series: FanoutSeries,
+    mode: FanoutMode,
+    size: u32,
+) -> Option<&FanoutRow> {
     rows.iter()
-        .find(|row| row.client == client && row.mode == mode && row.group_size == size)
+        .find(|row| row.series() == series && row.mode == mode && row.group_size == size)
 }
 
 fn shows_reference(settings: &FanoutSettings) -> bool {
@@ -119,65 +131,90 @@ fn cell(row: &FanoutRow) -> String {
     text
 }
 
-/// One table per mode: rows are group sizes, columns the clients (and, at 360 ms, the
-/// reference's figures).
+/// One table per protocol and mode: rows are group sizes, columns the clients (and, at 360 ms,
+/// the reference's figures).
 fn tables(results: &Results) -> Vec<Table> {
-    let settings = &results.settings.fanout;
-    let clients = results.fanout_clients();
-    let reference = shows_reference(settings);
-    FanoutMode::ALL
+    let all = results.fanout_series();
+    Protocol::ALL
         .into_iter()
-        .filter(|&mode| results.fanout.iter().any(|row| row.mode == mode))
-        .map(|mode| {
-            let mut columns = vec![("Group", Align::Left), ("Ideal", Align::Right)];
-            columns.extend(clients.iter().map(|client| (client.as_str(), Align::Right)));
-            let reference_columns: &[&'static str] = match (reference, mode) {
-                (false, _) => &[],
-                (true, FanoutMode::Sequential) => &["ref: Feign sequential"],
-                (true, FanoutMode::Concurrent) => &["ref: Spring @Async", "ref: AsyncFeign"],
-            };
-            columns.extend(reference_columns.iter().map(|name| (*name, Align::Right)));
-            let rows = group_sizes(&results.fanout)
+        .flat_map(|protocol| {
+            let series: Vec<FanoutSeries> = all
+                .iter()
+                .copied()
+                .filter(|series| series.protocol == protocol)
+                .collect();
+            FanoutMode::ALL
                 .into_iter()
-                .map(|size| {
-                    let ideal = results
+                .filter(|&mode| {
+                    results
                         .fanout
                         .iter()
-                        .find(|row| row.mode == mode && row.group_size == size)
-                        .map(|row| row.ideal_ms);
-                    let mut cells = vec![format!("{size} requests"), format_ms(ideal)];
-                    cells.extend(clients.iter().map(|client| {
-                        find(&results.fanout, *client, mode, size).map_or_else(String::new, cell)
-                    }));
-                    if reference {
-                        let figures = REFERENCE_360MS.iter().find(|figures| figures.0 == size);
-                        let shown: Vec<u32> = match (figures, mode) {
-                            (None, _) => Vec::new(),
-                            (Some(figures), FanoutMode::Sequential) => vec![figures.1],
-                            (Some(figures), FanoutMode::Concurrent) => vec![figures.2, figures.3],
-                        };
-                        cells.extend((0..reference_columns.len()).map(|index| {
-                            shown
-                                .get(index)
-                                .map_or_else(String::new, |ms| format!("{ms} ms"))
-                        }));
-                    }
-                    cells
+                        .any(|row| row.mode == mode && row.protocol == protocol)
                 })
-                .collect();
-            let repetitions = settings.repetitions_of(mode);
-            Table {
-                title: format!(
-                    "fanout, {}: wall time of a group (the api's wall_time_ms, median of {}; \
-                     efficiency = ideal / wall in brackets)",
-                    mode.as_str(),
-                    repetitions
-                ),
-                columns,
-                rows,
-            }
+                .map(|mode| mode_table(results, protocol, mode, &series))
+                .collect::<Vec<_>>()
         })
         .collect()
+}
+
+fn mode_table(
+    results: &Results,
+    protocol: Protocol,
+    mode: FanoutMode,
+    series: &[FanoutSeries],
+) -> Table {
+    let settings = &results.settings.fanout;
+    let reference = shows_reference(settings);
+    let mut columns = vec![("Group", Align::Left), ("Ideal", Align::Right)];
+    columns.extend(
+        series
+            .iter()
+            .map(|series| (series.client.as_str(), Align::Right)),
+    );
+    let reference_columns: &[&'static str] = match (reference, mode) {
+        (false, _) => &[],
+        (true, FanoutMode::Sequential) => &["ref: Feign sequential"],
+        (true, FanoutMode::Concurrent) => &["ref: Spring @Async", "ref: AsyncFeign"],
+    };
+    columns.extend(reference_columns.iter().map(|name| (*name, Align::Right)));
+    let rows = group_sizes(&results.fanout)
+        .into_iter()
+        .map(|size| {
+            let ideal = results
+                .fanout
+                .iter()
+                .find(|row| row.mode == mode && row.group_size == size)
+                .map(|row| row.ideal_ms);
+            let mut cells = vec![format!("{size} requests"), format_ms(ideal)];
+            cells.extend(series.iter().map(|series| {
+                find(&results.fanout, *series, mode, size).map_or_else(String::new, cell)
+            }));
+            if reference {
+                let figures = REFERENCE_360MS.iter().find(|figures| figures.0 == size);
+                let shown: Vec<u32> = match (figures, mode) {
+                    (None, _) => Vec::new(),
+                    (Some(figures), FanoutMode::Sequential) => vec![figures.1],
+                    (Some(figures), FanoutMode::Concurrent) => vec![figures.2, figures.3],
+                };
+                cells.extend((0..reference_columns.len()).map(|index| {
+                    shown
+                        .get(index)
+                        .map_or_else(String::new, |ms| format!("{ms} ms"))
+                }));
+            }
+            cells
+        })
+        .collect();
+    Table {
+        title: format!(
+            "fanout, {}, upstream over {protocol}: wall time of a group (the api's wall_time_ms, \
+             median of {}; efficiency = ideal / wall in brackets)",
+            mode.as_str(),
+            settings.repetitions_of(mode)
+        ),
+        columns,
+        rows,
+    }
 }
 
 /// Every row, every figure: the table behind the charts.
@@ -187,6 +224,7 @@ fn detail_table(rows: &[FanoutRow]) -> Table {
         title: "fanout: every row".to_owned(),
         columns: vec![
             ("Client", Left),
+            ("Protocol", Left),
             ("Mode", Left),
             ("Group", Right),
             ("Reps", Right),
@@ -204,6 +242,10 @@ fn detail_table(rows: &[FanoutRow]) -> Table {
                 let unknown = || "?".to_owned();
                 vec![
                     row.client.to_string(),
+                    row.tls.as_ref().map_or_else(
+                        || row.protocol.to_string(),
+                        |tls| format!("{} {}", row.protocol, tls.describe()),
+                    ),
                     row.mode.as_str().to_owned(),
                     row.group_size.to_string(),
                     row.repetitions.to_string(),
@@ -228,16 +270,17 @@ fn detail_table(rows: &[FanoutRow]) -> Table {
 fn notes(results: &Results) -> Vec<String> {
     let rows = &results.fanout;
     let settings = &results.settings.fanout;
-    let clients = results.fanout_clients();
+    let series = results.fanout_series();
     let mut notes = Vec::new();
     if let Some(&largest) = group_sizes(rows).last() {
-        let multiples: Vec<String> = clients
+        let multiples: Vec<String> = series
             .iter()
-            .filter_map(|client| {
-                let row = find(rows, *client, FanoutMode::Concurrent, largest)?;
+            .filter_map(|series| {
+                let row = find(rows, *series, FanoutMode::Concurrent, largest)?;
                 let times = row.wall_ms_median? / settings.upstream_latency_ms as f64;
                 Some(format!(
-                    "{client} {times:.2}x{}",
+                    "{} {times:.2}x{}",
+                    series.label(),
                     if row.over_cap() { "*" } else { "" }
                 ))
             })
@@ -250,13 +293,13 @@ fn notes(results: &Results) -> Vec<String> {
                 multiples.join(", ")
             ));
         }
-        let speedups: Vec<String> = clients
+        let speedups: Vec<String> = series
             .iter()
-            .filter_map(|client| {
-                let sequential = find(rows, *client, FanoutMode::Sequential, largest)?;
-                let concurrent = find(rows, *client, FanoutMode::Concurrent, largest)?;
+            .filter_map(|series| {
+                let sequential = find(rows, *series, FanoutMode::Sequential, largest)?;
+                let concurrent = find(rows, *series, FanoutMode::Concurrent, largest)?;
                 let speedup = sequential.wall_ms_median? / concurrent.wall_ms_median?;
-                Some(format!("{client} {speedup:.1}x"))
+                Some(format!("{} {speedup:.1}x", series.label()))
             })
             .collect();
         if !speedups.is_empty() {
@@ -266,17 +309,23 @@ fn notes(results: &Results) -> Vec<String> {
             ));
         }
     }
+    let mut clients: Vec<ClientName> = Vec::new();
+    for series in &series {
+        if !clients.contains(&series.client) {
+            clients.push(series.client);
+        }
+    }
     notes.push(caps_note(rows, &clients));
-    let overheads: Vec<String> = clients
+    let overheads: Vec<String> = series
         .iter()
-        .filter_map(|client| {
+        .filter_map(|series| {
             let differences: Vec<f64> = rows
                 .iter()
-                .filter(|row| row.client == *client)
+                .filter(|row| row.series() == *series)
                 .filter_map(|row| Some(row.request_ms_median? - row.wall_ms_median?))
                 .collect();
             let median = median_of(&differences)?;
-            Some(format!("{client} {median:+.1} ms"))
+            Some(format!("{} {median:+.1} ms", series.label()))
         })
         .collect();
     if !overheads.is_empty() {
@@ -305,7 +354,7 @@ fn notes(results: &Results) -> Vec<String> {
     for row in rows.iter().filter(|row| row.failures > 0) {
         notes.push(format!(
             "{} {} {}: {} of {} payments failed{}",
-            row.client,
+            row.series().label(),
             row.mode.as_str(),
             row.group_size,
             row.failures,

@@ -3,10 +3,12 @@
 use clap::Parser as _;
 
 use crate::cli::Cli;
-use crate::model::{ClientName, FanoutMode, FanoutRow, Results};
+use crate::model::{ClientName, FanoutMode, FanoutRow, Protocol, Results};
 
 pub fn row(client: ClientName, mode: FanoutMode, size: u32, wall: f64, ideal: f64) -> FanoutRow {
     FanoutRow {
+        protocol: Protocol::Http,
+        tls: None,
         client,
         mode,
         group_size: size,

@@ -29,6 +29,32 @@ fn a_table_per_mode_like_the_reference() {
     assert!(!other.contains("ref:"), "{other}");
 }
 
+#[test]
+fn https_rows_get_tables_of_their_own_and_labels_in_the_notes() {
+    let mut results = results("50");
+    let https: Vec<FanoutRow> = results
+        .fanout
+        .iter()
+        .filter(|row| row.mode == FanoutMode::Concurrent)
+        .map(|row| FanoutRow {
+            protocol: Protocol::Https,
+            wall_ms_median: row.wall_ms_median.map(|wall| wall + 1.0),
+            ..row.clone()
+        })
+        .collect();
+    results.fanout.extend(https);
+    let tables = tables(&results);
+    let titles: Vec<&str> = tables.iter().map(|table| table.title.as_str()).collect();
+    assert_eq!(tables.len(), 3, "{titles:?}");
+    assert!(titles[0].starts_with("fanout, sequential, upstream over http:"));
+    assert!(titles[1].starts_with("fanout, concurrent, upstream over http:"));
+    assert!(titles[2].starts_with("fanout, concurrent, upstream over https:"));
+    let notes = notes(&results).join("\n");
+    assert!(notes.contains("hyper over https "), "{notes}");
+    let detail = detail_table(&results.fanout).render();
+    assert!(detail.contains("| https "), "{detail}");
+}
+
 fn tables_text(results: &Results) -> String {
     tables(results).iter().map(Table::render).collect()
 }

@@ -5,7 +5,7 @@ mod tables;
 mod targets;
 
 use crate::model::Results;
-use crate::report::load::tables::{capacity_tables, load_tables};
+use crate::report::load::tables::{capacity_tables, load_tables, scenario_label};
 use crate::report::load::targets::{TARGETS_NOTE, TargetCheck, targets_table};
 use crate::report::section::{Part, Section};
 
@@ -49,7 +49,7 @@ fn first_errors(results: &Results) -> Vec<String> {
         let error = row.first_error.as_ref()?;
         Some(format!(
             "{}: {} of {} requests failed; first: {error}",
-            row.scenario,
+            scenario_label(row.scenario, row.protocol),
             row.fail,
             row.ok + row.fail
         ))
@@ -59,7 +59,9 @@ fn first_errors(results: &Results) -> Vec<String> {
             let error = level.first_error.as_ref()?;
             Some(format!(
                 "{} (capacity, concurrency {}): {} failed; first: {error}",
-                row.scenario, level.concurrency, level.fail
+                scenario_label(row.scenario, row.protocol),
+                level.concurrency,
+                level.fail
             ))
         })
     });
@@ -86,9 +88,16 @@ EUR->JPY (cross: EURUSD and USDJPY in one upstream call).
   never sent because 1024 were already in flight.
 - **API CPU** is the api process's user + system time during the run (/proc/<pid>/stat);
   **API peak RSS** its peak resident memory during the run (VmHWM after a reset); NA for an api
-  the bench did not start. **Mock connections** are the TCP connections mock-rates accepted
+  the bench did not start. **Busy after** is how long the api stayed busy (over 10% of a CPU)
+  once the run ended, before the suite went on: calls left running, e.g. past their requests'
+  timeouts (each scenario, and each capacity level, waits for the api to go idle, up to 10 s). **Mock connections** are the TCP connections mock-rates accepted
   during the run (connections kept from the warm-up are not new); **Calls/connection** is
   upstream calls per new connection.
+- **over https**: the same scenarios against a payment service of the bench's own whose
+  upstream is a mock-rates serving TLS (its CA given with `rates.ca_file`); every client with
+  each of its TLS backends. `/health/live` is not repeated there: the service itself is called
+  in the clear either way. Its TLS table gives the handshakes mock-rates counted (one per
+  connection), and its cost table the https row against the same library's http row.
 ";
 
 const CAPACITY_INTRO: &str = "
@@ -104,12 +113,15 @@ generator share the machine's cores, so it is the throughput of the whole loopba
 #[cfg(test)]
 pub mod test_rows {
     use crate::model::{
-        ClientName, CurvePoint, FailureCounts, LatencySummary, LoadRow, Scenario, StatusCount,
+        ClientName, CurvePoint, FailureCounts, LatencySummary, LoadRow, Protocol, Scenario,
+        StatusCount,
     };
 
     pub fn row(client: Option<ClientName>, achieved_rps: f64, p99_us: f64, fail: u64) -> LoadRow {
         LoadRow {
             scenario: client.map_or(Scenario::Health, Scenario::Payments),
+            protocol: Protocol::Http,
+            tls: None,
             target_rps: 480,
             duration_s: 10.0,
             scheduled: 4800,
@@ -154,6 +166,9 @@ pub mod test_rows {
             api_cpu_s: Some(0.52),
             api_peak_rss_kib: Some(20_480),
             mock_connections: Some(0),
+            mock_tls_handshakes: None,
+            pool_bound: None,
+            api_busy_after_ms: Some(0),
             upstream_calls: client.map(|_| 4800),
             reuse_ratio: None,
             first_error: None,
@@ -164,7 +179,7 @@ pub mod test_rows {
 #[cfg(test)]
 mod tests {
     use super::test_rows::row;
-    use crate::model::ClientName;
+    use crate::model::{ClientName, LoadRow, NegotiatedTls, Protocol};
     use crate::report::load::tables::load_tables;
     use crate::report::load::targets::{TargetCheck, targets_table};
 
@@ -199,5 +214,65 @@ mod tests {
         let targets = targets_table(&rows).render();
         assert!(targets.contains("2.50 ms < 2 ms: NOT met"), "{targets}");
         assert!(targets.contains("480.0 of 480: met"), "{targets}");
+    }
+
+    fn over_https(client: ClientName, handshakes: u64, cpu_s: f64) -> LoadRow {
+        LoadRow {
+            protocol: Protocol::Https,
+            tls: Some(NegotiatedTls {
+                backend: "native-tls".to_owned(),
+                provider: "OpenSSL (system)".to_owned(),
+                version: "TLSv1.3".to_owned(),
+                handshakes,
+            }),
+            pool_bound: Some(200),
+            mock_tls_handshakes: Some(0),
+            api_cpu_s: Some(cpu_s),
+            ..row(Some(client), 480.0, 1_000.0, 0)
+        }
+    }
+
+    #[test]
+    fn https_rows_get_their_tls_their_bound_and_their_cost_against_the_librarys_http_row() {
+        let mut http = row(Some(ClientName::Reqwest), 480.0, 900.0, 0);
+        http.api_cpu_s = Some(0.96);
+        let rows = [
+            http,
+            over_https(ClientName::ReqwestNativeTls, 2, 1.44),
+            over_https(ClientName::UreqNativeTls, 201, 4.8),
+        ];
+        let tables = load_tables(&rows);
+        assert_eq!(tables.len(), 6, "the four tables, TLS and TLS cost");
+        let main = tables[0].render();
+        assert!(
+            main.contains("| POST /payments/reqwest-native-tls over https"),
+            "{main}"
+        );
+        let tls = tables[4].render();
+        assert!(
+            tls.contains("native-tls (OpenSSL (system)) TLSv1.3"),
+            "{tls}"
+        );
+        assert!(tls.contains("| 201 |") || tls.contains(" 201 "), "{tls}");
+        assert!(tls.contains("| NO "), "over the bound: {tls}");
+        // reqwest-native-tls against reqwest over http: 300 us against 200 us per request;
+        // ureq-native-tls has no ureq http row, so no cost row.
+        let cost = tables[5].render();
+        assert!(cost.contains("| reqwest-native-tls "), "{cost}");
+        assert!(
+            cost.contains("200.0 us") && cost.contains("300.0 us"),
+            "{cost}"
+        );
+        assert!(cost.contains("1.50x"), "{cost}");
+        assert!(!cost.contains("ureq-native-tls"), "{cost}");
+        // A handshake count over the pool bound misses the target.
+        assert_eq!(TargetCheck::of(&rows[1]).handshakes_within, Some(true));
+        assert_eq!(TargetCheck::of(&rows[2]).handshakes_within, Some(false));
+        assert!(!TargetCheck::of(&rows[2]).all());
+        assert_eq!(TargetCheck::of(&rows[0]).handshakes_within, None);
+        let targets = targets_table(&rows).render();
+        assert!(targets.contains("201 <= 200: NOT met"), "{targets}");
+        // Plain HTTP rows alone get no TLS tables.
+        assert_eq!(load_tables(&rows[..1]).len(), 4);
     }
 }

@@ -1,9 +1,27 @@
 //! The load suite's tables: the open-model runs (NBomber's figures, the generator's
 //! punctuality, the servers' side, the outcomes) and the capacity step.
 
-use crate::model::{CapacityRow, LoadRow};
+use crate::model::{CapacityRow, LoadRow, NegotiatedTls, Protocol, Scenario};
 use crate::report::format::{format_bytes, format_us_as_ms, optional};
 use crate::report::table::{Align, Table};
+
+/// `POST /payments/hyper`, and `POST /payments/hyper over https` when the service's client
+/// spoke TLS to mock-rates.
+pub fn scenario_label(scenario: Scenario, protocol: Protocol) -> String {
+    protocol.qualify(scenario)
+}
+
+fn label(row: &LoadRow) -> String {
+    scenario_label(row.scenario, row.protocol)
+}
+
+/// CPU time of the api per request, in microseconds.
+fn cpu_per_request_us(row: &LoadRow) -> Option<f64> {
+    let requests = row.ok + row.fail;
+    row.api_cpu_s
+        .filter(|_| requests > 0)
+        .map(|cpu| cpu * 1e6 / requests as f64)
+}
 
 /// The open-model tables: NBomber's figures, then the generator's punctuality and the
 /// uncorrected latency, then the servers' side, then status codes and failures.
@@ -17,6 +35,10 @@ pub fn load_tables(rows: &[LoadRow]) -> Vec<Table> {
         servers_table(rows),
         outcomes_table(rows),
     ]
+    .into_iter()
+    .chain(tls_table(rows))
+    .chain(tls_cost_table(rows))
+    .collect()
 }
 
 fn main_table(first: &LoadRow, rows: &[LoadRow]) -> Table {
@@ -48,7 +70,7 @@ fn main_table(first: &LoadRow, rows: &[LoadRow]) -> Table {
             .map(|row| {
                 let responses = row.ok + row.fail;
                 vec![
-                    row.scenario.to_string(),
+                    label(row),
                     row.ok.to_string(),
                     row.fail.to_string(),
                     format!("{:.1}", row.achieved_rps),
@@ -92,7 +114,7 @@ fn generator_table(rows: &[LoadRow]) -> Table {
             .iter()
             .map(|row| {
                 vec![
-                    row.scenario.to_string(),
+                    label(row),
                     row.scheduled.to_string(),
                     row.sent_late.to_string(),
                     row.skipped.to_string(),
@@ -115,6 +137,7 @@ fn servers_table(rows: &[LoadRow]) -> Table {
             ("API CPU", Right),
             ("CPU/request", Right),
             ("API peak RSS", Right),
+            ("Busy after", Right),
             ("Upstream calls", Right),
             ("Mock connections", Right),
             ("Calls/connection", Right),
@@ -122,17 +145,15 @@ fn servers_table(rows: &[LoadRow]) -> Table {
         rows: rows
             .iter()
             .map(|row| {
-                let per_request = row
-                    .api_cpu_s
-                    .filter(|_| row.ok + row.fail > 0)
-                    .map(|cpu| cpu * 1e6 / (row.ok + row.fail) as f64);
+                let per_request = cpu_per_request_us(row);
                 vec![
-                    row.scenario.to_string(),
+                    label(row),
                     optional(row.api_cpu_s, |cpu| format!("{cpu:.2} s")),
                     optional(per_request, |micros| format!("{micros:.1} us")),
                     optional(row.api_peak_rss_kib, |kib| {
                         format_bytes(kib as f64 * 1024.0)
                     }),
+                    optional(row.api_busy_after_ms, |ms| format!("{ms} ms")),
                     optional(row.upstream_calls, |calls| calls.to_string()),
                     optional(row.mock_connections, |count| count.to_string()),
                     match (row.reuse_ratio, row.upstream_calls, row.mock_connections) {
@@ -168,7 +189,7 @@ fn outcomes_table(rows: &[LoadRow]) -> Table {
                     .map(|code| format!("{} x {}", code.status, code.count))
                     .collect();
                 vec![
-                    row.scenario.to_string(),
+                    label(row),
                     if codes.is_empty() {
                         "none".to_owned()
                     } else {
@@ -183,6 +204,117 @@ fn outcomes_table(rows: &[LoadRow]) -> Table {
             })
             .collect(),
     }
+}
+
+/// Over `https`: the TLS each payments scenario negotiated and the handshakes mock-rates
+/// counted, against the service's pool bound; `None` without an https row.
+fn tls_table(rows: &[LoadRow]) -> Option<Table> {
+    use Align::{Left, Right};
+    let rows: Vec<&LoadRow> = rows.iter().filter(|row| row.tls.is_some()).collect();
+    if rows.is_empty() {
+        return None;
+    }
+    Some(Table {
+        title: "load over https: TLS handshakes mock-rates counted, against the pool's bound"
+            .to_owned(),
+        columns: vec![
+            ("Scenario", Left),
+            ("TLS", Left),
+            ("Handshakes (warm-up on)", Right),
+            ("In the run", Right),
+            ("Requests", Right),
+            ("Pool bound", Right),
+            ("Within", Left),
+        ],
+        rows: rows
+            .iter()
+            .map(|row| {
+                let tls = row.tls.as_ref();
+                let handshakes = tls.map(|tls| tls.handshakes);
+                vec![
+                    label(row),
+                    tls.map_or_else(|| "NA".to_owned(), NegotiatedTls::describe),
+                    optional(handshakes, |count| count.to_string()),
+                    optional(row.mock_tls_handshakes, |count| count.to_string()),
+                    (row.ok + row.fail).to_string(),
+                    optional(row.pool_bound, |bound| bound.to_string()),
+                    match (handshakes, row.pool_bound) {
+                        (Some(handshakes), Some(bound)) => {
+                            if handshakes <= bound { "yes" } else { "NO" }.to_owned()
+                        }
+                        _ => "NA".to_owned(),
+                    },
+                ]
+            })
+            .collect(),
+    })
+}
+
+/// What TLS costs the service per request, per client: its https row against the same
+/// library's http row (for another TLS backend, the bare name's); `None` without such a pair.
+fn tls_cost_table(rows: &[LoadRow]) -> Option<Table> {
+    use Align::{Left, Right};
+    let pairs: Vec<(&LoadRow, &LoadRow)> = rows
+        .iter()
+        .filter(|row| row.protocol == Protocol::Https)
+        .filter_map(|https| {
+            let client = https.scenario.client()?.library_default();
+            let http = rows.iter().find(|row| {
+                row.protocol == Protocol::Http && row.scenario.client() == Some(client)
+            })?;
+            Some((https, http))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let times = |https: Option<f64>, http: Option<f64>| {
+        optional(
+            https.zip(http).filter(|&(_, http)| http > 0.0),
+            |(https, http)| format!("{:.2}x", https / http),
+        )
+    };
+    Some(Table {
+        title: "load: what TLS to the upstream costs the service, per client (https row against \
+                the library's http row, same rate)"
+            .to_owned(),
+        columns: vec![
+            ("Client", Left),
+            ("CPU/request http", Right),
+            ("CPU/request https", Right),
+            ("CPU x", Right),
+            ("Peak RSS http", Right),
+            ("Peak RSS https", Right),
+            ("p99 http", Right),
+            ("p99 https", Right),
+            ("p99 x", Right),
+        ],
+        rows: pairs
+            .iter()
+            .map(|(https, http)| {
+                let rss = |row: &LoadRow| {
+                    optional(row.api_peak_rss_kib, |kib| {
+                        format_bytes(kib as f64 * 1024.0)
+                    })
+                };
+                let us = |micros: Option<f64>| optional(micros, |micros| format!("{micros:.1} us"));
+                vec![
+                    https
+                        .scenario
+                        .client()
+                        .map_or_else(String::new, |client| client.to_string()),
+                    us(cpu_per_request_us(http)),
+                    us(cpu_per_request_us(https)),
+                    times(cpu_per_request_us(https), cpu_per_request_us(http)),
+                    rss(http),
+                    rss(https),
+                    format_us_as_ms(http.latency.p99_us),
+                    format_us_as_ms(https.latency.p99_us),
+                    times(https.latency.p99_us, http.latency.p99_us),
+                ]
+            })
+            .collect(),
+    })
 }
 
 /// The capacity step: the best level per scenario, then every level.
@@ -203,7 +335,7 @@ pub fn capacity_tables(rows: &[CapacityRow]) -> Vec<Table> {
             .iter()
             .map(|row| {
                 vec![
-                    row.scenario.to_string(),
+                    scenario_label(row.scenario, row.protocol),
                     optional(row.max_rps, |rps| format!("{rps:.0}")),
                     optional(row.at_concurrency, |concurrency| concurrency.to_string()),
                     format_us_as_ms(row.p99_us),
@@ -227,7 +359,7 @@ pub fn capacity_tables(rows: &[CapacityRow]) -> Vec<Table> {
             .flat_map(|row| {
                 row.levels.iter().map(|level| {
                     vec![
-                        row.scenario.to_string(),
+                        scenario_label(row.scenario, row.protocol),
                         level.concurrency.to_string(),
                         level.ok.to_string(),
                         level.fail.to_string(),

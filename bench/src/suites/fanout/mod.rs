@@ -14,6 +14,12 @@
 //! the sizes), then its sequential groups. Batches go over one kept-alive connection, so they
 //! land on one api worker, whose per-worker caps (`rates.max_connections`, and
 //! `rates.blocking_threads` for ureq) bound how many calls of a group overlap.
+//!
+//! The suite runs once per protocol (see [`crate::servers::Stack`]). Over `https` only the
+//! concurrent groups are sent: a sequential group is N pooled calls one after another, N
+//! upstream latencies whatever the protocol, so it would repeat the `http` rows at length; a
+//! concurrent group opens up to N connections, each with its handshake, which is what TLS
+//! changes. Every `https` row states the TLS mock-rates counted.
 
 mod batches;
 mod ideal;
@@ -25,24 +31,24 @@ use mock_rates::Faults;
 
 use crate::clients::{ApiClient, Counted, FaultsGuard, MockAdmin};
 use crate::error::BenchError;
-use crate::model::{ClientName, FanoutMode, FanoutRow, RunSettings, SuiteName};
-use crate::servers::{ApiEndpoint, MockEndpoint};
+use crate::model::{
+    ClientName, FanoutMode, FanoutRow, NegotiatedTls, Protocol, RunSettings, SuiteName,
+};
+use crate::servers::{ApiEndpoint, Stack};
 use crate::stats::median_of;
 use crate::suites::fanout::batches::{BatchOutcome, Batches};
 use crate::suites::fanout::ideal::{efficiency, ideal_ms};
 use crate::suites::progress::progress_bar;
+use crate::suites::tls;
 
 /// The api's default upstream timeout, assumed per item when `GET /clients` cannot be read.
 const DEFAULT_UPSTREAM_TIMEOUT_MS: u64 = 2_000;
 
 /// Runs the suite: sets the upstream latency, measures every client, mode and size, and
 /// removes the latency again (also when measuring fails or panics).
-pub fn run(
-    settings: &RunSettings,
-    mock: &MockEndpoint,
-    api: &ApiEndpoint,
-) -> Result<Vec<FanoutRow>, BenchError> {
+pub fn run(settings: &RunSettings, stack: Stack<'_>) -> Result<Vec<FanoutRow>, BenchError> {
     let fanout = &settings.fanout;
+    let (mock, api) = (stack.mock, stack.api);
     let caps = ApiCaps::read(&ApiClient::kept_alive(api.base_url())).unwrap_or_else(|error| {
         eprintln!("bench: fanout: the overlap caps are unknown: {error}");
         ApiCaps::default()
@@ -66,14 +72,15 @@ pub fn run(
             ..Faults::default()
         },
     )?;
-    let rows = measure(settings, &admin, api, &caps);
+    let rows = measure(settings, stack.protocol, &admin, api, &caps);
     latency.clear()?;
-    Ok(rows)
+    rows
 }
 
 /// One row in the making.
 struct Cell {
     client: ClientName,
+    protocol: Protocol,
     mode: FanoutMode,
     size: u32,
     sent: u32,
@@ -85,19 +92,30 @@ struct Cell {
     first_error: Option<String>,
 }
 
+/// The modes sent over `protocol`: see the module's documentation.
+fn modes_over(protocol: Protocol) -> &'static [FanoutMode] {
+    match protocol {
+        Protocol::Http => &[FanoutMode::Concurrent, FanoutMode::Sequential],
+        Protocol::Https => &[FanoutMode::Concurrent],
+    }
+}
+
 fn measure(
     settings: &RunSettings,
+    protocol: Protocol,
     admin: &MockAdmin<'_>,
     api: &ApiEndpoint,
     caps: &ApiCaps,
-) -> Vec<FanoutRow> {
+) -> Result<Vec<FanoutRow>, BenchError> {
     let fanout = &settings.fanout;
+    let clients = settings.clients_over(protocol);
+    let modes = modes_over(protocol);
     let (latency, jitter) = (fanout.upstream_latency_ms, fanout.upstream_jitter_ms);
     let largest = fanout.group_sizes.iter().copied().max().unwrap_or(1);
     // The progress bar counts ideal milliseconds, so that its estimate of the time left holds.
     let ideal = |mode, size| ideal_ms(mode, size, latency, jitter).round() as u64;
     let per_client: u64 = ideal(FanoutMode::Concurrent, largest)
-        + FanoutMode::ALL
+        + modes
             .iter()
             .map(|&mode| {
                 u64::from(fanout.repetitions_of(mode))
@@ -108,10 +126,7 @@ fn measure(
                         .sum::<u64>()
             })
             .sum::<u64>();
-    let bar = progress_bar(
-        SuiteName::Fanout,
-        per_client * settings.clients.len() as u64,
-    );
+    let bar = progress_bar(SuiteName::Fanout, per_client * clients.len() as u64);
     let upstream_timeout_ms = caps
         .upstream_timeout_ms
         .unwrap_or(DEFAULT_UPSTREAM_TIMEOUT_MS);
@@ -122,15 +137,25 @@ fn measure(
     };
 
     let mut cells = Vec::new();
-    for &client in &settings.clients {
-        bar.set_message(format!("{client} warm-up"));
+    let mut warm_up = HashMap::new();
+    let over = |client: ClientName| protocol.qualify(client);
+    for &client in &clients {
+        bar.set_message(format!("{} warm-up", over(client)));
         // Not a row: it only fills the api's pool; a failure here shows again in the rows.
+        // What it opened is counted for the client's TLS, though: the rows' groups may find
+        // every connection they need already open.
+        let before = admin.counters();
         let _ = batches.send(client, FanoutMode::Concurrent, largest);
+        warm_up.insert(
+            client,
+            Counted::between(before.as_ref(), admin.counters().as_ref()),
+        );
         bar.inc(ideal(FanoutMode::Concurrent, largest));
-        for mode in [FanoutMode::Concurrent, FanoutMode::Sequential] {
+        for &mode in modes {
             let first = cells.len();
             cells.extend(fanout.group_sizes.iter().map(|&size| Cell {
                 client,
+                protocol,
                 mode,
                 size,
                 sent: 0,
@@ -144,7 +169,8 @@ fn measure(
             for repetition in 1..=repetitions {
                 for cell in &mut cells[first..] {
                     bar.set_message(format!(
-                        "{client} {} {} ({repetition}/{repetitions})",
+                        "{} {} {} ({repetition}/{repetitions})",
+                        over(client),
                         mode.as_str(),
                         cell.size
                     ));
@@ -159,6 +185,40 @@ fn measure(
     }
     bar.finish_and_clear();
 
+    let negotiated = negotiated_per_client(protocol, &clients, &cells, &warm_up)?;
+    Ok(rows(cells, caps, &negotiated, (latency, jitter)))
+}
+
+/// Over https, each client's TLS as mock-rates counted it from its warm-up on; empty over http.
+fn negotiated_per_client(
+    protocol: Protocol,
+    clients: &[ClientName],
+    cells: &[Cell],
+    warm_up: &HashMap<ClientName, Option<Counted>>,
+) -> Result<HashMap<ClientName, NegotiatedTls>, BenchError> {
+    let mut negotiated = HashMap::new();
+    if protocol == Protocol::Https {
+        for &client in clients {
+            let counted = cells
+                .iter()
+                .filter(|cell| cell.client == client)
+                .fold(warm_up.get(&client).copied().flatten(), |total, cell| {
+                    Counted::add(total, cell.counted)
+                });
+            let who = protocol.qualify(client);
+            negotiated.insert(client, tls::negotiated(client, who, counted)?);
+        }
+    }
+    Ok(negotiated)
+}
+
+/// The rows, from the cells measured.
+fn rows(
+    cells: Vec<Cell>,
+    caps: &ApiCaps,
+    negotiated: &HashMap<ClientName, NegotiatedTls>,
+    (latency, jitter): (u64, u64),
+) -> Vec<FanoutRow> {
     cells
         .into_iter()
         .map(|cell| {
@@ -171,6 +231,8 @@ fn measure(
             let wall_ms_median = median_of(&cell.wall_ms);
             FanoutRow {
                 client: cell.client,
+                protocol: cell.protocol,
+                tls: negotiated.get(&cell.client).cloned(),
                 mode: cell.mode,
                 group_size: cell.size,
                 repetitions: cell.sent,

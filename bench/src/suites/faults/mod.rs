@@ -28,7 +28,9 @@ use mock_rates::Faults;
 
 use crate::clients::{ApiClient, FaultsGuard};
 use crate::error::BenchError;
-use crate::model::{ClientName, FaultRow, FdCheck, PaymentOutcome, RunSettings, SuiteName};
+use crate::model::{
+    ClientName, FaultRow, FdCheck, PaymentOutcome, Protocol, RunSettings, SuiteName,
+};
 use crate::servers::{ApiEndpoint, MockEndpoint};
 use crate::suites::faults::driver::Driver;
 use crate::suites::faults::fds::read_fds;
@@ -63,10 +65,11 @@ pub fn run(
     let api = own_api.as_ref().unwrap_or(api);
     let cases = &settings.faults.faults;
     let service = ServiceSettings::read(&ApiClient::fresh(api.base_url(), HANG_BOUND))?;
+    // Faults are HTTP/1.1 byte-level faults of a mock in the clear: every client over http.
     let clients: Vec<(ClientName, u64)> = settings
-        .clients
-        .iter()
-        .map(|&name| service.timeout_ms(name).map(|timeout| (name, timeout)))
+        .clients_over(Protocol::Http)
+        .into_iter()
+        .map(|name| service.timeout_ms(name).map(|timeout| (name, timeout)))
         .collect::<Result<_, _>>()?;
     let timeout_ms = clients
         .iter()

@@ -11,7 +11,7 @@ use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 
 use crate::error::BenchError;
-use crate::model::{CapacityLevel, CapacityRow, Scenario};
+use crate::model::{CapacityLevel, CapacityRow, Protocol, Scenario};
 use crate::suites::load::http::{self, LoadClient, Target};
 use crate::suites::load::schedule::achieved_rps;
 use crate::suites::load::tally::{RequestRecord, Tally};
@@ -83,10 +83,15 @@ pub fn run_level(
 }
 
 /// A scenario's step: its levels, and the best of them.
-pub fn capacity_row(scenario: Scenario, levels: Vec<CapacityLevel>) -> CapacityRow {
+pub fn capacity_row(
+    scenario: Scenario,
+    protocol: Protocol,
+    levels: Vec<CapacityLevel>,
+) -> CapacityRow {
     let best = best_level(&levels);
     CapacityRow {
         scenario,
+        protocol,
         max_rps: best.map(|level| level.rps),
         at_concurrency: best.map(|level| level.concurrency),
         p99_us: best.and_then(|level| level.p99_us),

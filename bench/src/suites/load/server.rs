@@ -3,6 +3,7 @@
 //! `None` when the process is not ours (an external api) or the file cannot be read.
 
 use std::fs;
+use std::time::{Duration, Instant};
 
 /// Clock ticks per second, the unit of utime and stime in /proc/<pid>/stat.
 #[allow(unsafe_code)] // sysconf has no preconditions; libc offers no safe wrapper.
@@ -30,6 +31,18 @@ pub fn peak_rss_kib(status: &str) -> Option<u64> {
         let value = line.strip_prefix("VmHWM:")?;
         value.trim().strip_suffix("kB")?.trim().parse().ok()
     })
+}
+
+/// The most connections the service's pool may hold to its upstream: `rates.max_connections`
+/// (per worker, from `GET /clients`) times the actix workers, `APP__SERVER__WORKERS` as the
+/// bench passes it on to its api child, or one per CPU (actix's default, and the api's when the
+/// setting is 0).
+pub fn pool_bound(max_connections: u64, workers_setting: Option<&str>, cpus: u64) -> u64 {
+    let workers = workers_setting
+        .and_then(|workers| workers.trim().parse::<u64>().ok())
+        .filter(|&workers| workers > 0)
+        .unwrap_or(cpus);
+    max_connections * workers
 }
 
 /// The readings of one process taken before a scenario.
@@ -77,6 +90,31 @@ impl ProcessProbe {
     }
 }
 
+/// A process is idle once it uses at most this share of one CPU over a [`SETTLE_WINDOW`].
+const IDLE_SHARE: f64 = 0.1;
+const SETTLE_WINDOW: Duration = Duration::from_millis(100);
+
+/// Waits, at most `limit`, until process `pid` is idle (work left over from a scenario, such as
+/// calls still running after their requests timed out, would otherwise fall on the next one),
+/// and returns how long it stayed busy: `Some(ZERO)` when it was idle at once, `None` when
+/// it cannot be read or was still busy at `limit`.
+pub fn settle(pid: u32, limit: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    let idle_ticks = IDLE_SHARE * SETTLE_WINDOW.as_secs_f64() * clock_ticks_per_second();
+    let mut before = read_cpu_ticks(pid)?;
+    loop {
+        std::thread::sleep(SETTLE_WINDOW);
+        let now = read_cpu_ticks(pid)?;
+        if (now.saturating_sub(before) as f64) <= idle_ticks {
+            return Some(started.elapsed().saturating_sub(SETTLE_WINDOW));
+        }
+        if started.elapsed() >= limit {
+            return None;
+        }
+        before = now;
+    }
+}
+
 fn read_cpu_ticks(pid: u32) -> Option<u64> {
     cpu_ticks(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
@@ -91,6 +129,14 @@ pub fn reuse_ratio(upstream_calls: u64, connections: u64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pool_bound_is_per_worker_times_the_workers() {
+        assert_eq!(pool_bound(100, Some("3"), 2), 300);
+        assert_eq!(pool_bound(100, Some("0"), 2), 200);
+        assert_eq!(pool_bound(100, Some("many"), 2), 200);
+        assert_eq!(pool_bound(100, None, 4), 400);
+    }
 
     #[test]
     fn reads_cpu_ticks_after_the_command_name() {
