@@ -28,6 +28,10 @@ pub fn collect(started_utc: String) -> Environment {
         build_profile: env!("BENCH_BUILD_PROFILE").to_owned(),
         target: env!("BENCH_TARGET").to_owned(),
         crates: parse_crate_versions(env!("BENCH_CRATE_VERSIONS")),
+        tls_libraries: vec![
+            format!("{} (system)", openssl::version::version()),
+            rates_isahc::libcurl_version(),
+        ],
     }
 }
 
@@ -167,5 +171,7 @@ mod tests {
             assert!(names.contains(&client), "{client} missing from {names:?}");
         }
         assert!(env.rustc.starts_with("rustc "));
+        assert!(env.tls_libraries[0].starts_with("OpenSSL "), "{env:?}");
+        assert!(env.tls_libraries[1].starts_with("libcurl "), "{env:?}");
     }
 }

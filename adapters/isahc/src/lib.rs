@@ -48,6 +48,17 @@ pub struct IsahcRates {
     call: UpstreamCall,
 }
 
+/// The libcurl isahc runs on and its TLS library, as libcurl reports them at run time:
+/// `libcurl 8.22.0 with OpenSSL/3.0.19`.
+pub fn libcurl_version() -> String {
+    let version = curl::Version::get();
+    format!(
+        "libcurl {} with {}",
+        version.version(),
+        version.ssl_version().unwrap_or("no TLS library")
+    )
+}
+
 impl IsahcRates {
     pub const NAME: &'static str = "isahc";
     /// Its one TLS stack: libcurl's OpenSSL backend, on the system's OpenSSL.

@@ -24,6 +24,10 @@ pub struct Environment {
     pub target: String,
     /// Resolved versions of the compared crates, from the workspace's Cargo.lock.
     pub crates: Vec<CrateVersion>,
+    /// The C TLS libraries as they report themselves at run time: the system's OpenSSL (under
+    /// awc-openssl and the native-tls backends) and the libcurl isahc runs on, with its TLS.
+    #[serde(default)]
+    pub tls_libraries: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -45,6 +45,14 @@ fn environment_lines(environment: &Environment) -> Vec<String> {
             environment.rustc, environment.build_profile, environment.target
         ),
         format!("Crates: {crates}"),
+        format!(
+            "TLS libraries at run time: {}",
+            if environment.tls_libraries.is_empty() {
+                "not recorded".to_owned()
+            } else {
+                environment.tls_libraries.join("; ")
+            }
+        ),
     ]
 }
 
