@@ -29,6 +29,12 @@ pub struct Cli {
     #[arg(long)]
     pub quick: bool,
 
+    /// Measure this binary even if it is a debug build. Without it a debug-built bench (as
+    /// `cargo run -p bench` makes) builds and runs the release one through cargo instead, and
+    /// says so; with it the report says at the top that its figures are a debug build's.
+    #[arg(long)]
+    pub debug_build: bool,
+
     /// Write results.json, report.md and the SVG charts into DIR.
     /// [default: <target dir>/bench-results/<UTC time>/]
     #[arg(long, value_name = "DIR")]

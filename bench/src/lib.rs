@@ -1,4 +1,4 @@
-//! The comparison of the five rates adapters: suites that measure, reports that present.
+//! The comparison of the rates adapters: suites that measure, reports that present.
 //!
 //! [`main`] parses the command line and either runs the suites ([`run`]) or, as a hidden
 //! sub-command, serves mock-rates or the payment service for a parent bench process. The
@@ -12,6 +12,7 @@ pub mod clients;
 pub mod env;
 pub mod error;
 pub mod model;
+mod release;
 pub mod report;
 mod run;
 pub mod servers;

@@ -14,7 +14,7 @@ use crate::error::BenchError;
 use crate::model::{Protocol, Results, RunSettings};
 use crate::servers::{self, ApiEndpoint, MockEndpoint, Stack};
 use crate::suites::{self, SuiteContext};
-use crate::{baseline, env, report};
+use crate::{baseline, env, release, report};
 
 /// The process entry point.
 pub fn main() -> ExitCode {
@@ -49,6 +49,15 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        None if release::IS_DEBUG_BUILD && !cli.debug_build => {
+            let error = release::run_release_instead();
+            eprintln!(
+                "bench: could not run the release bench through cargo ({error}); build it with \
+                 `cargo build --release -p bench`, or pass --debug-build to measure this debug \
+                 build"
+            );
+            ExitCode::FAILURE
+        }
         None => match run(&cli) {
             Ok(_) => ExitCode::SUCCESS,
             Err(error) => {

@@ -7,9 +7,19 @@ use crate::model::{
     SuiteName,
 };
 
-/// The header's lines, without decoration.
+/// The header's lines, without decoration; a build other than release is said first.
 pub fn lines(environment: &Environment, settings: &RunSettings) -> Vec<String> {
-    let mut lines = environment_lines(environment);
+    let mut lines: Vec<String> = (!environment.build_profile.starts_with("release"))
+        .then(|| {
+            format!(
+                "WARNING: a {} build was measured (--debug-build): its figures are not what the \
+                 libraries do in a release build, and its ratios are not theirs either",
+                environment.build_profile
+            )
+        })
+        .into_iter()
+        .collect();
+    lines.extend(environment_lines(environment));
     lines.extend(settings_lines(settings));
     lines
 }
@@ -193,4 +203,26 @@ fn faults_line(settings: &FaultsSettings) -> String {
         faults.join(", "),
         settings.storm_requests
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    #[test]
+    fn a_debug_build_is_said_first_and_a_release_one_is_not() {
+        let settings = crate::cli::resolve(&crate::cli::Cli::parse_from(["bench"]));
+        let mut environment = crate::env::collect("now".to_owned());
+        environment.build_profile = "debug (opt-level=0, debug=true)".to_owned();
+        let debug = lines(&environment, &settings);
+        assert!(
+            debug[0].starts_with("WARNING: a debug (opt-level=0, debug=true) build was measured"),
+            "{debug:?}"
+        );
+        environment.build_profile = "release (opt-level=3, debug=true)".to_owned();
+        let release = lines(&environment, &settings);
+        assert!(release[0].starts_with("bench "), "{release:?}");
+        assert!(!release.iter().any(|line| line.contains("WARNING")));
+    }
 }

@@ -13,8 +13,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use serde_json::Value;
 
 /// The bench binary Cargo built for these tests.
+/// The bench under test, told to measure itself although the test profile builds it without
+/// optimisations (it would otherwise build and run the release one); the runs here check what
+/// it does, not its figures.
 pub fn bench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bench"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bench"));
+    command.arg("--debug-build");
+    command
 }
 
 /// A fresh, empty directory under Cargo's scratch space for integration tests.
