@@ -171,6 +171,7 @@ mod tests {
             connections_opened: Some(1),
             sample_means_us: vec![Some(mean)],
             first_error: None,
+            noise: None,
         }
     }
 

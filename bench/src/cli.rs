@@ -49,6 +49,12 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub samples: Option<u32>,
 
+    /// latency and decode: when a row's samples drift (their first and last thirds differ by
+    /// more than their Error) or show two modes (mvalue), measure every row of the suite again,
+    /// at most N more rounds; a row still noisy after them is marked. [default: 1; --quick: 0]
+    #[arg(long, value_name = "N")]
+    pub remeasure: Option<u32>,
+
     /// latency: un-timed warm-up calls per client before its first sample. [default: 200;
     /// --quick: 20]
     #[arg(long, value_name = "N")]
@@ -170,6 +176,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         warmup_calls: cli.warmup.unwrap_or(warmup),
         samples: cli.samples.unwrap_or(samples),
         calls_per_sample: cli.iterations.unwrap_or(iterations),
+        remeasure: cli.remeasure.unwrap_or(u32::from(!cli.quick)),
         decode_sample_ms,
         mock: cli
             .mock_url

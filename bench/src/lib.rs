@@ -12,6 +12,7 @@ pub mod clients;
 pub mod env;
 pub mod error;
 pub mod model;
+pub mod noise;
 mod release;
 pub mod report;
 mod run;

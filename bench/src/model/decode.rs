@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::Noise;
+
 /// One way to decode the body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -115,4 +117,7 @@ pub struct DecodeRow {
     pub decodes_per_sample: u64,
     /// Each sample's mean in sample order: the raw observations behind Mean, Error and Ratio.
     pub sample_means_ns: Vec<Option<f64>>,
+    /// The noise checks of the sample means (times in ns); absent from older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
 }

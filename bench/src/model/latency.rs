@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ClientName, Protocol};
+use crate::model::{ClientName, Noise, Protocol};
 
 /// One client's figures. Times in microseconds; `None` (JSON null) where a figure cannot be
 /// computed: Error and StdDev need two samples, Ratio needs hyper in the run, connection counts
@@ -45,6 +45,9 @@ pub struct LatencyRow {
     /// The first failure's message, when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
+    /// The noise checks of the sample means (times in us); absent from older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
 }
 
 /// The TLS a client negotiated with mock-rates during its warm-up and samples, as the server

@@ -10,6 +10,7 @@ mod fanout;
 mod faults;
 mod latency;
 mod load;
+mod noise;
 mod protocol;
 mod results;
 mod settings;
@@ -27,6 +28,7 @@ pub use load::{
     CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRow,
     LoadSettings, Scenario, StatusCount,
 };
+pub use noise::Noise;
 pub use protocol::Protocol;
 pub use results::{Results, SCHEMA_VERSION};
 pub use settings::{RunSettings, SuiteName};

@@ -111,6 +111,9 @@ pub struct RunSettings {
     pub samples: u32,
     /// latency: calls per sample.
     pub calls_per_sample: u32,
+    /// latency and decode: at most this many more rounds of samples when a row is noisy.
+    #[serde(default)]
+    pub remeasure: u32,
     /// decode: the time one sample aims to take; the decodes per sample follow from a pilot.
     pub decode_sample_ms: u32,
     /// Where mock-rates ran: "child process" or the URL given.

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use crate::model::{DecodeBody, DecodeMethod, DecodeRow, Results};
 use crate::report::format::{TimeFormat, format_bytes, format_count, format_ratio};
+use crate::report::noise;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 
@@ -21,9 +22,18 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     for table in decode_tables(&results.decode) {
         section = section.with(Part::Table(table));
     }
+    let mut notes = noise::notes(
+        results.decode.iter().filter_map(|row| {
+            let label = format!("{} on the {} body", row.method, row.body);
+            Some((label, row.noise.as_ref()?))
+        }),
+        "ns",
+    );
+    notes.extend(decode_verdicts(&results.decode));
     Some(
         section
-            .with_notes(decode_verdicts(&results.decode))
+            .with(Part::Prose(noise::NOISE_NOTE.to_owned()))
+            .with_notes(notes)
             .with_charts(charts, "decode"),
     )
 }
@@ -66,6 +76,7 @@ fn decode_tables(rows: &[DecodeRow]) -> Vec<Table> {
                     ("RatioSD", Right),
                     ("Allocated/op", Right),
                     ("Allocs/op", Right),
+                    ("Noise", Left),
                 ],
                 rows: rows
                     .iter()
@@ -80,6 +91,7 @@ fn decode_tables(rows: &[DecodeRow]) -> Vec<Table> {
                             format_ratio(row.ratio_sd),
                             format_bytes(row.bytes_per_op),
                             format_count(row.allocs_per_op),
+                            noise::cell(row.noise.as_ref()),
                         ]
                     })
                     .collect(),
@@ -199,6 +211,7 @@ mod tests {
             bytes_per_op: bytes,
             decodes_per_sample: 1000,
             sample_means_ns: vec![Some(mean)],
+            noise: None,
         }
     }
 

@@ -2,6 +2,7 @@
 
 use crate::model::{ClientName, LatencyRow, Protocol, Results};
 use crate::report::format::{TimeFormat, format_bytes, format_count, format_ratio};
+use crate::report::noise;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 
@@ -17,14 +18,22 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
              counted."
                 .to_owned(),
         ))
-        .with(Part::Prose(CALLS.to_owned()));
+        .with(Part::Prose(CALLS.to_owned()))
+        .with(Part::Prose(noise::NOISE_NOTE.to_owned()));
     if results.latency.iter().any(|row| row.tls.is_some()) {
         section = section.with(Part::Prose(HTTPS.to_owned()));
     }
     if results.settings.latency_cpu.is_some() {
         section = section.with(Part::Prose(PINNED.to_owned()));
     }
-    let mut notes: Vec<String> = https_costs(&results.latency);
+    let mut notes = noise::notes(
+        results.latency.iter().filter_map(|row| {
+            let label = row.protocol.qualify(row.client);
+            Some((label, row.noise.as_ref()?))
+        }),
+        "us",
+    );
+    notes.extend(https_costs(&results.latency));
     notes.extend(results.latency.iter().filter_map(|row| {
         let error = row.first_error.as_ref()?;
         Some(format!(
@@ -82,6 +91,7 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
             ("Allocs/op", Right),
             ("Connections", Right),
             ("Failures", Right),
+            ("Noise", Left),
         ],
         rows: rows
             .iter()
@@ -104,6 +114,7 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
                     row.connections_opened
                         .map_or_else(|| "?".to_owned(), |count| count.to_string()),
                     format!("{}/{}", row.failures, row.calls),
+                    noise::cell(row.noise.as_ref()),
                 ]
             })
             .collect(),
@@ -165,6 +176,7 @@ mod tests {
             connections_opened: Some(1),
             sample_means_us: Vec::new(),
             first_error: None,
+            noise: None,
         }
     }
 

@@ -11,6 +11,7 @@ mod header;
 pub mod json;
 mod latency;
 mod load;
+mod noise;
 mod section;
 mod table;
 

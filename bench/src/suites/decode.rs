@@ -19,7 +19,10 @@ use serde::Deserialize;
 
 use crate::alloc::AllocSnapshot;
 use crate::error::BenchError;
-use crate::model::{DecodeBody, DecodeMethod, DecodeRow, RunSettings, SuiteName};
+use indicatif::ProgressBar;
+
+use crate::model::{DecodeBody, DecodeMethod, DecodeRow, Noise, RunSettings, SuiteName};
+use crate::noise;
 use crate::stats::{SampleSummary, median, ratio_mean_sd};
 use crate::suites::progress::progress_bar;
 
@@ -162,6 +165,19 @@ struct Subject<'a> {
     sample_means_ns: Vec<Option<f64>>,
     decodes: u64,
     allocated: AllocSnapshot,
+    /// Rounds of samples taken: 1, or more when a noisy row was measured again.
+    rounds: u32,
+}
+
+impl Subject<'_> {
+    /// The noise checks on this round's sample means.
+    fn noise(&self) -> Noise {
+        let means: Vec<f64> = self.sample_means_ns.iter().flatten().copied().collect();
+        Noise {
+            rounds: self.rounds,
+            ..noise::check(&means)
+        }
+    }
 }
 
 /// Runs the suite.
@@ -204,11 +220,50 @@ pub fn run(settings: &RunSettings) -> Result<Vec<DecodeRow>, BenchError> {
                 sample_means_ns: Vec::with_capacity(settings.samples as usize),
                 decodes: 0,
                 allocated: AllocSnapshot::default(),
+                rounds: 1,
             });
             bar.inc(1);
         }
     }
 
+    sample_round(&mut subjects, settings, &bar);
+    // Noisy rows are measured again, every subject with them so that each Ratio still pairs
+    // samples taken side by side; at most `remeasure` more rounds.
+    for _ in 0..settings.remeasure {
+        let noisy = subjects
+            .iter()
+            .filter(|subject| subject.noise().flagged())
+            .count();
+        if noisy == 0 {
+            break;
+        }
+        eprintln!(
+            "bench: decode: {noisy} rows noisy (drift or several modes); measuring every row again"
+        );
+        bar.inc_length(subjects_count * u64::from(settings.samples));
+        for subject in &mut subjects {
+            subject.sample_means_ns.clear();
+            subject.decodes = 0;
+            subject.allocated = AllocSnapshot::default();
+            subject.rounds += 1;
+        }
+        sample_round(&mut subjects, settings, &bar);
+    }
+    bar.finish_and_clear();
+
+    Ok(subjects
+        .iter()
+        .map(|subject| {
+            let baseline = subjects.iter().find(|other| {
+                other.method == DecodeMethod::BASELINE && other.body.name == subject.body.name
+            });
+            summarize(subject, baseline)
+        })
+        .collect())
+}
+
+/// One round: `settings.samples` samples of every subject, interleaved.
+fn sample_round(subjects: &mut [Subject<'_>], settings: &RunSettings, bar: &ProgressBar) {
     let count = subjects.len();
     for sample in 0..settings.samples as usize {
         for offset in 0..count {
@@ -237,17 +292,6 @@ pub fn run(settings: &RunSettings) -> Result<Vec<DecodeRow>, BenchError> {
             bar.inc(1);
         }
     }
-    bar.finish_and_clear();
-
-    Ok(subjects
-        .iter()
-        .map(|subject| {
-            let baseline = subjects.iter().find(|other| {
-                other.method == DecodeMethod::BASELINE && other.body.name == subject.body.name
-            });
-            summarize(subject, baseline)
-        })
-        .collect())
 }
 
 /// Decodes `decodes` times back to back; the whole batch's duration.
@@ -304,6 +348,7 @@ fn summarize(subject: &Subject<'_>, baseline: Option<&Subject<'_>>) -> DecodeRow
         bytes_per_op: per_decode(subject.allocated.bytes),
         decodes_per_sample: subject.decodes_per_sample,
         sample_means_ns: subject.sample_means_ns.clone(),
+        noise: Some(subject.noise()),
     }
 }
 

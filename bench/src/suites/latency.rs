@@ -18,7 +18,8 @@ use rates_common::ClientSettings;
 use crate::alloc::AllocSnapshot;
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
-use crate::model::{ClientName, LatencyRow, Protocol, RunSettings, SuiteName};
+use crate::model::{ClientName, LatencyRow, Noise, Protocol, RunSettings, SuiteName};
+use crate::noise;
 use crate::servers::MockEndpoint;
 use crate::stats::{SampleSummary, median, percentile_nearest_rank, ratio_mean_sd};
 use crate::suites::progress::progress_bar;
@@ -46,6 +47,8 @@ struct ClientRun {
     /// What the mock counted during this client's warm-up and samples.
     counted: Option<Counted>,
     first_error: Option<String>,
+    /// Rounds of samples taken: 1, or more when a noisy row was measured again.
+    rounds: u32,
 }
 
 /// Runs the suite over every protocol of the run. Each protocol gets a mock-rates of the
@@ -119,6 +122,7 @@ fn measure(
                 allocated: AllocSnapshot::default(),
                 counted: Some(Counted::default()),
                 first_error: None,
+                rounds: 1,
             });
         }
 
@@ -135,39 +139,38 @@ fn measure(
             bar.inc(u64::from(settings.warmup_calls));
         }
 
-        let count = runs.len();
-        for sample in 0..settings.samples as usize {
-            // Rotate the start so that no client always runs right after another one.
-            for offset in 0..count {
-                let index = (sample + offset) % count;
-                let (run, provider) = (&mut runs[index], &*providers[index]);
-                bar.set_message(format!(
-                    "sample {}/{} {}",
-                    sample + 1,
-                    settings.samples,
-                    run.name
-                ));
-                let before = admin.counters();
-                let allocated_before = AllocSnapshot::now();
-                let outcome = call_repeatedly(
-                    provider,
-                    &pairs,
-                    settings.calls_per_sample,
-                    &mut run.call_ns,
-                )
-                .await;
-                let allocated = AllocSnapshot::now().since(allocated_before);
-                run.count(&admin, before.as_ref());
-                run.allocated.allocations += allocated.allocations;
-                run.allocated.bytes += allocated.bytes;
-                run.calls += calls_per_sample;
-                run.failures += outcome.failures;
-                run.sample_means_ns.push(outcome.mean_ns());
-                if run.first_error.is_none() {
-                    run.first_error = outcome.first_error;
-                }
-                bar.inc(calls_per_sample);
+        let round = Round {
+            settings,
+            admin: &admin,
+            pairs: &pairs,
+            bar: &bar,
+        };
+        round.sample(&mut runs, &providers).await;
+        // A noisy row is measured again, every client with it so that each Ratio still pairs
+        // samples taken side by side; at most `remeasure` more rounds.
+        for _ in 0..settings.remeasure {
+            let noisy: Vec<ClientName> = runs
+                .iter()
+                .filter(|run| run.noise().flagged())
+                .map(|run| run.name)
+                .collect();
+            if noisy.is_empty() {
+                break;
             }
+            eprintln!(
+                "bench: latency over {protocol}: {} noisy (drift or several modes); measuring \
+                 every client again",
+                noisy
+                    .iter()
+                    .map(|name| name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            bar.inc_length(runs.len() as u64 * u64::from(settings.samples) * calls_per_sample);
+            for run in &mut runs {
+                run.start_round();
+            }
+            round.sample(&mut runs, &providers).await;
         }
         // Inside the runtime: some clients stop background tasks or threads when dropped.
         drop(providers);
@@ -182,6 +185,55 @@ fn measure(
     runs.into_iter()
         .map(|run| summarize(run, baseline.as_deref(), protocol))
         .collect()
+}
+
+/// One round of samples: `settings.samples` per client, interleaved.
+struct Round<'a> {
+    settings: &'a RunSettings,
+    admin: &'a MockAdmin<'a>,
+    pairs: &'a [CurrencyPair],
+    bar: &'a indicatif::ProgressBar,
+}
+
+impl Round<'_> {
+    async fn sample(&self, runs: &mut [ClientRun], providers: &[Box<dyn RatesProvider>]) {
+        let settings = self.settings;
+        let calls_per_sample = u64::from(settings.calls_per_sample);
+        let count = runs.len();
+        for sample in 0..settings.samples as usize {
+            // Rotate the start so that no client always runs right after another one.
+            for offset in 0..count {
+                let index = (sample + offset) % count;
+                let (run, provider) = (&mut runs[index], &*providers[index]);
+                self.bar.set_message(format!(
+                    "sample {}/{} {}",
+                    sample + 1,
+                    settings.samples,
+                    run.name
+                ));
+                let before = self.admin.counters();
+                let allocated_before = AllocSnapshot::now();
+                let outcome = call_repeatedly(
+                    provider,
+                    self.pairs,
+                    settings.calls_per_sample,
+                    &mut run.call_ns,
+                )
+                .await;
+                let allocated = AllocSnapshot::now().since(allocated_before);
+                run.count(self.admin, before.as_ref());
+                run.allocated.allocations += allocated.allocations;
+                run.allocated.bytes += allocated.bytes;
+                run.calls += calls_per_sample;
+                run.failures += outcome.failures;
+                run.sample_means_ns.push(outcome.mean_ns());
+                if run.first_error.is_none() {
+                    run.first_error = outcome.first_error;
+                }
+                self.bar.inc(calls_per_sample);
+            }
+        }
+    }
 }
 
 /// What one batch of calls gave.
@@ -237,6 +289,26 @@ async fn call_repeatedly(
 }
 
 impl ClientRun {
+    /// The noise checks on this round's sample means.
+    fn noise(&self) -> Noise {
+        let means: Vec<f64> = self.sample_means_ns.iter().flatten().copied().collect();
+        Noise {
+            rounds: self.rounds,
+            ..noise::check(&means)
+        }
+    }
+
+    /// Forgets the round measured so far (its samples, calls and allocations) before another;
+    /// what the mock counted, the warm-up included, is kept.
+    fn start_round(&mut self) {
+        self.call_ns.clear();
+        self.sample_means_ns.clear();
+        self.calls = 0;
+        self.failures = 0;
+        self.allocated = AllocSnapshot::default();
+        self.rounds += 1;
+    }
+
     /// Adds what the mock counted since `before`.
     fn count(&mut self, admin: &MockAdmin<'_>, before: Option<&Stats>) {
         let counted = Counted::between(before, admin.counters().as_ref());
@@ -254,6 +326,7 @@ fn summarize(
         Protocol::Https => Some(tls::negotiated(run.name, run.name, run.counted)?),
     };
     let to_us = |nanos: f64| nanos / 1_000.0;
+    let noise = run.noise().in_unit(to_us);
     let means: Vec<f64> = run.sample_means_ns.iter().flatten().copied().collect();
     let summary = SampleSummary::of(&means);
     let mut sorted: Vec<f64> = run.call_ns.iter().map(|&nanos| nanos as f64).collect();
@@ -288,5 +361,6 @@ fn summarize(
             .map(|mean| mean.map(to_us))
             .collect(),
         first_error: run.first_error,
+        noise: Some(noise),
     })
 }
