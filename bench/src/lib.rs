@@ -11,6 +11,7 @@ pub mod cli;
 pub mod clients;
 pub mod env;
 pub mod error;
+pub mod machine;
 pub mod model;
 pub mod noise;
 mod release;

@@ -11,6 +11,7 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::cli::{self, Cli, Command};
 use crate::error::BenchError;
+use crate::machine::Sampler;
 use crate::model::{Protocol, Results, RunSettings};
 use crate::servers::{self, ApiEndpoint, MockEndpoint, Stack};
 use crate::suites::{self, SuiteContext};
@@ -128,9 +129,13 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
             api,
         }),
     };
+    let mut sampler = Sampler::start();
     for &suite in &settings.suites {
+        let _ = sampler.take(suite);
         suites::run(suite, &context, &mut results)?;
+        results.machine.push(sampler.take(suite));
     }
+    drop(sampler);
     drop(https);
     drop(api);
     drop(mock);

@@ -10,6 +10,7 @@ mod fanout;
 mod faults;
 mod latency;
 mod load;
+mod machine;
 mod noise;
 mod protocol;
 mod results;
@@ -28,6 +29,7 @@ pub use load::{
     CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRow,
     LoadSettings, Scenario, StatusCount,
 };
+pub use machine::MachineLoad;
 pub use noise::Noise;
 pub use protocol::Protocol;
 pub use results::{Results, SCHEMA_VERSION};

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     BaselineComparison, CapacityRow, DecodeRow, Environment, FanoutRow, FanoutSeries, FaultRow,
-    FdCheck, LatencyRow, LoadRow, Protocol, RunSettings,
+    FdCheck, LatencyRow, LoadRow, MachineLoad, Protocol, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -33,6 +33,9 @@ pub struct Results {
     /// The api's open file descriptors around the fault storm (the faults suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fd_check: Option<FdCheck>,
+    /// What the machine was doing during each suite: busy share, CPU steal, load average.
+    #[serde(default)]
+    pub machine: Vec<MachineLoad>,
     /// The change against `--baseline`, when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineComparison>,
@@ -51,6 +54,7 @@ impl Results {
             load: Vec::new(),
             capacity: Vec::new(),
             fd_check: None,
+            machine: Vec::new(),
             baseline: None,
         }
     }

@@ -11,6 +11,7 @@ mod header;
 pub mod json;
 mod latency;
 mod load;
+mod machine;
 mod noise;
 mod section;
 mod table;
@@ -66,6 +67,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
         fanout::section(results, charts),
         faults::section(results),
         baseline::section(results),
+        machine::section(results),
     ]
     .into_iter()
     .flatten()
