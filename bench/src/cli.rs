@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::model::{ClientName, Protocol, RunSettings, SuiteName};
+use crate::model::{ClientName, CostSettings, Protocol, RunSettings, SuiteName};
 use crate::suites::{fanout, faults, load};
 
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
@@ -102,6 +102,12 @@ pub struct Cli {
     #[arg(long)]
     pub no_pin: bool,
 
+    /// cost: calls of each client's shorter and longer run under callgrind, comma-separated;
+    /// their difference is what is divided by: the larger, the less the start-up's own noise
+    /// weighs per call. [default: 100,2100; --quick: 20,420]
+    #[arg(long, value_name = "LOW,HIGH", value_parser = call_counts)]
+    pub cost_calls: Option<(u32, u32)>,
+
     #[command(flatten)]
     pub fanout: fanout::settings::FanoutArgs,
 
@@ -126,6 +132,23 @@ pub enum Command {
         /// Exit at once if this process is not our parent any more.
         #[arg(long)]
         parent_pid: Option<u32>,
+    },
+    /// Internal: make `calls` calls through one adapter and print what they allocated (the cost
+    /// suite runs this under callgrind).
+    #[command(name = "__cost", hide = true)]
+    Cost {
+        /// The client to build.
+        #[arg(long, value_enum)]
+        client: ClientName,
+        /// The mock-rates to call.
+        #[arg(long)]
+        url: String,
+        /// Its CA, for a mock over TLS.
+        #[arg(long, value_name = "PATH")]
+        ca_file: Option<std::path::PathBuf>,
+        /// Calls to make.
+        #[arg(long)]
+        calls: u32,
     },
     /// Internal: serve mock-rates in this process (the bench starts itself this way).
     #[command(name = "__mock-rates", hide = true)]
@@ -192,10 +215,35 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         } else {
             crate::affinity::latency_cpu().ok()
         },
+        cost: CostSettings {
+            calls: match cli.cost_calls {
+                Some(calls) => calls,
+                None if cli.quick => (20, 420),
+                None => (100, 2100),
+            },
+        },
         fanout: fanout::settings::resolve(&cli.fanout, cli.quick),
         faults: faults::settings::resolve(&cli.faults, cli.quick),
         load: load::settings::resolve(&cli.load, cli.quick),
     }
+}
+
+/// `LOW,HIGH`: two different call counts of at least 1, in either order.
+fn call_counts(text: &str) -> Result<(u32, u32), String> {
+    let (low, high) = text
+        .split_once(',')
+        .ok_or_else(|| format!("{text:?} is not two counts LOW,HIGH"))?;
+    let count = |value: &str| match value.trim().parse::<u32>() {
+        Ok(count) if count > 0 => Ok(count),
+        _ => Err(format!("{value:?} is not a call count of at least 1")),
+    };
+    let (low, high) = (count(low)?, count(high)?);
+    if low == high {
+        return Err(format!(
+            "the two counts must differ (their difference is divided by), got {low} twice"
+        ));
+    }
+    Ok((low.min(high), low.max(high)))
 }
 
 /// Keeps the first of each repeated value, in order.
@@ -274,6 +322,20 @@ mod tests {
         assert!(Cli::try_parse_from(["bench", "--clients", "curl"]).is_err());
         assert!(Cli::try_parse_from(["bench", "--group-sizes", "0"]).is_err());
         assert!(Cli::try_parse_from(["bench", "--upstream-latency-ms", "0"]).is_err());
+        assert_eq!(
+            resolve(&Cli::parse_from(["bench", "--cost-calls", "60,10"]))
+                .cost
+                .calls,
+            (10, 60)
+        );
+        assert_eq!(defaults.cost.calls, (100, 2100));
+        assert_eq!(quick.cost.calls, (20, 420));
+        for wrong in ["10", "10,10", "0,5", "a,5"] {
+            assert!(
+                Cli::try_parse_from(["bench", "--cost-calls", wrong]).is_err(),
+                "{wrong}"
+            );
+        }
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub enum BenchError {
     Baseline(String),
     #[error("decode suite: {0}")]
     Decode(String),
+    #[error("cost suite: {0}")]
+    Cost(String),
     #[error("faults suite: {0}")]
     Faults(String),
     #[error("load suite: {0}")]

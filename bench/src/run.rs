@@ -50,6 +50,18 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Some(Command::Cost {
+            client,
+            url,
+            ca_file,
+            calls,
+        }) => match suites::cost::run_child(client, &url, ca_file.as_deref(), calls) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("cost: {error}");
+                ExitCode::FAILURE
+            }
+        },
         None if release::IS_DEBUG_BUILD && !cli.debug_build => {
             let error = release::run_release_instead();
             eprintln!(

@@ -4,6 +4,7 @@
 
 mod baseline;
 mod client;
+mod cost;
 mod decode;
 mod environment;
 mod fanout;
@@ -18,6 +19,7 @@ mod settings;
 
 pub use baseline::{BaselineComparison, Change};
 pub use client::ClientName;
+pub use cost::{CostRow, CostSettings};
 pub use decode::{DecodeBody, DecodeMethod, DecodeRow};
 pub use environment::{CrateVersion, Environment};
 pub use fanout::{FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, group_sizes};

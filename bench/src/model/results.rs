@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    BaselineComparison, CapacityRow, DecodeRow, Environment, FanoutRow, FanoutSeries, FaultRow,
-    FdCheck, LatencyRow, LoadRow, MachineLoad, Protocol, RunSettings,
+    BaselineComparison, CapacityRow, CostRow, DecodeRow, Environment, FanoutRow, FanoutSeries,
+    FaultRow, FdCheck, LatencyRow, LoadRow, MachineLoad, Protocol, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -20,6 +20,12 @@ pub struct Results {
     pub latency: Vec<LatencyRow>,
     #[serde(default)]
     pub decode: Vec<DecodeRow>,
+    /// The cost suite: instructions per call under callgrind.
+    #[serde(default)]
+    pub cost: Vec<CostRow>,
+    /// Why the cost suite was skipped (no valgrind), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_skipped: Option<String>,
     #[serde(default)]
     pub fanout: Vec<FanoutRow>,
     #[serde(default)]
@@ -49,6 +55,8 @@ impl Results {
             settings,
             latency: Vec::new(),
             decode: Vec::new(),
+            cost: Vec::new(),
+            cost_skipped: None,
             fanout: Vec::new(),
             faults: Vec::new(),
             load: Vec::new(),

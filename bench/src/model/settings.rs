@@ -4,7 +4,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ClientName, FanoutSettings, FaultsSettings, LoadSettings, Protocol};
+use crate::model::{
+    ClientName, CostSettings, FanoutSettings, FaultsSettings, LoadSettings, Protocol,
+};
 
 /// A suite, as named on the command line and in results.json.
 #[derive(
@@ -26,6 +28,9 @@ pub enum SuiteName {
     Latency,
     /// The Free Forex body decoded five ways: time and allocations per decode.
     Decode,
+    /// Each adapter's CPU instructions and allocations per call, counted under valgrind's
+    /// callgrind: a figure that holds across machines, where times do not.
+    Cost,
     /// The payment service at a constant request rate (open model), per scenario: latency
     /// percentiles from the intended send time, failures, CPU and memory; then a closed-model
     /// capacity step.
@@ -40,9 +45,10 @@ pub enum SuiteName {
 
 impl SuiteName {
     /// Every suite, in the order a default run takes them.
-    pub const ALL: [SuiteName; 5] = [
+    pub const ALL: [SuiteName; 6] = [
         SuiteName::Latency,
         SuiteName::Decode,
+        SuiteName::Cost,
         SuiteName::Load,
         SuiteName::Fanout,
         SuiteName::Faults,
@@ -52,6 +58,7 @@ impl SuiteName {
         match self {
             SuiteName::Latency => "latency",
             SuiteName::Decode => "decode",
+            SuiteName::Cost => "cost",
             SuiteName::Load => "load",
             SuiteName::Fanout => "fanout",
             SuiteName::Faults => "faults",
@@ -61,7 +68,11 @@ impl SuiteName {
     /// Whether the suite calls mock-rates over HTTP.
     pub fn needs_mock(self) -> bool {
         match self {
-            SuiteName::Latency | SuiteName::Load | SuiteName::Fanout | SuiteName::Faults => true,
+            SuiteName::Latency
+            | SuiteName::Cost
+            | SuiteName::Load
+            | SuiteName::Fanout
+            | SuiteName::Faults => true,
             SuiteName::Decode => false,
         }
     }
@@ -75,7 +86,7 @@ impl SuiteName {
     /// Whether the suite drives the payment service over HTTP (and so needs it started).
     pub fn needs_api(self) -> bool {
         match self {
-            SuiteName::Latency | SuiteName::Decode => false,
+            SuiteName::Latency | SuiteName::Decode | SuiteName::Cost => false,
             SuiteName::Load | SuiteName::Fanout | SuiteName::Faults => true,
         }
     }
@@ -127,6 +138,9 @@ pub struct RunSettings {
     /// latency: the CPU the suite ran on (with its own mock-rates when the bench starts it);
     /// `None` when not pinned.
     pub latency_cpu: Option<usize>,
+    /// cost: the calls of each client's two runs under callgrind.
+    #[serde(default)]
+    pub cost: CostSettings,
     /// fanout: upstream latency, group sizes, repetitions.
     #[serde(default)]
     pub fanout: FanoutSettings,

@@ -3,6 +3,7 @@
 
 mod baseline;
 mod charts;
+mod cost;
 mod decode;
 mod fanout;
 mod faults;
@@ -63,6 +64,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
     [
         latency::section(results, charts),
         decode::section(results, charts),
+        cost::section(results),
         load::section(results, charts),
         fanout::section(results, charts),
         faults::section(results),

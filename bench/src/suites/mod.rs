@@ -3,6 +3,7 @@
 //! [`crate::model::Results`] and its section in `report`.
 
 mod adapters;
+pub mod cost;
 pub mod decode;
 pub mod fanout;
 pub mod faults;
@@ -59,6 +60,13 @@ pub fn run(
     match suite {
         SuiteName::Latency => results.latency = latency::run(context.settings, mock()?)?,
         SuiteName::Decode => results.decode = decode::run(context.settings)?,
+        SuiteName::Cost => match cost::unavailable() {
+            Some(why) => {
+                eprintln!("bench: cost: skipped: {why}");
+                results.cost_skipped = Some(why);
+            }
+            None => results.cost = cost::run(context.settings, mock()?)?,
+        },
         SuiteName::Load => {
             for stack in context.stacks(suite)? {
                 let (rows, capacity) = load::run(context.settings, stack)?;

@@ -232,3 +232,52 @@ fn a_bad_baseline_fails_before_measuring() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("schema_version 99"));
     assert!(!dir.join("out").exists());
 }
+
+#[test]
+fn cost_counts_instructions_per_call_under_callgrind_or_says_why_not() {
+    let out = scratch_dir("cost");
+    let results = run_ok(
+        &[
+            "--suite",
+            "cost",
+            "--clients",
+            "hyper",
+            "--protocol",
+            "http",
+            "--cost-calls",
+            "2,12",
+        ],
+        &out,
+    );
+    let rows = results["cost"].as_array().unwrap();
+    let valgrind = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !valgrind {
+        assert!(rows.is_empty());
+        assert!(
+            results["cost_skipped"]
+                .as_str()
+                .unwrap()
+                .contains("valgrind")
+        );
+        return;
+    }
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let row = &rows[0];
+    assert_eq!(row["client"], "hyper");
+    assert_eq!(row["calls"], serde_json::json!([2, 12]));
+    let (shorter, longer) = (
+        row["instructions"][0].as_u64().unwrap(),
+        row["instructions"][1].as_u64().unwrap(),
+    );
+    assert!(longer > shorter, "{row}");
+    // (longer - shorter) / 10 calls, as the row says.
+    let per_call = positive(row, "instructions_per_call");
+    assert!((per_call - (longer - shorter) as f64 / 10.0).abs() < 1e-6, "{row}");
+    positive(row, "allocs_per_call");
+    assert_eq!(row["ratio"], 1.0, "hyper is its own baseline: {row}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("cost: CPU instructions per call under callgrind"));
+}

@@ -1,0 +1,362 @@
+//! Suite `cost`: each adapter's CPU instructions and allocations per call, counted under
+//! valgrind's callgrind instead of timed, so that the figure holds across machines and runs
+//! (instruction counts repeat to about 0.01% here, where times move by tens of percent).
+//!
+//! For each client and protocol the bench runs itself twice under callgrind (the hidden
+//! `__cost` sub-command: build the adapter, make N calls, print what they allocated), with two
+//! call counts; callgrind counts every instruction of that process, every thread of it
+//! (ureq's blocking pool, isahc's curl thread). The difference between the two runs divided by
+//! the difference in calls cancels start-up, building the client and the first connection, and
+//! leaves what one pooled call costs. mock-rates runs natively in its own process (its work is
+//! not counted); for `https` it serves TLS with a CA made at start, which the child is given.
+
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rates_common::ClientSettings;
+
+use crate::alloc::AllocSnapshot;
+use crate::clients::Counted;
+use crate::error::BenchError;
+use crate::model::{ClientName, CostRow, Protocol, RunSettings, SuiteName};
+use crate::servers::MockEndpoint;
+use crate::suites::latency::cross_rate_pairs;
+use crate::suites::progress::progress_bar;
+use crate::suites::{adapters, tls};
+
+/// The child's connect and call timeouts.
+const CHILD_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// What the child prints once its calls are done, before the figures.
+const REPORT_PREFIX: &str = "cost: ";
+
+/// Why the suite did not run, when it could not: said on stderr and kept in results.json.
+pub fn unavailable() -> Option<String> {
+    match Command::new("valgrind").arg("--version").output() {
+        Ok(output) if output.status.success() => None,
+        Ok(output) => Some(format!(
+            "`valgrind --version` failed ({}): the cost suite needs valgrind's callgrind",
+            output.status
+        )),
+        Err(error) => Some(format!(
+            "valgrind is not installed ({error}); the cost suite needs its callgrind tool \
+             (Debian: apt-get install valgrind)"
+        )),
+    }
+}
+
+/// Runs the suite over every protocol of the run; see the module's documentation.
+pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchError> {
+    let (low, high) = settings.cost.calls;
+    if low >= high {
+        return Err(BenchError::Cost(format!(
+            "--cost-calls needs two different counts, got {low} and {high}"
+        )));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let work: usize = settings
+        .protocols
+        .iter()
+        .map(|&protocol| settings.clients_over(protocol).len())
+        .sum();
+    let bar = progress_bar(SuiteName::Cost, 2 * work as u64);
+    let mut rows = Vec::new();
+    for &protocol in &settings.protocols {
+        let own_mock = if mock.is_child() {
+            Some(MockEndpoint::spawn_on(
+                &exe,
+                None,
+                protocol == Protocol::Https,
+            )?)
+        } else if protocol == Protocol::Https {
+            eprintln!(
+                "bench: cost: https left out: it needs a mock-rates of the bench's own, and \
+                 --mock-url gives one over plain HTTP"
+            );
+            continue;
+        } else {
+            None
+        };
+        let mock = own_mock.as_ref().unwrap_or(mock);
+        let ca_file = mock.ca_pem().map(|pem| CaFile::write(pem)).transpose()?;
+        let admin = mock.admin();
+        let mut measured = Vec::new();
+        for client in settings.clients_over(protocol) {
+            let run = |calls: u32| {
+                bar.set_message(format!("{} {calls} calls", protocol.qualify(client)));
+                let run = callgrind(&exe, client, mock.base_url(), ca_file.as_ref(), calls);
+                bar.inc(1);
+                run
+            };
+            let before = admin.counters();
+            let shorter = run(low)?;
+            let longer = run(high)?;
+            let counted = Counted::between(before.as_ref(), admin.counters().as_ref());
+            let negotiated = match protocol {
+                Protocol::Http => None,
+                Protocol::Https => {
+                    Some(tls::negotiated(client, protocol.qualify(client), counted)?)
+                }
+            };
+            measured.push(row(
+                client,
+                protocol,
+                (low, high),
+                (&shorter, &longer),
+                negotiated,
+            ));
+        }
+        let baseline = measured
+            .iter()
+            .find(|row| row.client == ClientName::BASELINE)
+            .map(|row| row.instructions_per_call);
+        for row in &mut measured {
+            row.ratio = baseline
+                .filter(|&baseline| baseline > 0.0)
+                .map(|baseline| row.instructions_per_call / baseline);
+        }
+        rows.extend(measured);
+    }
+    bar.finish_and_clear();
+    Ok(rows)
+}
+
+/// One run's counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RunCounts {
+    instructions: u64,
+    allocated: AllocSnapshot,
+}
+
+fn row(
+    client: ClientName,
+    protocol: Protocol,
+    calls: (u32, u32),
+    (shorter, longer): (&RunCounts, &RunCounts),
+    tls: Option<crate::model::NegotiatedTls>,
+) -> CostRow {
+    let extra = f64::from(calls.1 - calls.0);
+    let per_call = |low: u64, high: u64| high.saturating_sub(low) as f64 / extra;
+    CostRow {
+        client,
+        protocol,
+        tls,
+        calls,
+        instructions: (shorter.instructions, longer.instructions),
+        instructions_per_call: per_call(shorter.instructions, longer.instructions),
+        allocs_per_call: per_call(shorter.allocated.allocations, longer.allocated.allocations),
+        bytes_per_call: per_call(shorter.allocated.bytes, longer.allocated.bytes),
+        ratio: None,
+    }
+}
+
+/// Runs `exe __cost` under callgrind; the instructions it counted and what the calls
+/// allocated.
+fn callgrind(
+    exe: &Path,
+    client: ClientName,
+    url: &str,
+    ca_file: Option<&CaFile>,
+    calls: u32,
+) -> Result<RunCounts, BenchError> {
+    let out = scratch_path("callgrind", "out");
+    let mut command = Command::new("valgrind");
+    command
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(exe)
+        .args(["__cost", "--client", client.as_str(), "--url", url])
+        .args(["--calls", &calls.to_string()]);
+    if let Some(ca_file) = ca_file {
+        command.arg("--ca-file").arg(&ca_file.path);
+    }
+    let output = command
+        .output()
+        .map_err(|error| BenchError::Cost(format!("cannot run valgrind: {error}")))?;
+    let profile = std::fs::read_to_string(&out);
+    let _ = std::fs::remove_file(&out);
+    let failed = |why: String| {
+        BenchError::Cost(format!(
+            "{client} ({calls} calls under callgrind): {why}; its stderr ends: {}",
+            tail(&String::from_utf8_lossy(&output.stderr), 400)
+        ))
+    };
+    if !output.status.success() {
+        return Err(failed(format!("exited with {}", output.status)));
+    }
+    let allocated = parse_report(&String::from_utf8_lossy(&output.stdout))
+        .ok_or_else(|| failed("printed no allocation counts".to_owned()))?;
+    let instructions = profile
+        .ok()
+        .as_deref()
+        .and_then(parse_totals)
+        .ok_or_else(|| failed(format!("no instruction total in {}", out.display())))?;
+    Ok(RunCounts {
+        instructions,
+        allocated,
+    })
+}
+
+/// The last `limit` characters of `text`, for an error message.
+fn tail(text: &str, limit: usize) -> &str {
+    let start = text.len().saturating_sub(limit);
+    let start = (start..text.len())
+        .find(|&index| text.is_char_boundary(index))
+        .unwrap_or(text.len());
+    text[start..].trim()
+}
+
+/// The instruction count of a callgrind output file: its `totals:` line (or `summary:`, which
+/// older versions write), the first event being instructions (Ir).
+pub fn parse_totals(profile: &str) -> Option<u64> {
+    profile.lines().find_map(|line| {
+        let rest = line
+            .strip_prefix("totals:")
+            .or_else(|| line.strip_prefix("summary:"))?;
+        rest.split_whitespace().next()?.parse().ok()
+    })
+}
+
+/// The child's `cost: allocations=A bytes=B` line.
+pub fn parse_report(stdout: &str) -> Option<AllocSnapshot> {
+    let line = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(REPORT_PREFIX))?;
+    let mut snapshot = AllocSnapshot::default();
+    for field in line.split_whitespace() {
+        let (name, value) = field.split_once('=')?;
+        let value: u64 = value.parse().ok()?;
+        match name {
+            "allocations" => snapshot.allocations = value,
+            "bytes" => snapshot.bytes = value,
+            _ => {}
+        }
+    }
+    Some(snapshot)
+}
+
+/// A fresh path in the temporary directory.
+fn scratch_path(what: &str, extension: &str) -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    std::env::temp_dir().join(format!(
+        "bench-{what}-{}-{}.{extension}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// The mock's CA in a file for the children, removed when dropped.
+#[derive(Debug)]
+struct CaFile {
+    path: PathBuf,
+}
+
+impl CaFile {
+    fn write(pem: &[u8]) -> Result<Self, BenchError> {
+        let path = scratch_path("cost-ca", "pem");
+        std::fs::write(&path, pem).map_err(|source| BenchError::io(&path, source))?;
+        Ok(Self { path })
+    }
+}
+
+impl Drop for CaFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The child's side: build `client` for `url` (trusting `ca_file` too), make `calls` calls one
+/// after another, each checked, and print what they allocated.
+///
+/// # Errors
+/// The CA cannot be read, the client cannot be built, or a call fails.
+pub fn run_child(
+    client: ClientName,
+    url: &str,
+    ca_file: Option<&Path>,
+    calls: u32,
+) -> io::Result<()> {
+    let extra_ca_pem = ca_file.map(std::fs::read).transpose()?.map(Into::into);
+    // Under callgrind everything runs tens of times slower (a TLS handshake of libcurl's
+    // takes seconds): the limits only guard against a hang, time is not what is measured.
+    let settings = ClientSettings {
+        extra_ca_pem,
+        connect_timeout: CHILD_LIMIT,
+        timeout: CHILD_LIMIT,
+        ..ClientSettings::for_base_url(url)
+    };
+    let pairs = cross_rate_pairs();
+    let allocated = actix_rt::System::new().block_on(async {
+        let provider = adapters::build(client, &settings).map_err(io::Error::other)?;
+        let before = AllocSnapshot::now();
+        for call in 0..calls {
+            let quotes = provider.fetch_quotes(&pairs).await.map_err(|error| {
+                io::Error::other(format!("call {} of {calls} failed: {error}", call + 1))
+            })?;
+            if pairs.iter().any(|pair| quotes.get(pair).is_none()) {
+                return Err(io::Error::other("the answer lacks a requested pair"));
+            }
+        }
+        let allocated = AllocSnapshot::now().since(before);
+        // Inside the runtime: some clients stop background tasks or threads when dropped.
+        drop(provider);
+        Ok::<_, io::Error>(allocated)
+    })?;
+    let mut stdout = io::stdout().lock();
+    writeln!(
+        stdout,
+        "{REPORT_PREFIX}allocations={} bytes={}",
+        allocated.allocations, allocated.bytes
+    )?;
+    stdout.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_callgrinds_totals_and_the_childs_report() {
+        let profile = "version: 1\ncreator: callgrind-3.19.0\nevents: Ir\n\nfn=main\n1 5\n\
+                       summary: 89264342\ntotals: 89264342\n";
+        assert_eq!(parse_totals(profile), Some(89_264_342));
+        assert_eq!(parse_totals("events: Ir\nsummary: 12\n"), Some(12));
+        assert_eq!(parse_totals("events: Ir\n"), None);
+        let report = parse_report("noise\ncost: allocations=4600 bytes=1536000\n").unwrap();
+        assert_eq!((report.allocations, report.bytes), (4600, 1_536_000));
+        assert_eq!(parse_report("nothing\n"), None);
+    }
+
+    #[test]
+    fn the_difference_of_two_runs_is_the_cost_of_a_call() {
+        let counts = |instructions, allocations| RunCounts {
+            instructions,
+            allocated: AllocSnapshot {
+                allocations,
+                bytes: allocations * 100,
+            },
+        };
+        // 60 M of start-up in both; 20 calls more cost 2 M instructions and 460 allocations.
+        let row = row(
+            ClientName::Hyper,
+            Protocol::Http,
+            (20, 40),
+            (&counts(62_000_000, 460), &counts(64_000_000, 920)),
+            None,
+        );
+        assert!((row.instructions_per_call - 100_000.0).abs() < 1e-6);
+        assert!((row.allocs_per_call - 23.0).abs() < 1e-9);
+        assert!((row.bytes_per_call - 2_300.0).abs() < 1e-9);
+        assert_eq!(row.instructions, (62_000_000, 64_000_000));
+    }
+
+    #[test]
+    fn tail_keeps_the_end_on_a_character_boundary() {
+        assert_eq!(tail("abcdef", 3), "def");
+        assert_eq!(tail("ab", 10), "ab");
+        assert_eq!(tail("aé", 1), "");
+    }
+}
