@@ -50,7 +50,8 @@ pub struct Cli {
     pub samples: Option<u32>,
 
     /// latency and decode: when a row's samples drift (their first and last thirds differ by
-    /// more than their Error) or show two modes (mvalue), measure every row of the suite again,
+    /// more than their Error), show two modes (mvalue) or are skewed by outliers (a stretch on
+    /// a busy machine), measure every row of the suite again,
     /// at most N more rounds; a row still noisy after them is marked. [default: 1; --quick: 0]
     #[arg(long, value_name = "N")]
     pub remeasure: Option<u32>,

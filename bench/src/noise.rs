@@ -12,6 +12,11 @@ use crate::stats::{ci_half_width_999, mean, median};
 /// catches a machine that changed speed once.
 pub const MULTIMODAL_MVALUE: f64 = 4.0;
 
+/// Outliers that move the mean by more than this many Errors of the other samples flag the
+/// row. Steady runs here gave up to 2.5 (a few slow samples); a CPU hog on the suite's CPU for
+/// a third of the run gave 9 to 37.
+pub const SKEWED_SHIFT: f64 = 3.0;
+
 /// Fewer samples than this give no drift check: a third must have two samples for its Error.
 const MIN_SAMPLES_FOR_DRIFT: usize = 6;
 
@@ -25,15 +30,33 @@ pub fn check(samples: &[f64]) -> Noise {
         None => (None, None, false),
     };
     let mvalue = mvalue(samples);
+    let outliers = tukey_outliers(samples);
+    let outlier_shift = outlier_shift(samples, &outliers);
     Noise {
         first_third_mean,
         last_third_mean,
         drift,
         mvalue,
         multimodal: mvalue.is_some_and(|mvalue| mvalue >= MULTIMODAL_MVALUE),
-        outliers: tukey_outliers(samples).len() as u32,
+        outliers: outliers.len() as u32,
+        outlier_shift,
+        skewed: outlier_shift.is_some_and(|shift| shift > SKEWED_SHIFT),
         rounds: 1,
     }
+}
+
+/// |mean of all - mean without `outliers`| over the Error of the samples without them.
+fn outlier_shift(samples: &[f64], outliers: &[f64]) -> Option<f64> {
+    if outliers.is_empty() {
+        return None;
+    }
+    let rest: Vec<f64> = samples
+        .iter()
+        .copied()
+        .filter(|value| !outliers.contains(value))
+        .collect();
+    let error = ci_half_width_999(&rest).filter(|&error| error > 0.0)?;
+    Some((mean(samples)? - mean(&rest)?).abs() / error)
 }
 
 /// The means of the first and last thirds of the samples (in the order taken, Tukey's outliers
@@ -201,6 +224,28 @@ mod tests {
         assert_eq!(tukey_outliers(&values), [100.0]);
         assert!(tukey_outliers(&values[..20]).is_empty());
         assert_eq!(check(&values).outliers, 1);
+    }
+
+    #[test]
+    fn a_busy_stretch_of_outliers_skews_the_row_and_a_few_slow_samples_do_not() {
+        // Latency samples around 43 us; a CPU hog for part of the run put 7 of 30 near 100.
+        let mut busy: Vec<f64> = (0..30)
+            .map(|index| 43.0 + f64::from(index % 5) * 0.2)
+            .collect();
+        for sample in busy.iter_mut().skip(10).take(7) {
+            *sample += 60.0;
+        }
+        let noise = check(&busy);
+        assert_eq!(noise.outliers, 7);
+        assert!(noise.skewed && noise.flagged(), "{noise:?}");
+        // One slow sample among 30: an outlier, not a skewed row.
+        let mut steady: Vec<f64> = (0..30)
+            .map(|index| 43.0 + f64::from(index % 5) * 0.2)
+            .collect();
+        steady[12] = 45.0;
+        let noise = check(&steady);
+        assert_eq!(noise.outliers, 1);
+        assert!(!noise.skewed, "{noise:?}");
     }
 
     #[test]

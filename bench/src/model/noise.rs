@@ -20,6 +20,14 @@ pub struct Noise {
     pub multimodal: bool,
     /// Samples outside Tukey's fences (1.5 interquartile ranges beyond the quartiles).
     pub outliers: u32,
+    /// How far the outliers move the mean: |mean of all - mean of the rest| over the rest's
+    /// Error; `None` without outliers or without an Error.
+    #[serde(default)]
+    pub outlier_shift: Option<f64>,
+    /// Whether that shift is large enough that the Mean describes the outliers, not the row:
+    /// a stretch of the run on a busy machine.
+    #[serde(default)]
+    pub skewed: bool,
     /// Rounds of samples measured: 1, or more when a flagged row was measured again.
     #[serde(default = "one")]
     pub rounds: u32,
@@ -42,6 +50,6 @@ impl Noise {
 
     /// Whether the row's figure should not be trusted as it stands.
     pub fn flagged(&self) -> bool {
-        self.drift || self.multimodal
+        self.drift || self.multimodal || self.skewed
     }
 }

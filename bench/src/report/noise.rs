@@ -18,6 +18,9 @@ pub fn cell(noise: Option<&Noise>) -> String {
     if noise.multimodal {
         what.push("MODES");
     }
+    if noise.skewed {
+        what.push("SKEWED");
+    }
     let mut cell = if what.is_empty() {
         "ok".to_owned()
     } else {
@@ -50,6 +53,15 @@ pub fn reasons(noise: &Noise, unit: &str) -> Vec<String> {
             "several modes: mvalue {mvalue:.2} (4 or more: two modes give 4, one about 2)"
         ));
     }
+    if noise.skewed
+        && let Some(shift) = noise.outlier_shift
+    {
+        reasons.push(format!(
+            "skewed: its {} outliers move the mean by {shift:.1} times the Error of the other \
+             samples (over 3: a stretch of the run on a busy machine)",
+            noise.outliers
+        ));
+    }
     reasons
 }
 
@@ -76,11 +88,12 @@ pub fn notes<'a>(rows: impl IntoIterator<Item = (String, &'a Noise)>, unit: &str
 pub const NOISE_NOTE: &str = "**Noise** checks each row's sample means: DRIFT when the first \
     and last thirds of its samples (in the order taken, Tukey's outliers set aside) differ by \
     more than their combined Error, as when a machine changes speed mid-run; MODES when their \
-    mvalue (BenchmarkDotNet's modality test) is 4 or more, two clear modes; `N out` counts \
-    samples outside Tukey's fences (1.5 IQR). When a row is flagged, every row of the suite is \
-    measured again, together so that ratios stay paired (`--remeasure`, 1 more round by \
-    default); `N rounds` marks a row measured more than once, and one still flagged is listed \
-    under the table.";
+    mvalue (BenchmarkDotNet's modality test) is 4 or more, two clear modes; SKEWED when the \
+    samples outside Tukey's fences (1.5 IQR) move the mean by more than 3 times the Error of \
+    the others, as a stretch of the run on a busy machine does; `N out` counts those outliers. \
+    When a row is flagged, every row of the suite is measured again, together so that ratios \
+    stay paired (`--remeasure`, 1 more round by default); `N rounds` marks a row measured more \
+    than once, and one still flagged is listed under the table.";
 
 #[cfg(test)]
 mod tests {
@@ -94,6 +107,8 @@ mod tests {
             mvalue: Some(2.1),
             multimodal: false,
             outliers,
+            outlier_shift: None,
+            skewed: false,
             rounds,
         }
     }

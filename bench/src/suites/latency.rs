@@ -158,7 +158,7 @@ fn measure(
                 break;
             }
             eprintln!(
-                "bench: latency over {protocol}: {} noisy (drift or several modes); measuring \
+                "bench: latency over {protocol}: {} noisy (drift, several modes or skewed by outliers); measuring \
                  every client again",
                 noisy
                     .iter()

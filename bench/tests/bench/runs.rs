@@ -275,7 +275,10 @@ fn cost_counts_instructions_per_call_under_callgrind_or_says_why_not() {
     assert!(longer > shorter, "{row}");
     // (longer - shorter) / 10 calls, as the row says.
     let per_call = positive(row, "instructions_per_call");
-    assert!((per_call - (longer - shorter) as f64 / 10.0).abs() < 1e-6, "{row}");
+    assert!(
+        (per_call - (longer - shorter) as f64 / 10.0).abs() < 1e-6,
+        "{row}"
+    );
     positive(row, "allocs_per_call");
     assert_eq!(row["ratio"], 1.0, "hyper is its own baseline: {row}");
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
