@@ -121,6 +121,15 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write the tables, report.md and charts of a saved run again, from its results.json,
+    /// without measuring anything; the tables are printed too.
+    Report {
+        /// The results.json of an earlier run.
+        results: std::path::PathBuf,
+        /// Where to write report.md and the charts. [default: the results file's directory]
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+    },
     /// Internal: serve the payment service in this process (the bench starts itself this way).
     #[command(name = "__api", hide = true)]
     Api {

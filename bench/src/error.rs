@@ -37,6 +37,8 @@ pub enum BenchError {
     Decode(String),
     #[error("cost suite: {0}")]
     Cost(String),
+    #[error("report: {0}")]
+    Report(String),
     #[error("faults suite: {0}")]
     Faults(String),
     #[error("load suite: {0}")]

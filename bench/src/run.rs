@@ -50,6 +50,16 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Some(Command::Report { results, out }) => match rerender(&results, out.as_deref()) {
+            Ok(dir) => {
+                print(&format!("\nWrote {}\n", dir.display()));
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("bench: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Some(Command::Cost {
             client,
             url,
@@ -162,17 +172,42 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     });
     std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
     report::json::write(&results, &dir.join("results.json"))?;
-    let charts = report::write_charts(&results, &dir)?;
-    let markdown = report::markdown(&results, &charts);
-    let report_path = dir.join("report.md");
-    std::fs::write(&report_path, markdown)
-        .map_err(|source| BenchError::io(&report_path, source))?;
+    let charts = write_report(&results, &dir)?;
     print(&format!(
         "\nWrote {} (results.json, report.md, {})\n",
         dir.display(),
         charts.join(", ")
     ));
     Ok(RunOutput { results, dir })
+}
+
+/// report.md and the charts of `results`, into `dir`; the charts' file names.
+fn write_report(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
+    let charts = report::write_charts(results, dir)?;
+    let markdown = report::markdown(results, &charts);
+    let report_path = dir.join("report.md");
+    std::fs::write(&report_path, markdown)
+        .map_err(|source| BenchError::io(&report_path, source))?;
+    Ok(charts)
+}
+
+/// `bench report RESULTS.json`: the header and tables of a saved run printed, and its report
+/// and charts written again into `out` (or beside the file); the directory written.
+fn rerender(path: &Path, out: Option<&Path>) -> Result<PathBuf, BenchError> {
+    let results = report::json::read(path)?;
+    let dir = out.map_or_else(
+        || {
+            path.parent()
+                .filter(|parent| !parent.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        },
+        Path::to_path_buf,
+    );
+    std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
+    print(&report::header(&results.environment, &results.settings));
+    print(&report::terminal(&results));
+    write_report(&results, &dir)?;
+    Ok(dir)
 }
 
 fn start_mock(url: Option<&str>) -> Result<MockEndpoint, BenchError> {

@@ -4,10 +4,57 @@ use std::fs;
 use std::path::Path;
 
 use crate::error::BenchError;
-use crate::model::Results;
+use crate::model::{Results, SCHEMA_VERSION};
+
+/// A results.json this bench wrote (its schema version), read back whole.
+///
+/// # Errors
+/// The file cannot be read, is not a results.json, or has another schema version.
+pub fn read(path: &Path) -> Result<Results, BenchError> {
+    let text = fs::read_to_string(path).map_err(|source| BenchError::io(path, source))?;
+    let results: Results = serde_json::from_str(&text).map_err(|error| {
+        BenchError::Report(format!("{} is not a results.json: {error}", path.display()))
+    })?;
+    if results.schema_version != SCHEMA_VERSION {
+        return Err(BenchError::Report(format!(
+            "{} has schema_version {}, this bench reads {SCHEMA_VERSION}",
+            path.display(),
+            results.schema_version
+        )));
+    }
+    Ok(results)
+}
 
 pub fn write(results: &Results, path: &Path) -> Result<(), BenchError> {
     let mut text = serde_json::to_string_pretty(results).map_err(BenchError::Json)?;
     text.push('\n');
     fs::write(path, text).map_err(|source| BenchError::io(path, source))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    #[test]
+    fn what_is_written_reads_back_the_same_and_other_files_are_refused() {
+        let settings = crate::cli::resolve(&crate::cli::Cli::parse_from(["bench"]));
+        let results = Results::new(crate::env::collect("now".to_owned()), settings);
+        let dir = std::env::temp_dir().join(format!("bench-json-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("results.json");
+        write(&results, &path).unwrap();
+        assert_eq!(read(&path).unwrap(), results);
+        std::fs::write(&path, "{\"schema_version\": 1}").unwrap();
+        assert!(
+            matches!(read(&path), Err(BenchError::Report(why)) if why.contains("is not a results.json"))
+        );
+        let mut newer = serde_json::to_value(&results).unwrap();
+        newer["schema_version"] = 99.into();
+        std::fs::write(&path, newer.to_string()).unwrap();
+        assert!(
+            matches!(read(&path), Err(BenchError::Report(why)) if why.contains("schema_version 99"))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -284,3 +284,32 @@ fn cost_counts_instructions_per_call_under_callgrind_or_says_why_not() {
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("cost: CPU instructions per call under callgrind"));
 }
+
+#[test]
+fn a_saved_run_is_rendered_again_without_measuring() {
+    let first = scratch_dir("rerender-run");
+    run_ok(&["--quick", "--suite", "decode"], &first);
+    let again = scratch_dir("rerender-again");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_bench"))
+        .arg("report")
+        .arg(first.join("results.json"))
+        .arg("--out")
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("decode: small body"), "{stdout}");
+    let read = |dir: &std::path::Path| std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert_eq!(read(&again), read(&first), "the same results give the same report");
+    assert!(again.join("decode_small.svg").is_file());
+    assert!(!again.join("results.json").exists(), "nothing is measured or rewritten");
+    // A file that is not a results.json is refused, saying so.
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_bench"))
+        .arg("report")
+        .arg(again.join("report.md"))
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a results.json"));
+}
