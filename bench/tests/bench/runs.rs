@@ -301,9 +301,16 @@ fn a_saved_run_is_rendered_again_without_measuring() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("decode: small body"), "{stdout}");
     let read = |dir: &std::path::Path| std::fs::read_to_string(dir.join("report.md")).unwrap();
-    assert_eq!(read(&again), read(&first), "the same results give the same report");
+    assert_eq!(
+        read(&again),
+        read(&first),
+        "the same results give the same report"
+    );
     assert!(again.join("decode_small.svg").is_file());
-    assert!(!again.join("results.json").exists(), "nothing is measured or rewritten");
+    assert!(
+        !again.join("results.json").exists(),
+        "nothing is measured or rewritten"
+    );
     // A file that is not a results.json is refused, saying so.
     let refused = std::process::Command::new(env!("CARGO_BIN_EXE_bench"))
         .arg("report")
