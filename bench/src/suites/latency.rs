@@ -339,6 +339,8 @@ mod tests {
             connections: 1,
             live_requests: 10,
             tls_handshakes: 1,
+            tls_full: 1,
+            tls_resumed: 0,
             tls13: 1,
             tls12: 0,
         };
@@ -349,6 +351,7 @@ mod tests {
         );
         let none = Counted {
             tls_handshakes: 0,
+            tls_full: 0,
             tls13: 0,
             ..tls13
         };
