@@ -127,6 +127,9 @@ pub enum Command {
         /// Where `--tls` writes its CA.
         #[arg(long, value_name = "PATH")]
         ca_out: Option<std::path::PathBuf>,
+        /// With `--tls`: refuse session resumption, so that every handshake is a full one.
+        #[arg(long, requires = "tls")]
+        no_resumption: bool,
         /// Exit at once if this process is not our parent any more.
         #[arg(long)]
         parent_pid: Option<u32>,
@@ -240,6 +243,30 @@ mod tests {
     #[test]
     fn the_hidden_mock_command_parses() {
         let cli = Cli::parse_from(["bench", "__mock-rates", "--listen", "127.0.0.1:0"]);
-        assert!(matches!(cli.command, Some(Command::MockRates { .. })));
+        assert!(matches!(
+            cli.command,
+            Some(Command::MockRates {
+                no_resumption: false,
+                ..
+            })
+        ));
+        let tls = [
+            "__mock-rates",
+            "--tls",
+            "--ca-out",
+            "ca.pem",
+            "--no-resumption",
+        ];
+        let cli = Cli::parse_from(std::iter::once("bench").chain(tls));
+        assert!(matches!(
+            cli.command,
+            Some(Command::MockRates {
+                tls: true,
+                no_resumption: true,
+                ..
+            })
+        ));
+        // Resumption is a TLS matter.
+        assert!(Cli::try_parse_from(["bench", "__mock-rates", "--no-resumption"]).is_err());
     }
 }

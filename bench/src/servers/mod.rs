@@ -6,4 +6,4 @@ pub mod child;
 pub mod mock;
 
 pub use api::ApiEndpoint;
-pub use mock::MockEndpoint;
+pub use mock::{MockEndpoint, Serving};
