@@ -10,6 +10,7 @@ mod fanout;
 mod faults;
 mod latency;
 mod load;
+mod protocol;
 mod results;
 mod settings;
 
@@ -26,5 +27,6 @@ pub use load::{
     CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRow,
     LoadSettings, Scenario, StatusCount,
 };
+pub use protocol::Protocol;
 pub use results::{Results, SCHEMA_VERSION};
-pub use settings::{Protocol, RunSettings, SuiteName};
+pub use settings::{RunSettings, SuiteName};
