@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::model::{ClientName, Protocol, RunSettings, SuiteName};
-use crate::suites::{fanout, faults, load};
+use crate::suites::{connections, fanout, faults, load};
 
 /// Compares the five rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the
 /// baseline) through the `RatesProvider` port, against a local mock-rates server started as a
@@ -24,8 +24,9 @@ pub struct Cli {
     pub suites: Vec<SuiteName>,
 
     /// Smoke run of a few seconds (for CI): 20 warm-up calls, 5 samples x 100 calls, 10 ms
-    /// decode samples; fanout groups of 5 and 20 at 20 ms, sent once; faults with a 500 ms
-    /// upstream timeout and a storm of 40 payments per client. Explicit size flags still win.
+    /// decode samples; connections in 3 samples of about 5 ms; fanout groups of 5 and 20 at
+    /// 20 ms, sent once; faults with a 500 ms upstream timeout and a storm of 40 payments per
+    /// client. Explicit size flags still win.
     #[arg(long)]
     pub quick: bool,
 
@@ -53,9 +54,9 @@ pub struct Cli {
     #[arg(long, value_enum, value_delimiter = ',', value_name = "NAMES")]
     pub clients: Vec<ClientName>,
 
-    /// latency: the protocols each client is measured over, comma-separated: http (HTTP/1.1 in
-    /// the clear), https (HTTP/1.1 over TLS, against a mock-rates of the bench's own with a CA
-    /// made at start; skipped with --mock-url). [default: http,https]
+    /// latency and connections: the protocols each client is measured over, comma-separated:
+    /// http (HTTP/1.1 in the clear), https (HTTP/1.1 over TLS, against a mock-rates of the
+    /// bench's own with a CA made at start; skipped with --mock-url). [default: http,https]
     #[arg(
         long = "protocol",
         value_enum,
@@ -65,8 +66,8 @@ pub struct Cli {
     pub protocols: Vec<Protocol>,
 
     /// An earlier results.json: print each latency and decode row's change against it (mean
-    /// ratio, and whether the difference exceeds the combined Error). Load, fanout and faults
-    /// rows are not compared.
+    /// ratio, and whether the difference exceeds the combined Error). Connections, load,
+    /// fanout and faults rows are not compared.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
 
@@ -81,11 +82,14 @@ pub struct Cli {
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
 
-    /// latency: do not pin the suite (the bench's thread and its own mock-rates) to one CPU.
-    /// Pinning is the default because cross-CPU wake-ups make unpinned samples bimodal on
-    /// small machines; see the report.
+    /// latency and connections: do not pin the suite (the bench's thread and its own
+    /// mock-rates) to one CPU. Pinning is the default because cross-CPU wake-ups make unpinned
+    /// samples bimodal on small machines; see the report.
     #[arg(long)]
     pub no_pin: bool,
+
+    #[command(flatten)]
+    pub connections: connections::settings::ConnectionsArgs,
 
     #[command(flatten)]
     pub fanout: fanout::settings::FanoutArgs,
@@ -177,6 +181,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         } else {
             crate::affinity::latency_cpu().ok()
         },
+        connections: connections::settings::resolve(&cli.connections, cli.quick),
         fanout: fanout::settings::resolve(&cli.fanout, cli.quick),
         faults: faults::settings::resolve(&cli.faults, cli.quick),
         load: load::settings::resolve(&cli.load, cli.quick),

@@ -4,6 +4,7 @@
 
 mod baseline;
 mod client;
+mod connections;
 mod decode;
 mod environment;
 mod fanout;
@@ -16,6 +17,9 @@ mod settings;
 
 pub use baseline::{BaselineComparison, Change};
 pub use client::ClientName;
+pub use connections::{
+    ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow,
+};
 pub use decode::{DecodeBody, DecodeMethod, DecodeRow};
 pub use environment::{CrateVersion, Environment};
 pub use fanout::{FanoutMode, FanoutRow, FanoutSettings, group_sizes};

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    BaselineComparison, CapacityRow, ClientName, DecodeRow, Environment, FanoutRow, FaultRow,
-    FdCheck, LatencyRow, LoadRow, RunSettings,
+    BaselineComparison, CapacityRow, ClientName, ConnectionsRow, ConstructionRow, DecodeRow,
+    Environment, FanoutRow, FaultRow, FdCheck, LatencyRow, LoadRow, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -18,6 +18,12 @@ pub struct Results {
     pub settings: RunSettings,
     #[serde(default)]
     pub latency: Vec<LatencyRow>,
+    /// The connections suite's calls, one row per protocol, mode and client.
+    #[serde(default)]
+    pub connections: Vec<ConnectionsRow>,
+    /// The connections suite's client builds, one row per client and trust.
+    #[serde(default)]
+    pub construction: Vec<ConstructionRow>,
     #[serde(default)]
     pub decode: Vec<DecodeRow>,
     #[serde(default)]
@@ -45,6 +51,8 @@ impl Results {
             environment,
             settings,
             latency: Vec::new(),
+            connections: Vec::new(),
+            construction: Vec::new(),
             decode: Vec::new(),
             fanout: Vec::new(),
             faults: Vec::new(),

@@ -4,7 +4,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ClientName, FanoutSettings, FaultsSettings, LoadSettings, Protocol};
+use crate::model::{
+    ClientName, ConnectionsSettings, FanoutSettings, FaultsSettings, LoadSettings, Protocol,
+};
 
 /// A suite, as named on the command line and in results.json.
 #[derive(
@@ -24,6 +26,10 @@ use crate::model::{ClientName, FanoutSettings, FaultsSettings, LoadSettings, Pro
 pub enum SuiteName {
     /// Each adapter through the port, sequential calls: time, allocations, connections.
     Latency,
+    /// A new connection per call (full and resumed TLS handshakes), and a client built per
+    /// call, against the pooled call: time, CPU, allocations, connections, handshakes; and what
+    /// building a client costs.
+    Connections,
     /// The Free Forex body decoded five ways: time and allocations per decode.
     Decode,
     /// The payment service at a constant request rate (open model), per scenario: latency
@@ -40,8 +46,9 @@ pub enum SuiteName {
 
 impl SuiteName {
     /// Every suite, in the order a default run takes them.
-    pub const ALL: [SuiteName; 5] = [
+    pub const ALL: [SuiteName; 6] = [
         SuiteName::Latency,
+        SuiteName::Connections,
         SuiteName::Decode,
         SuiteName::Load,
         SuiteName::Fanout,
@@ -51,6 +58,7 @@ impl SuiteName {
     pub fn as_str(self) -> &'static str {
         match self {
             SuiteName::Latency => "latency",
+            SuiteName::Connections => "connections",
             SuiteName::Decode => "decode",
             SuiteName::Load => "load",
             SuiteName::Fanout => "fanout",
@@ -61,7 +69,11 @@ impl SuiteName {
     /// Whether the suite calls mock-rates over HTTP.
     pub fn needs_mock(self) -> bool {
         match self {
-            SuiteName::Latency | SuiteName::Load | SuiteName::Fanout | SuiteName::Faults => true,
+            SuiteName::Latency
+            | SuiteName::Connections
+            | SuiteName::Load
+            | SuiteName::Fanout
+            | SuiteName::Faults => true,
             SuiteName::Decode => false,
         }
     }
@@ -69,7 +81,7 @@ impl SuiteName {
     /// Whether the suite drives the payment service over HTTP (and so needs it started).
     pub fn needs_api(self) -> bool {
         match self {
-            SuiteName::Latency | SuiteName::Decode => false,
+            SuiteName::Latency | SuiteName::Connections | SuiteName::Decode => false,
             SuiteName::Load | SuiteName::Fanout | SuiteName::Faults => true,
         }
     }
@@ -91,7 +103,7 @@ fn http_only() -> Vec<Protocol> {
 pub struct RunSettings {
     pub suites: Vec<SuiteName>,
     pub clients: Vec<ClientName>,
-    /// latency: the protocols each client is measured over.
+    /// latency and connections: the protocols each client is measured over.
     #[serde(default = "http_only")]
     pub protocols: Vec<Protocol>,
     pub quick: bool,
@@ -107,8 +119,8 @@ pub struct RunSettings {
     pub mock: String,
     /// Where the payment service ran: "child process" or the URL given.
     pub api: String,
-    /// latency: the CPU the suite ran on (with its own mock-rates when the bench starts it);
-    /// `None` when not pinned.
+    /// latency and connections: the CPU the suite ran on (with its own mock-rates when the
+    /// bench starts it); `None` when not pinned.
     pub latency_cpu: Option<usize>,
     /// fanout: upstream latency, group sizes, repetitions.
     #[serde(default)]
@@ -119,4 +131,7 @@ pub struct RunSettings {
     /// load: rate, duration, warm-up, capacity levels.
     #[serde(default)]
     pub load: LoadSettings,
+    /// connections: samples and their sizes.
+    #[serde(default)]
+    pub connections: ConnectionsSettings,
 }

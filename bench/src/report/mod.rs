@@ -3,6 +3,7 @@
 
 mod baseline;
 mod charts;
+mod connections;
 mod decode;
 mod fanout;
 mod faults;
@@ -60,6 +61,7 @@ pub fn markdown(results: &Results, charts: &[String]) -> String {
 fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
     [
         latency::section(results, charts),
+        connections::section(results),
         decode::section(results, charts),
         load::section(results, charts),
         fanout::section(results, charts),
