@@ -274,9 +274,7 @@ impl Rounds<'_> {
         let (sizes, protocol, bar) = (self.sizes, self.protocol, self.bar);
         let count = subjects.len();
         for sample in 0..sizes.samples as usize {
-            // Rotate the start so that no subject always runs right after another one.
-            for offset in 0..count {
-                let index = (sample + offset) % count;
+            for index in round_order(sample, count) {
                 let (subject, tally) = (&subjects[index], &mut tallies[index]);
                 if sample == 0 {
                     bar.set_message(format!("{protocol} warm-up {}", describe(subject)));
@@ -296,6 +294,17 @@ impl Rounds<'_> {
             }
         }
     }
+}
+
+/// The subjects' order in round `sample`, rotated so that no subject always runs right after
+/// another one. Each round starts one subject earlier in the list, so a subject runs one place
+/// later than in the round before and the last one wraps to the front: none waits more than a
+/// round between two of its samples. (Rotated the other way, the one wrapping from first to
+/// last would wait two rounds, long enough with many clients for a pooled connection to pass
+/// its idle timeout.)
+fn round_order(sample: usize, count: usize) -> impl Iterator<Item = usize> {
+    let start = count - sample % count.max(1);
+    (0..count).map(move |offset| (offset + start) % count)
 }
 
 fn describe(subject: &Subject<'_>) -> String {
@@ -344,4 +353,34 @@ async fn counted_batch(
     let counted =
         admin.and_then(|admin| Counted::between(before.as_ref(), admin.counters().as_ref()));
     (outcome, counted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_round_holds_every_subject_and_none_waits_more_than_a_round() {
+        let count = 7;
+        let rounds: Vec<Vec<usize>> = (0..10)
+            .map(|sample| round_order(sample, count).collect())
+            .collect();
+        assert_eq!(rounds[0], [0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(rounds[1], [6, 0, 1, 2, 3, 4, 5]);
+        for round in &rounds {
+            let mut sorted = round.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..count).collect::<Vec<_>>());
+        }
+        // Between a subject's two samples, at most the other subjects of one round run.
+        let order: Vec<usize> = rounds.concat();
+        for subject in 0..count {
+            let places: Vec<usize> = (0..order.len())
+                .filter(|&at| order[at] == subject)
+                .collect();
+            let longest = places.windows(2).map(|pair| pair[1] - pair[0] - 1).max();
+            assert!(longest <= Some(count), "subject {subject}: {places:?}");
+        }
+        assert_eq!(round_order(0, 0).count(), 0);
+    }
 }
