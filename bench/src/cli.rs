@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::model::{ClientName, CostSettings, Protocol, RunSettings, SuiteName};
-use crate::suites::{fanout, faults, load};
+use crate::suites::{connections, fanout, faults, load};
 
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
 /// each with its TLS backends) through the `RatesProvider` port, against a local mock-rates server started as a
@@ -24,8 +24,9 @@ pub struct Cli {
     pub suites: Vec<SuiteName>,
 
     /// Smoke run of a few seconds (for CI): 20 warm-up calls, 5 samples x 100 calls, 10 ms
-    /// decode samples; fanout groups of 5 and 20 at 20 ms, sent once; faults with a 500 ms
-    /// upstream timeout and a storm of 40 payments per client. Explicit size flags still win.
+    /// decode samples; connections in 3 samples of about 5 ms; fanout groups of 5 and 20 at
+    /// 20 ms, sent once; faults with a 500 ms upstream timeout and a storm of 40 payments per
+    /// client. Explicit size flags still win.
     #[arg(long)]
     pub quick: bool,
 
@@ -68,10 +69,10 @@ pub struct Cli {
     #[arg(long, value_enum, value_delimiter = ',', value_name = "NAMES")]
     pub clients: Vec<ClientName>,
 
-    /// latency, load and fanout: the protocols each client is measured over, comma-separated:
-    /// http (HTTP/1.1 in the clear), https (HTTP/1.1 over TLS, against a mock-rates of the
-    /// bench's own with a CA made at start, and for load and fanout a payment service of its
-    /// own pointed at it; skipped with --mock-url). [default: http,https]
+    /// latency, connections, cost, load and fanout: the protocols each client is measured over,
+    /// comma-separated: http (HTTP/1.1 in the clear), https (HTTP/1.1 over TLS, against a
+    /// mock-rates of the bench's own with a CA made at start, and for load and fanout a payment
+    /// service of its own pointed at it; skipped with --mock-url). [default: http,https]
     #[arg(
         long = "protocol",
         value_enum,
@@ -81,8 +82,8 @@ pub struct Cli {
     pub protocols: Vec<Protocol>,
 
     /// An earlier results.json: print each latency and decode row's change against it (mean
-    /// ratio, and whether the difference exceeds the combined Error). Load, fanout and faults
-    /// rows are not compared.
+    /// ratio, and whether the difference exceeds the combined Error). Connections, load,
+    /// fanout and faults rows are not compared.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
 
@@ -97,9 +98,9 @@ pub struct Cli {
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
 
-    /// latency: do not pin the suite (the bench's thread and its own mock-rates) to one CPU.
-    /// Pinning is the default because cross-CPU wake-ups make unpinned samples bimodal on
-    /// small machines; see the report.
+    /// latency and connections: do not pin the suite (the bench's thread and its own
+    /// mock-rates) to one CPU. Pinning is the default because cross-CPU wake-ups make unpinned
+    /// samples bimodal on small machines; see the report.
     #[arg(long)]
     pub no_pin: bool,
 
@@ -108,6 +109,9 @@ pub struct Cli {
     /// weighs per call. [default: 100,2100; --quick: 20,420]
     #[arg(long, value_name = "LOW,HIGH", value_parser = call_counts)]
     pub cost_calls: Option<(u32, u32)>,
+
+    #[command(flatten)]
+    pub connections: connections::settings::ConnectionsArgs,
 
     #[command(flatten)]
     pub fanout: fanout::settings::FanoutArgs,
@@ -175,6 +179,9 @@ pub enum Command {
         /// Where `--tls` writes its CA.
         #[arg(long, value_name = "PATH")]
         ca_out: Option<std::path::PathBuf>,
+        /// With `--tls`: refuse session resumption, so that every handshake is a full one.
+        #[arg(long, requires = "tls")]
+        no_resumption: bool,
         /// Exit at once if this process is not our parent any more.
         #[arg(long)]
         parent_pid: Option<u32>,
@@ -232,6 +239,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
                 None => (100, 2100),
             },
         },
+        connections: connections::settings::resolve(&cli.connections, cli.quick),
         fanout: fanout::settings::resolve(&cli.fanout, cli.quick),
         faults: faults::settings::resolve(&cli.faults, cli.quick),
         load: load::settings::resolve(&cli.load, cli.quick),
@@ -351,6 +359,30 @@ mod tests {
     #[test]
     fn the_hidden_mock_command_parses() {
         let cli = Cli::parse_from(["bench", "__mock-rates", "--listen", "127.0.0.1:0"]);
-        assert!(matches!(cli.command, Some(Command::MockRates { .. })));
+        assert!(matches!(
+            cli.command,
+            Some(Command::MockRates {
+                no_resumption: false,
+                ..
+            })
+        ));
+        let tls = [
+            "__mock-rates",
+            "--tls",
+            "--ca-out",
+            "ca.pem",
+            "--no-resumption",
+        ];
+        let cli = Cli::parse_from(std::iter::once("bench").chain(tls));
+        assert!(matches!(
+            cli.command,
+            Some(Command::MockRates {
+                tls: true,
+                no_resumption: true,
+                ..
+            })
+        ));
+        // Resumption is a TLS matter.
+        assert!(Cli::try_parse_from(["bench", "__mock-rates", "--no-resumption"]).is_err());
     }
 }

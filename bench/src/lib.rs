@@ -9,6 +9,7 @@ pub mod alloc;
 pub mod baseline;
 pub mod cli;
 pub mod clients;
+pub mod cpu;
 pub mod env;
 pub mod error;
 pub mod machine;

@@ -37,11 +37,13 @@ pub fn main() -> ExitCode {
             cpu,
             tls,
             ca_out,
+            no_resumption,
             parent_pid,
         }) => match servers::mock::run_child(
             listen,
             cpu,
             ca_out.as_deref().filter(|_| tls),
+            !no_resumption,
             parent_pid,
         ) {
             Ok(()) => ExitCode::SUCCESS,

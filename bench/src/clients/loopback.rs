@@ -16,21 +16,33 @@ pub fn agent(timeout: Option<Duration>, idle: usize) -> ureq::Agent {
     builder(timeout, idle).build().into()
 }
 
-/// [`agent`] for a server over TLS whose CA is `ca_pem` (and only it: the bench talks to its
-/// own servers), verifying as always.
-pub fn tls_agent(timeout: Option<Duration>, idle: usize, ca_pem: &[u8]) -> ureq::Agent {
+/// What [`tls_agent`] trusts: the CA `ca_pem` (and only it: the bench talks to its own
+/// servers), verifying as always.
+pub fn tls_config(ca_pem: &[u8]) -> TlsConfig {
     let roots: Vec<Certificate<'static>> = ureq::tls::parse_pem(ca_pem)
         .filter_map(|item| match item {
             Ok(ureq::tls::PemItem::Certificate(certificate)) => Some(certificate),
             _ => None,
         })
         .collect();
-    let tls = TlsConfig::builder()
+    TlsConfig::builder()
         .provider(TlsProvider::Rustls)
         .unversioned_rustls_crypto_provider(Arc::new(rustls::crypto::ring::default_provider()))
         .root_certs(RootCerts::from(roots))
-        .build();
-    builder(timeout, idle).tls_config(tls).build().into()
+        .build()
+}
+
+/// [`agent`] for a server over TLS, trusting what `tls` says (see [`tls_config`]).
+///
+/// ureq builds its rustls config once per agent, at the agent's first TLS connection, and
+/// keeps rustls's default session cache in it, with no setting to turn it off: so each agent
+/// may resume the sessions of its own earlier connections, and only a fresh agent is sure to
+/// make a full handshake.
+pub fn tls_agent(timeout: Option<Duration>, idle: usize, tls: &TlsConfig) -> ureq::Agent {
+    builder(timeout, idle)
+        .tls_config(tls.clone())
+        .build()
+        .into()
 }
 
 fn builder(

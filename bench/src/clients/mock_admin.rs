@@ -13,6 +13,11 @@ const ADMIN_TIMEOUT: Duration = Duration::from_secs(5);
 /// returns: a before/after difference subtracts it.
 const CONNECTIONS_PER_STATS_READ: u64 = 1;
 
+/// Over TLS, each read's connection makes one full handshake (never a resumed one: see
+/// [`Transport::Tls`]), a TLS 1.3 one (the admin agent and mock-rates are both rustls, which
+/// prefers it); a before/after difference subtracts it as well.
+const FULL_HANDSHAKES_PER_STATS_READ: u64 = 1;
+
 #[derive(Debug, thiserror::Error)]
 #[error("the mock-rates admin endpoint failed: {0}")]
 pub struct MockError(String);
@@ -21,17 +26,40 @@ pub struct MockError(String);
 #[derive(Debug)]
 pub struct MockAdmin<'a> {
     base_url: &'a str,
-    agent: ureq::Agent,
+    transport: Transport,
+}
+
+/// How the admin calls reach the mock, so that each one costs the mock exactly one connection
+/// and, over TLS, one full handshake: what [`Counted::between`] subtracts.
+#[derive(Debug)]
+enum Transport {
+    /// One agent, keeping no idle connection: every call opens its own.
+    Plain(ureq::Agent),
+    /// A fresh agent per call: an agent keeps the TLS sessions of its earlier connections and
+    /// would resume them (see [`loopback::tls_agent`]), which would mix the reads' own
+    /// handshakes into the resumed ones a suite counts for its clients.
+    Tls(ureq::tls::TlsConfig),
 }
 
 impl<'a> MockAdmin<'a> {
     /// The admin endpoints of a mock-rates in the clear, or over TLS with its CA `ca_pem`.
     pub fn new(base_url: &'a str, ca_pem: Option<&[u8]>) -> Self {
-        let agent = match ca_pem {
-            None => loopback::agent(Some(ADMIN_TIMEOUT), 0),
-            Some(ca_pem) => loopback::tls_agent(Some(ADMIN_TIMEOUT), 0, ca_pem),
+        let transport = match ca_pem {
+            None => Transport::Plain(loopback::agent(Some(ADMIN_TIMEOUT), 0)),
+            Some(ca_pem) => Transport::Tls(loopback::tls_config(ca_pem)),
         };
-        Self { base_url, agent }
+        Self {
+            base_url,
+            transport,
+        }
+    }
+
+    /// The agent for one call.
+    fn agent(&self) -> ureq::Agent {
+        match &self.transport {
+            Transport::Plain(agent) => agent.clone(),
+            Transport::Tls(tls) => loopback::tls_agent(Some(ADMIN_TIMEOUT), 0, tls),
+        }
     }
 
     /// The server's counters, from `GET /__admin/stats`.
@@ -39,7 +67,7 @@ impl<'a> MockAdmin<'a> {
         let url = format!("{}/__admin/stats", self.base_url);
         let failed = |why: String| MockError(format!("GET {url}: {why}"));
         let mut response = self
-            .agent
+            .agent()
             .get(&url)
             .header("connection", "close")
             .call()
@@ -64,7 +92,7 @@ impl<'a> MockAdmin<'a> {
         let url = format!("{}/__admin/faults", self.base_url);
         let body = serde_json::to_string(faults).map_err(|error| MockError(error.to_string()))?;
         let response = self
-            .agent
+            .agent()
             .put(&url)
             .header("connection", "close")
             .header("content-type", "application/json")
@@ -88,9 +116,13 @@ pub struct Counted {
     pub connections: u64,
     /// `/api/live` requests.
     pub live_requests: u64,
-    /// TLS handshakes (full or resumed: the reads' own may resume), and those of TLS 1.3 and
-    /// 1.2, less the second read's own (a TLS 1.3 one when the mock speaks TLS).
+    /// TLS handshakes, full or resumed, less the second read's own (a full TLS 1.3 one when
+    /// the mock speaks TLS).
     pub tls_handshakes: u64,
+    /// Of those, the full ones and the resumed ones.
+    pub tls_full: u64,
+    pub tls_resumed: u64,
+    /// Of those, the TLS 1.3 ones and the TLS 1.2 ones.
     pub tls13: u64,
     pub tls12: u64,
 }
@@ -102,19 +134,31 @@ impl Counted {
         let (before, after) = before.zip(after)?;
         // The second read's own connection is a TLS one when the mock speaks TLS: the first
         // read's shows in `before` already, so a mock that counted any TLS has one of its own.
-        let own_tls = u64::from(after.tls13_handshakes + after.tls12_handshakes > 0);
+        let own_full = if after.tls13_handshakes + after.tls12_handshakes > 0 {
+            FULL_HANDSHAKES_PER_STATS_READ
+        } else {
+            0
+        };
+        let tls_full = after
+            .tls_handshakes_full
+            .checked_sub(before.tls_handshakes_full)?
+            .checked_sub(own_full)?;
+        let tls_resumed = after
+            .tls_handshakes_resumed
+            .checked_sub(before.tls_handshakes_resumed)?;
         Some(Self {
             connections: after
                 .connections
                 .checked_sub(before.connections)?
                 .checked_sub(CONNECTIONS_PER_STATS_READ)?,
             live_requests: after.live_requests.checked_sub(before.live_requests)?,
-            tls_handshakes: (handshakes(after).checked_sub(handshakes(before))?)
-                .checked_sub(own_tls)?,
+            tls_handshakes: tls_full + tls_resumed,
+            tls_full,
+            tls_resumed,
             tls13: (after
                 .tls13_handshakes
                 .checked_sub(before.tls13_handshakes)?)
-            .checked_sub(own_tls)?,
+            .checked_sub(own_full)?,
             tls12: after
                 .tls12_handshakes
                 .checked_sub(before.tls12_handshakes)?,
@@ -128,14 +172,12 @@ impl Counted {
             connections: total.connections + more.connections,
             live_requests: total.live_requests + more.live_requests,
             tls_handshakes: total.tls_handshakes + more.tls_handshakes,
+            tls_full: total.tls_full + more.tls_full,
+            tls_resumed: total.tls_resumed + more.tls_resumed,
             tls13: total.tls13 + more.tls13,
             tls12: total.tls12 + more.tls12,
         })
     }
-}
-
-fn handshakes(stats: &Stats) -> u64 {
-    stats.tls_handshakes_full + stats.tls_handshakes_resumed
 }
 
 /// Faults in force on mock-rates for as long as this lives: removed by [`FaultsGuard::clear`],
@@ -212,6 +254,58 @@ mod tests {
             Counted::add(counted, counted).map(|sum| sum.connections),
             Some(4)
         );
+    }
+
+    #[test]
+    fn over_tls_the_read_s_own_full_handshake_is_subtracted() {
+        let over_tls = |connections, full, resumed| Stats {
+            connections,
+            tls_handshakes_full: full,
+            tls_handshakes_resumed: resumed,
+            tls13_handshakes: full + resumed,
+            ..Stats::default()
+        };
+        // Between the reads: 3 client connections (1 full, 2 resumed) and the second read.
+        let counted = Counted::between(Some(&over_tls(4, 4, 0)), Some(&over_tls(8, 6, 2)));
+        assert_eq!(
+            counted,
+            Some(Counted {
+                connections: 3,
+                tls_handshakes: 3,
+                tls_full: 1,
+                tls_resumed: 2,
+                tls13: 3,
+                ..Counted::default()
+            })
+        );
+        assert_eq!(
+            Counted::add(counted, counted).map(|sum| (sum.tls_full, sum.tls_resumed)),
+            Some((2, 4))
+        );
+    }
+
+    #[test]
+    fn each_read_over_tls_is_one_connection_and_one_full_handshake() {
+        let server = mock_rates::MockServer::start(mock_rates::Settings {
+            tls: Some(mock_rates::TlsSettings::default()),
+            ..mock_rates::Settings::default()
+        })
+        .unwrap();
+        let url = server.base_url();
+        let admin = MockAdmin::new(&url, server.state().ca_pem().map(str::as_bytes));
+        let mut previous = admin.stats().unwrap();
+        for _ in 0..3 {
+            // A resumed read would show as a resumed handshake that no client made.
+            let next = admin.stats().unwrap();
+            assert_eq!(
+                Counted::between(Some(&previous), Some(&next)),
+                Some(Counted::default())
+            );
+            previous = next;
+        }
+        assert_eq!(previous.tls_handshakes_resumed, 0);
+        assert_eq!(previous.tls_handshakes_full, 4);
+        assert_eq!(previous.connections, 4);
     }
 
     #[test]

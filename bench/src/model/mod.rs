@@ -4,6 +4,7 @@
 
 mod baseline;
 mod client;
+mod connections;
 mod cost;
 mod decode;
 mod environment;
@@ -19,6 +20,9 @@ mod settings;
 
 pub use baseline::{BaselineComparison, Change};
 pub use client::ClientName;
+pub use connections::{
+    ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow,
+};
 pub use cost::{CostRow, CostSettings};
 pub use decode::{DecodeBody, DecodeMethod, DecodeRow};
 pub use environment::{CrateVersion, Environment};

@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    BaselineComparison, CapacityRow, CostRow, DecodeRow, Environment, FanoutRow, FanoutSeries,
-    FaultRow, FdCheck, LatencyRow, LoadRow, MachineLoad, Protocol, RunSettings,
+    BaselineComparison, CapacityRow, ConnectionsRow, ConstructionRow, CostRow, DecodeRow,
+    Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck, LatencyRow, LoadRow, MachineLoad,
+    Protocol, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -18,6 +19,12 @@ pub struct Results {
     pub settings: RunSettings,
     #[serde(default)]
     pub latency: Vec<LatencyRow>,
+    /// The connections suite's calls, one row per protocol, mode and client.
+    #[serde(default)]
+    pub connections: Vec<ConnectionsRow>,
+    /// The connections suite's client builds, one row per client and trust.
+    #[serde(default)]
+    pub construction: Vec<ConstructionRow>,
     #[serde(default)]
     pub decode: Vec<DecodeRow>,
     /// The cost suite: instructions per call under callgrind.
@@ -54,6 +61,8 @@ impl Results {
             environment,
             settings,
             latency: Vec::new(),
+            connections: Vec::new(),
+            construction: Vec::new(),
             decode: Vec::new(),
             cost: Vec::new(),
             cost_skipped: None,

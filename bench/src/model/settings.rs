@@ -5,7 +5,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    ClientName, CostSettings, FanoutSettings, FaultsSettings, LoadSettings, Protocol,
+    ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, LoadSettings,
+    Protocol,
 };
 
 /// A suite, as named on the command line and in results.json.
@@ -26,6 +27,10 @@ use crate::model::{
 pub enum SuiteName {
     /// Each adapter through the port, sequential calls: time, allocations, connections.
     Latency,
+    /// A new connection per call (full and resumed TLS handshakes), and a client built per
+    /// call, against the pooled call: time, CPU, allocations, connections, handshakes; and what
+    /// building a client costs.
+    Connections,
     /// The Free Forex body decoded five ways: time and allocations per decode.
     Decode,
     /// Each adapter's CPU instructions and allocations per call, counted under valgrind's
@@ -45,8 +50,9 @@ pub enum SuiteName {
 
 impl SuiteName {
     /// Every suite, in the order a default run takes them.
-    pub const ALL: [SuiteName; 6] = [
+    pub const ALL: [SuiteName; 7] = [
         SuiteName::Latency,
+        SuiteName::Connections,
         SuiteName::Decode,
         SuiteName::Cost,
         SuiteName::Load,
@@ -57,6 +63,7 @@ impl SuiteName {
     pub fn as_str(self) -> &'static str {
         match self {
             SuiteName::Latency => "latency",
+            SuiteName::Connections => "connections",
             SuiteName::Decode => "decode",
             SuiteName::Cost => "cost",
             SuiteName::Load => "load",
@@ -70,6 +77,7 @@ impl SuiteName {
         match self {
             SuiteName::Latency
             | SuiteName::Cost
+            | SuiteName::Connections
             | SuiteName::Load
             | SuiteName::Fanout
             | SuiteName::Faults => true,
@@ -86,7 +94,9 @@ impl SuiteName {
     /// Whether the suite drives the payment service over HTTP (and so needs it started).
     pub fn needs_api(self) -> bool {
         match self {
-            SuiteName::Latency | SuiteName::Decode | SuiteName::Cost => false,
+            SuiteName::Latency | SuiteName::Connections | SuiteName::Decode | SuiteName::Cost => {
+                false
+            }
             SuiteName::Load | SuiteName::Fanout | SuiteName::Faults => true,
         }
     }
@@ -112,7 +122,7 @@ pub struct RunSettings {
     /// protocol (see [`RunSettings::clients_over`]).
     #[serde(default)]
     pub clients_named: bool,
-    /// latency, load and fanout: the protocols each client is measured over.
+    /// latency, connections, cost, load and fanout: the protocols each client is measured over.
     #[serde(default = "http_only")]
     pub protocols: Vec<Protocol>,
     pub quick: bool,
@@ -135,8 +145,8 @@ pub struct RunSettings {
     /// mock-rates over TLS ran; `None` when none ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub https_servers: Option<String>,
-    /// latency: the CPU the suite ran on (with its own mock-rates when the bench starts it);
-    /// `None` when not pinned.
+    /// latency and connections: the CPU the suite ran on (with its own mock-rates when the
+    /// bench starts it); `None` when not pinned.
     pub latency_cpu: Option<usize>,
     /// cost: the calls of each client's two runs under callgrind.
     #[serde(default)]
@@ -150,6 +160,9 @@ pub struct RunSettings {
     /// load: rate, duration, warm-up, capacity levels.
     #[serde(default)]
     pub load: LoadSettings,
+    /// connections: samples and their sizes.
+    #[serde(default)]
+    pub connections: ConnectionsSettings,
 }
 
 impl RunSettings {

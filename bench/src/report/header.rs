@@ -109,6 +109,9 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
             )
         ));
     }
+    if settings.suites.contains(&SuiteName::Connections) {
+        lines.push(connections_line(settings));
+    }
     if settings.suites.contains(&SuiteName::Decode) {
         lines.push(format!(
             "decode: {} samples of about {} ms per method and body",
@@ -142,6 +145,35 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
         lines.push(format!("over https: {https}"));
     }
     lines
+}
+
+/// The connections suite's line.
+fn connections_line(settings: &RunSettings) -> String {
+    let sizes = &settings.connections;
+    let protocols: Vec<&str> = settings
+        .protocols
+        .iter()
+        .map(|protocol| protocol.as_str())
+        .collect();
+    format!(
+        "connections: over {}; per client and mode, and per client build: up to {} warm-up \
+         calls, then {} samples of about {} ms (calls per sample from the warm-up's mean, 1 to \
+         {}), interleaved; mock-rates: {}, {}",
+        protocols.join(", "),
+        sizes.warmup_calls,
+        sizes.samples,
+        sizes.sample_ms,
+        sizes.max_calls_per_sample,
+        if settings.mock.starts_with("child process") {
+            "its own (over https one with session resumption and one without)"
+        } else {
+            "the one given (https left out)"
+        },
+        settings.latency_cpu.map_or_else(
+            || "not pinned (--no-pin)".to_owned(),
+            |cpu| format!("pinned to CPU {cpu}"),
+        )
+    )
 }
 
 /// The settings line for the header.

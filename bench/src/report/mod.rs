@@ -3,6 +3,7 @@
 
 mod baseline;
 mod charts;
+mod connections;
 mod cost;
 mod decode;
 mod fanout;
@@ -63,6 +64,7 @@ pub fn markdown(results: &Results, charts: &[String]) -> String {
 fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
     [
         latency::section(results, charts),
+        connections::section(results),
         decode::section(results, charts),
         cost::section(results),
         load::section(results, charts),

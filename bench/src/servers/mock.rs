@@ -16,6 +16,16 @@ use crate::servers::child::{self, ChildError, ChildProcess};
 /// What the child prints on stdout once it listens, followed by its base URL.
 const READY_PREFIX: &str = "mock-rates listening on ";
 
+/// What a mock-rates child serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Serving {
+    /// HTTP/1.1 in the clear.
+    Http,
+    /// HTTP/1.1 over TLS, with a CA made at start. With `resumption` off every handshake is a
+    /// full one: no TLS 1.2 session ids, no TLS 1.3 tickets.
+    Https { resumption: bool },
+}
+
 /// A mock-rates server the bench talks to: its own child process, or one given by URL.
 #[derive(Debug)]
 pub struct MockEndpoint {
@@ -33,10 +43,25 @@ impl MockEndpoint {
     }
 
     /// Like [`MockEndpoint::spawn`], the child running on `cpu` only, if given, and serving
-    /// HTTPS with a CA of its own with `tls`.
+    /// HTTPS with a CA of its own with `tls` (resumption allowed, as production servers do).
     pub fn spawn_on(exe: &Path, cpu: Option<usize>, tls: bool) -> Result<Self, ChildError> {
+        let serving = if tls {
+            Serving::Https { resumption: true }
+        } else {
+            Serving::Http
+        };
+        Self::spawn_serving(exe, cpu, serving)
+    }
+
+    /// Like [`MockEndpoint::spawn`], the child running on `cpu` only, if given, and serving
+    /// what `serving` says.
+    pub fn spawn_serving(
+        exe: &Path,
+        cpu: Option<usize>,
+        serving: Serving,
+    ) -> Result<Self, ChildError> {
         let cpu = cpu.map(|cpu| cpu.to_string());
-        let ca_out = tls.then(ca_path);
+        let ca_out = matches!(serving, Serving::Https { .. }).then(ca_path);
         let mut args = vec![
             OsStr::new("__mock-rates"),
             OsStr::new("--listen"),
@@ -51,6 +76,9 @@ impl MockEndpoint {
                 OsStr::new("--ca-out"),
                 path.as_os_str(),
             ]);
+        }
+        if serving == (Serving::Https { resumption: false }) {
+            args.push(OsStr::new("--no-resumption"));
         }
         let (process, base_url) = ChildProcess::spawn("mock-rates", exe, &args, READY_PREFIX)?;
         let ca_pem = match &ca_out {
@@ -112,11 +140,13 @@ fn ca_path() -> PathBuf {
 }
 
 /// The child's side: serve mock-rates on `listen` until stdin closes or the parent dies; over
-/// TLS when `ca_out` is given, its CA written there before the address is announced.
+/// TLS when `ca_out` is given, its CA written there before the address is announced, and
+/// session resumption allowed with `resumption`.
 pub fn run_child(
     listen: SocketAddr,
     cpu: Option<usize>,
     ca_out: Option<&Path>,
+    resumption: bool,
     parent_pid: Option<u32>,
 ) -> io::Result<()> {
     crate::alloc::stop_counting();
@@ -133,7 +163,7 @@ pub fn run_child(
         .enable_all()
         .build()?;
     let state = MockState::try_new(Settings {
-        tls: ca_out.as_ref().map(|_| TlsSettings::default()),
+        tls: ca_out.as_ref().map(|_| TlsSettings { resumption }),
         ..Settings::default()
     })?;
     if let (Some(path), Some(pem)) = (ca_out, state.ca_pem()) {

@@ -6,7 +6,7 @@ pub mod child;
 pub mod mock;
 
 pub use api::ApiEndpoint;
-pub use mock::MockEndpoint;
+pub use mock::{MockEndpoint, Serving};
 
 use crate::model::Protocol;
 

@@ -3,6 +3,7 @@
 //! [`crate::model::Results`] and its section in `report`.
 
 mod adapters;
+pub mod connections;
 pub mod cost;
 pub mod decode;
 pub mod fanout;
@@ -59,6 +60,11 @@ pub fn run(
     let api = || context.api.ok_or(BenchError::NoApi(suite));
     match suite {
         SuiteName::Latency => results.latency = latency::run(context.settings, mock()?)?,
+        SuiteName::Connections => {
+            let rows = connections::run(context.settings, mock()?)?;
+            results.connections = rows.calls;
+            results.construction = rows.construction;
+        }
         SuiteName::Decode => results.decode = decode::run(context.settings)?,
         SuiteName::Cost => match cost::unavailable() {
             Some(why) => {

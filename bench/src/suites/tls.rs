@@ -20,16 +20,11 @@ pub fn negotiated(
             "{who}: the TLS handshakes could not be counted (mock-rates' admin endpoint)"
         ))
     })?;
-    let version = match (counted.tls13 > 0, counted.tls12 > 0) {
-        (true, false) => "TLSv1.3",
-        (false, true) => "TLSv1.2",
-        (true, true) => "TLSv1.3 + TLSv1.2",
-        (false, false) => {
-            return Err(BenchError::Tls(format!(
-                "{who}: its calls over https negotiated no TLS that mock-rates counted"
-            )));
-        }
-    };
+    let version = version(&counted).ok_or_else(|| {
+        BenchError::Tls(format!(
+            "{who}: its calls over https negotiated no TLS that mock-rates counted"
+        ))
+    })?;
     let stack = adapters::tls_stack(client);
     Ok(NegotiatedTls {
         backend: stack.backend.to_owned(),
@@ -37,6 +32,16 @@ pub fn negotiated(
         version: version.to_owned(),
         handshakes: counted.tls_handshakes,
     })
+}
+
+/// The TLS version(s) mock-rates counted: "TLSv1.3", "TLSv1.2", or both; `None` for none.
+pub fn version(counted: &Counted) -> Option<&'static str> {
+    match (counted.tls13 > 0, counted.tls12 > 0) {
+        (true, false) => Some("TLSv1.3"),
+        (false, true) => Some("TLSv1.2"),
+        (true, true) => Some("TLSv1.3 + TLSv1.2"),
+        (false, false) => None,
+    }
 }
 
 #[cfg(test)]
@@ -49,6 +54,8 @@ mod tests {
             connections: 1,
             live_requests: 10,
             tls_handshakes: 1,
+            tls_full: 1,
+            tls_resumed: 0,
             tls13: 1,
             tls12: 0,
         };
@@ -60,6 +67,7 @@ mod tests {
         assert_eq!(counted.describe(), "rustls (aws-lc-rs) TLSv1.3");
         let both = Counted {
             tls_handshakes: 2,
+            tls_full: 2,
             tls12: 1,
             ..tls13
         };
@@ -71,6 +79,7 @@ mod tests {
         );
         let none = Counted {
             tls_handshakes: 0,
+            tls_full: 0,
             tls13: 0,
             ..tls13
         };

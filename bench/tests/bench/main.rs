@@ -1,5 +1,6 @@
 //! The bench binary end to end: tiny runs of each suite, the mock child process, baselines.
 
+mod connections;
 mod fanout;
 mod faults;
 mod load;

@@ -2,8 +2,14 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
+
+use application::RatesProvider as _;
+use bench::servers::{MockEndpoint, Serving};
+use rates_common::ClientSettings;
+use rates_hyper::HyperRates;
 
 use crate::bench;
 
@@ -70,4 +76,45 @@ fn the_mock_dies_with_a_killed_bench() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(stops_listening(mock), "the mock outlived the bench");
+}
+
+#[test]
+fn the_mock_child_over_tls_resumes_sessions_unless_told_not_to() {
+    let exe = Path::new(env!("CARGO_BIN_EXE_bench"));
+    let pairs = bench::suites::latency::cross_rate_pairs();
+    for resumption in [true, false] {
+        let mock = MockEndpoint::spawn_serving(exe, None, Serving::Https { resumption }).unwrap();
+        // A new connection per call, from a client that keeps its TLS sessions.
+        let settings = ClientSettings {
+            extra_ca_pem: mock.ca_pem().cloned(),
+            max_idle_per_host: 0,
+            ..ClientSettings::for_base_url(mock.base_url())
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let client = HyperRates::new(&settings).unwrap();
+            for _ in 0..3 {
+                client.fetch_quotes(&pairs).await.unwrap();
+            }
+        });
+        let stats = mock.admin().stats().unwrap();
+        // Three calls and this read, which never resumes.
+        assert_eq!(stats.connections, 4, "{stats:?}");
+        if resumption {
+            assert_eq!(
+                (stats.tls_handshakes_full, stats.tls_handshakes_resumed),
+                (2, 2),
+                "{stats:?}"
+            );
+        } else {
+            assert_eq!(
+                (stats.tls_handshakes_full, stats.tls_handshakes_resumed),
+                (4, 0),
+                "{stats:?}"
+            );
+        }
+    }
 }
