@@ -23,10 +23,12 @@ pub struct Cli {
     #[arg(long = "suite", value_enum, value_name = "NAME")]
     pub suites: Vec<SuiteName>,
 
-    /// Smoke run of a few seconds (for CI): 20 warm-up calls, 5 samples x 100 calls, 10 ms
-    /// decode samples; connections in 3 samples of about 5 ms; fanout groups of 5 and 20 at
-    /// 20 ms, sent once; faults with a 500 ms upstream timeout and a storm of 40 payments per
-    /// client. Explicit size flags still win.
+    /// Smoke run (for CI; about 3 minutes on 2 cores, 2 of them the cost suite's start-ups
+    /// under callgrind): 20 warm-up calls, 5 samples x 100 calls, 10 ms decode samples, no
+    /// second round for noisy rows; connections in 3 samples of about 5 ms; cost runs of 20 and
+    /// 420 calls; load at 200 RPS for 1 s; fanout groups of 5 and 20 at 20 ms, sent once;
+    /// faults with a 500 ms upstream timeout and a storm of 40 payments per client. Explicit
+    /// size flags still win.
     #[arg(long)]
     pub quick: bool,
 

@@ -92,6 +92,7 @@ impl Cli {
             keep_alive: Duration::from_secs(self.keep_alive_secs),
             tls: self.tls.then_some(TlsSettings {
                 resumption: !self.no_resumption,
+                ..TlsSettings::default()
             }),
         }
     }

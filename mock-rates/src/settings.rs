@@ -47,12 +47,18 @@ pub struct TlsSettings {
     /// Whether clients may resume sessions (TLS 1.3 tickets, TLS 1.2 session ids). Off, every
     /// connection pays a full handshake, so its cost can be measured on purpose.
     pub resumption: bool,
+    /// How long a client may take to finish its handshake before the connection is dropped
+    /// (a silent one would hold a task forever). 5 s; a client run under valgrind needs more.
+    pub handshake_timeout: Duration,
 }
 
 impl Default for TlsSettings {
     fn default() -> Self {
-        // Resumption is what production servers offer, so it is what clients meet by default.
-        Self { resumption: true }
+        Self {
+            // Resumption is what production servers offer, so it is what clients meet by default.
+            resumption: true,
+            handshake_timeout: Duration::from_secs(5),
+        }
     }
 }
 

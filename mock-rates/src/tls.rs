@@ -20,9 +20,6 @@ use tokio_rustls::server::TlsStream;
 
 use crate::settings::TlsSettings;
 
-/// How long a client may take to finish the handshake; a silent one would hold a task forever.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// Protocols offered by ALPN. Only HTTP/1.1 is served for now; `h2` goes first here once it
 /// is, and the negotiated one (`ServerConnection::alpn_protocol`) picks the connection code.
 const ALPN: [&[u8]; 1] = [b"http/1.1"];
@@ -30,6 +27,8 @@ const ALPN: [&[u8]; 1] = [b"http/1.1"];
 /// The TLS side of a server: its acceptor and the PEM of the CA that signed its certificate.
 pub(crate) struct Tls {
     acceptor: TlsAcceptor,
+    /// How long a client may take to finish the handshake.
+    handshake_timeout: Duration,
     ca_pem: String,
 }
 
@@ -74,6 +73,7 @@ impl Tls {
         }
         Ok(Self {
             acceptor: TlsAcceptor::from(Arc::new(config)),
+            handshake_timeout: settings.handshake_timeout,
             ca_pem: ca,
         })
     }
@@ -87,12 +87,12 @@ impl Tls {
     /// # Errors
     ///
     /// The handshake failed (a client that refuses the certificate, plain HTTP on the TLS
-    /// port) or did not finish within [`HANDSHAKE_TIMEOUT`].
+    /// port) or did not finish within the settings' `handshake_timeout`.
     pub(crate) async fn accept(
         &self,
         stream: TcpStream,
     ) -> io::Result<(TlsStream<TcpStream>, Handshake)> {
-        let stream = tokio::time::timeout(HANDSHAKE_TIMEOUT, self.acceptor.accept(stream))
+        let stream = tokio::time::timeout(self.handshake_timeout, self.acceptor.accept(stream))
             .await
             .map_err(|_elapsed| {
                 io::Error::new(io::ErrorKind::TimedOut, "TLS handshake timeout")

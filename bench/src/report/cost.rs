@@ -61,7 +61,7 @@ fn table(rows: &[CostRow]) -> Table {
 const NOTE: &str = "Each client ran twice under valgrind's callgrind, in a process of its \
     own that builds the adapter and makes its calls one after another (each checked); \
     callgrind counts every instruction of that process, all its threads included (ureq's \
-    blocking pool, isahc's curl thread), while mock-rates runs natively in another. The \
+    blocking pool, isahc's curl thread), while mock-rates runs natively in the bench's. The \
     difference between the two runs over the difference in calls cancels start-up, building \
     the client and the first connection (its handshake included): what remains is one pooled \
     call. Instruction counts do not depend on the machine's speed or load, so this figure can \

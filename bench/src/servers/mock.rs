@@ -34,6 +34,9 @@ pub struct MockEndpoint {
     ca_pem: Option<Arc<[u8]>>,
     /// Kept for its `Drop`, which stops the child.
     process: Option<ChildProcess>,
+    /// A server on threads of the bench's own (see [`MockEndpoint::hosted`]), kept for its
+    /// `Drop`, which stops it.
+    hosted: Option<mock_rates::MockServer>,
 }
 
 impl MockEndpoint {
@@ -97,6 +100,23 @@ impl MockEndpoint {
             base_url,
             ca_pem,
             process: Some(process),
+            hosted: None,
+        })
+    }
+
+    /// A mock-rates on threads of the bench's own process, with `settings`: for a suite whose
+    /// measured work runs in another process (the cost suite's children under callgrind), so
+    /// that the server's work never mixes into it either way.
+    ///
+    /// # Errors
+    /// The server cannot start.
+    pub fn hosted(settings: Settings) -> io::Result<Self> {
+        let server = mock_rates::MockServer::start(settings)?;
+        Ok(Self {
+            base_url: server.base_url(),
+            ca_pem: server.ca_pem().map(|pem| Arc::from(pem.as_bytes())),
+            process: None,
+            hosted: Some(server),
         })
     }
 
@@ -111,6 +131,7 @@ impl MockEndpoint {
             base_url: base_url.trim_end_matches('/').to_owned(),
             ca_pem: None,
             process: None,
+            hosted: None,
         }
     }
 
@@ -118,9 +139,10 @@ impl MockEndpoint {
         &self.base_url
     }
 
-    /// Whether this endpoint is the bench's own child process.
+    /// Whether this endpoint is the bench's own (a child process, or hosted), not one given
+    /// by URL.
     pub fn is_child(&self) -> bool {
-        self.process.is_some()
+        self.process.is_some() || self.hosted.is_some()
     }
 
     /// Its admin endpoints: counters and faults.
@@ -163,7 +185,10 @@ pub fn run_child(
         .enable_all()
         .build()?;
     let state = MockState::try_new(Settings {
-        tls: ca_out.as_ref().map(|_| TlsSettings { resumption }),
+        tls: ca_out.as_ref().map(|_| TlsSettings {
+            resumption,
+            ..TlsSettings::default()
+        }),
         ..Settings::default()
     })?;
     if let (Some(path), Some(pem)) = (ca_out, state.ca_pem()) {

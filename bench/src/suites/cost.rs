@@ -7,14 +7,16 @@
 //! call counts; callgrind counts every instruction of that process, every thread of it
 //! (ureq's blocking pool, isahc's curl thread). The difference between the two runs divided by
 //! the difference in calls cancels start-up, building the client and the first connection, and
-//! leaves what one pooled call costs. mock-rates runs natively in its own process (its work is
-//! not counted); for `https` it serves TLS with a CA made at start, which the child is given.
+//! leaves what one pooled call costs. mock-rates runs natively on the bench's own threads (its
+//! work is not counted); for `https` it serves TLS with a CA made at start, which the child is
+//! given.
 
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use mock_rates::{Settings, TlsSettings};
 use rates_common::ClientSettings;
 
 use crate::alloc::AllocSnapshot;
@@ -66,11 +68,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
     let mut rows = Vec::new();
     for &protocol in &settings.protocols {
         let own_mock = if mock.is_child() {
-            Some(MockEndpoint::spawn_on(
-                &exe,
-                None,
-                protocol == Protocol::Https,
-            )?)
+            Some(hosted_mock(protocol)?)
         } else if protocol == Protocol::Https {
             eprintln!(
                 "bench: cost: https left out: it needs a mock-rates of the bench's own, and \
@@ -122,6 +120,22 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
     }
     bar.finish_and_clear();
     Ok(rows)
+}
+
+/// A mock-rates of the suite's own, on the bench's threads (the measured process is the child
+/// under callgrind), over TLS for `https` with a handshake limit that a client run under
+/// valgrind can meet (building a native-tls connector there takes seconds).
+fn hosted_mock(protocol: Protocol) -> Result<MockEndpoint, BenchError> {
+    let tls = (protocol == Protocol::Https).then(|| TlsSettings {
+        handshake_timeout: CHILD_LIMIT,
+        ..TlsSettings::default()
+    });
+    MockEndpoint::hosted(Settings {
+        tls,
+        keep_alive: CHILD_LIMIT,
+        ..Settings::default()
+    })
+    .map_err(|source| BenchError::io(Path::new("the cost suite's mock-rates"), source))
 }
 
 /// One run's counts.

@@ -140,7 +140,10 @@ fn a_second_connection_resumes_over_tls_1_3_and_1_2() {
 #[test]
 fn without_resumption_every_handshake_is_full() {
     for versions in [&[&TLS13], &[&TLS12]] {
-        let server = tls_server_with(TlsSettings { resumption: false });
+        let server = tls_server_with(TlsSettings {
+            resumption: false,
+            ..TlsSettings::default()
+        });
         let stats = two_connections(&server, versions);
         assert_eq!(
             (stats.tls_handshakes_full, stats.tls_handshakes_resumed),
