@@ -96,6 +96,16 @@ pub struct LoadSettings {
     pub timeout_ms: u64,
 }
 
+impl LoadRow {
+    /// How much the api's resident memory grew during the run, above where it started: the
+    /// scenario's own memory, where the peak also holds what earlier scenarios left.
+    pub fn api_rss_growth_kib(&self) -> Option<u64> {
+        self.api_peak_rss_kib
+            .zip(self.api_rss_start_kib)
+            .map(|(peak, start)| peak.saturating_sub(start))
+    }
+}
+
 impl LoadSettings {
     pub fn duration(&self) -> Duration {
         Duration::from_millis(self.duration_ms)
@@ -150,6 +160,10 @@ pub struct LoadRow {
     pub api_cpu_s: Option<f64>,
     /// Peak resident memory of the api process during the run, in KiB.
     pub api_peak_rss_kib: Option<u64>,
+    /// Its resident memory when the run started (what the process's earlier scenarios left
+    /// allocated is in the peak too), in KiB.
+    #[serde(default)]
+    pub api_rss_start_kib: Option<u64>,
     /// How long the api process stayed busy (over 10% of a CPU) after the run, in ms, before
     /// the next scenario started: work the run left behind (10 000: still busy at the limit);
     /// null for an external api.

@@ -51,6 +51,7 @@ fn generator_threads() -> usize {
 struct ServerReadings {
     api_cpu_s: Option<f64>,
     api_peak_rss_kib: Option<u64>,
+    api_rss_start_kib: Option<u64>,
     mock: Option<Counted>,
     /// Over `https`: the TLS mock-rates counted from the warm-up on.
     tls: Option<NegotiatedTls>,
@@ -181,6 +182,7 @@ pub fn run(
         let probe = ProcessProbe::start(api.pid());
         let tally = open::run(&runtime, &client, target, schedule)?;
         let (api_cpu_s, api_peak_rss_kib) = probe.finish();
+        let api_rss_start_kib = probe.rss_before_kib;
         let mock_after = counters();
         let api_busy_after_ms = settle(api, &over(target.scenario));
         // Two differences, so that the read in between does not count as a call's.
@@ -192,6 +194,7 @@ pub fn run(
         let readings = ServerReadings {
             api_cpu_s,
             api_peak_rss_kib,
+            api_rss_start_kib,
             mock: Counted::between(mock_before.as_ref(), mock_after.as_ref()),
             tls,
             pool_bound: pool_bound.filter(|_| target.scenario.client().is_some()),
@@ -264,6 +267,7 @@ fn load_row(
         failures: tally.failures,
         api_cpu_s: readings.api_cpu_s,
         api_peak_rss_kib: readings.api_peak_rss_kib,
+        api_rss_start_kib: readings.api_rss_start_kib,
         mock_connections,
         pool_bound: readings.pool_bound,
         api_busy_after_ms: readings.api_busy_after_ms,

@@ -87,8 +87,10 @@ EUR->JPY (cross: EURUSD and USDJPY in one upstream call).
 - **Sent late** counts requests that left more than 1 ms after they were due; **Skipped**, those
   never sent because 1024 were already in flight.
 - **API CPU** is the api process's user + system time during the run (/proc/<pid>/stat);
-  **API peak RSS** its peak resident memory during the run (VmHWM after a reset); NA for an api
-  the bench did not start. **Busy after** is how long the api stayed busy (over 10% of a CPU)
+  **API peak RSS** its peak resident memory during the run (VmHWM after a reset), and **RSS
+  growth** that peak over its resident memory when the run started: the scenarios of a
+  protocol share one api process, and memory an earlier scenario left allocated stays in every
+  later peak, so growth is the scenario's own; NA for an api the bench did not start. **Busy after** is how long the api stayed busy (over 10% of a CPU)
   once the run ended, before the suite went on: calls left running, e.g. past their requests'
   timeouts (each scenario, and each capacity level, waits for the api to go idle, up to 10 s). **Mock connections** are the TCP connections mock-rates accepted
   during the run (connections kept from the warm-up are not new); **Calls/connection** is
@@ -169,6 +171,7 @@ pub mod test_rows {
             mock_tls_handshakes: None,
             pool_bound: None,
             api_busy_after_ms: Some(0),
+            api_rss_start_kib: Some(20_000),
             upstream_calls: client.map(|_| 4800),
             reuse_ratio: None,
             first_error: None,

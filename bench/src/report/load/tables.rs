@@ -137,6 +137,7 @@ fn servers_table(rows: &[LoadRow]) -> Table {
             ("API CPU", Right),
             ("CPU/request", Right),
             ("API peak RSS", Right),
+            ("RSS growth", Right),
             ("Busy after", Right),
             ("Upstream calls", Right),
             ("Mock connections", Right),
@@ -152,6 +153,9 @@ fn servers_table(rows: &[LoadRow]) -> Table {
                     optional(per_request, |micros| format!("{micros:.1} us")),
                     optional(row.api_peak_rss_kib, |kib| {
                         format_bytes(kib as f64 * 1024.0)
+                    }),
+                    optional(row.api_rss_growth_kib(), |kib| {
+                        format!("+{}", format_bytes(kib as f64 * 1024.0))
                     }),
                     optional(row.api_busy_after_ms, |ms| format!("{ms} ms")),
                     optional(row.upstream_calls, |calls| calls.to_string()),
@@ -283,8 +287,8 @@ fn tls_cost_table(rows: &[LoadRow]) -> Option<Table> {
             ("CPU/request http", Right),
             ("CPU/request https", Right),
             ("CPU x", Right),
-            ("Peak RSS http", Right),
-            ("Peak RSS https", Right),
+            ("RSS growth http", Right),
+            ("RSS growth https", Right),
             ("p99 http", Right),
             ("p99 https", Right),
             ("p99 x", Right),

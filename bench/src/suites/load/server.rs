@@ -27,10 +27,23 @@ pub fn cpu_ticks(stat: &str) -> Option<u64> {
 
 /// The peak resident set size in KiB (`VmHWM`), from the text of /proc/<pid>/status.
 pub fn peak_rss_kib(status: &str) -> Option<u64> {
+    status_kib(status, "VmHWM:")
+}
+
+/// The resident set size now, in KiB (`VmRSS`).
+pub fn rss_kib(status: &str) -> Option<u64> {
+    status_kib(status, "VmRSS:")
+}
+
+fn status_kib(status: &str, field: &str) -> Option<u64> {
     status.lines().find_map(|line| {
-        let value = line.strip_prefix("VmHWM:")?;
+        let value = line.strip_prefix(field)?;
         value.trim().strip_suffix("kB")?.trim().parse().ok()
     })
+}
+
+fn read_status(pid: u32) -> Option<String> {
+    fs::read_to_string(format!("/proc/{pid}/status")).ok()
 }
 
 /// The most connections the service's pool may hold to its upstream: `rates.max_connections`
@@ -51,6 +64,9 @@ pub struct ProcessProbe {
     pid: Option<u32>,
     cpu_ticks_before: Option<u64>,
     peak_reset: bool,
+    /// The resident set size when the scenario started, in KiB: what earlier scenarios of the
+    /// same process left allocated is in every peak after them.
+    pub rss_before_kib: Option<u64>,
 }
 
 impl ProcessProbe {
@@ -63,6 +79,7 @@ impl ProcessProbe {
             pid,
             cpu_ticks_before: pid.and_then(read_cpu_ticks),
             peak_reset,
+            rss_before_kib: pid.and_then(read_status).as_deref().and_then(rss_kib),
         }
     }
 
@@ -79,10 +96,7 @@ impl ProcessProbe {
             .and_then(|(before, after)| after.checked_sub(before))
             .map(|ticks| ticks as f64 / clock_ticks_per_second());
         let peak = if self.peak_reset {
-            fs::read_to_string(format!("/proc/{pid}/status"))
-                .ok()
-                .as_deref()
-                .and_then(peak_rss_kib)
+            read_status(pid).as_deref().and_then(peak_rss_kib)
         } else {
             None
         };
@@ -151,6 +165,7 @@ mod tests {
     #[test]
     fn reads_the_peak_rss() {
         let status = "Name:\tbench\nVmPeak:\t  200000 kB\nVmHWM:\t   12345 kB\nVmRSS:\t 9000 kB\n";
+        assert_eq!(rss_kib(status), Some(9000));
         assert_eq!(peak_rss_kib(status), Some(12_345));
         assert_eq!(peak_rss_kib("Name:\tbench\n"), None);
     }
