@@ -10,9 +10,10 @@ use crate::model::{ClientName, CostSettings, Protocol, RunSettings, SuiteName};
 use crate::suites::{connections, fanout, faults, load};
 
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
-/// each with its TLS backends) through the `RatesProvider` port, against a local mock-rates server started as a
-/// child process. With no flags it runs every suite at its default size (a few minutes on two
-/// cores at most), prints the tables and writes results.json, report.md and SVG charts.
+/// each with its TLS backends) through the `RatesProvider` port, against local mock-rates
+/// servers started as child processes. With no flags it runs every suite at its default size
+/// (about 11 minutes on two cores), prints the tables and writes results.json, report.md and
+/// SVG charts.
 #[derive(Debug, Parser)]
 #[command(name = "bench", version, args_conflicts_with_subcommands = true)]
 pub struct Cli {

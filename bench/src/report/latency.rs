@@ -51,9 +51,9 @@ const HTTPS: &str = "Over `https`, each client calls a mock-rates of the suite's
     that negotiated none would stop the run). awc-openssl, reqwest-native-tls and \
     ureq-native-tls are awc, reqwest and ureq with another TLS backend: over http they would be \
     the same client as the bare name, so they have rows there only when named with `--clients`, \
-    and their https/http ratio below divides by the bare name's http row. The connection, and so the handshake, \
-    is made in the warm-up: these are pooled calls, what a kept-alive connection costs per call \
-    once open.";
+    and their https/http ratio below divides by the bare name's http row. The connection, and \
+    so the handshake, is made in the warm-up: these are pooled calls, what a kept-alive \
+    connection costs per call once open.";
 
 const CALLS: &str = "Each call is `fetch_quotes(&[EURUSD, USDJPY])` through `RatesProvider`, \
     awaited and checked (both pairs present) before the next; one reused client per adapter, all \

@@ -99,8 +99,8 @@ fn warnings(rows: &[MachineLoad], cpus: usize) -> Vec<String> {
 const NOTE: &str = "**CPU busy** is the share of all CPUs' time spent neither idle nor waiting \
     for I/O during the suite (the bench, its servers and anything else on the machine); \
     **Steal** the share a hypervisor gave to other guests, over the suite and in its worst half \
-    second; **Load** the highest 1-minute load average read (it lags a minute behind, and the load, \
-    fanout and faults suites raise it with threads of their own). Steal, or a load well above \
+    second; **Load** the highest 1-minute load average read (it lags a minute behind, and the \
+    load, fanout and faults suites raise it with threads of their own). Steal, or a load above \
     the CPUs in a suite that runs one thing at a time, means the figures of that suite were \
     taken on a machine that was not the bench's alone.";
 

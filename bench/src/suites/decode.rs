@@ -238,7 +238,8 @@ pub fn run(settings: &RunSettings) -> Result<Vec<DecodeRow>, BenchError> {
             break;
         }
         eprintln!(
-            "bench: decode: {noisy} rows noisy (drift, several modes or skewed by outliers); measuring every row again"
+            "bench: decode: {noisy} rows noisy (drift, several modes or skewed by outliers); \
+             measuring every row again"
         );
         bar.inc_length(subjects_count * u64::from(settings.samples));
         for subject in &mut subjects {

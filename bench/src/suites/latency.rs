@@ -158,8 +158,8 @@ fn measure(
                 break;
             }
             eprintln!(
-                "bench: latency over {protocol}: {} noisy (drift, several modes or skewed by outliers); measuring \
-                 every client again",
+                "bench: latency over {protocol}: {} noisy (drift, several modes or skewed by \
+                 outliers); measuring every client again",
                 noisy
                     .iter()
                     .map(|name| name.as_str())

@@ -2,15 +2,15 @@
 //!
 //! Scenarios: `GET /health/live`, the framework alone, as the baseline (over `http` only: the
 //! service itself is always called in the clear, so it does not change with the upstream's
-//! protocol); then `POST /payments/{client}` for each client of the protocol, cycling through a direct, two inverse
-//! and a cross-rate payment. Each scenario gets an unrecorded warm-up, then an open-model run
-//! at `--rps` for `--duration` (see [`open`]): every request awaited, its response read whole
-//! and checked, its latency measured from when it was due. Around each run the api child's CPU
-//! time and peak memory and the connections mock-rates accepted are read; over `https`, also
-//! the TLS handshakes mock-rates counted from the warm-up on, and a payments row whose calls
-//! negotiated no TLS stops the run. Then, unless `--no-capacity`, a closed-model capacity step
-//! per scenario (see [`capacity`]). The whole suite runs once per protocol (see
-//! [`crate::servers::Stack`]).
+//! protocol); then `POST /payments/{client}` for each client of the protocol, cycling through
+//! a direct, two inverse and a cross-rate payment. Each scenario gets an unrecorded warm-up,
+//! then an open-model run at `--rps` for `--duration` (see [`open`]): every request awaited,
+//! its response read whole and checked, its latency measured from when it was due. Around each
+//! run the api child's CPU time and memory and the connections mock-rates accepted are read;
+//! over `https`, also the TLS handshakes mock-rates counted from the warm-up on, and a payments
+//! row whose calls negotiated no TLS stops the run. After each run the suite waits for the api
+//! to go idle. Then, unless `--no-capacity`, a closed-model capacity step per scenario (see
+//! [`capacity`]). The whole suite runs once per protocol (see [`crate::servers::Stack`]).
 //!
 //! The generator runs in the bench process on its own multi-thread tokio runtime, with one
 //! pooled hyper-util client for every scenario.

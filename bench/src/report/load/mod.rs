@@ -90,11 +90,12 @@ EUR->JPY (cross: EURUSD and USDJPY in one upstream call).
   **API peak RSS** its peak resident memory during the run (VmHWM after a reset), and **RSS
   growth** that peak over its resident memory when the run started: the scenarios of a
   protocol share one api process, and memory an earlier scenario left allocated stays in every
-  later peak, so growth is the scenario's own; NA for an api the bench did not start. **Busy after** is how long the api stayed busy (over 10% of a CPU)
-  once the run ended, before the suite went on: calls left running, e.g. past their requests'
-  timeouts (each scenario, and each capacity level, waits for the api to go idle, up to 10 s). **Mock connections** are the TCP connections mock-rates accepted
-  during the run (connections kept from the warm-up are not new); **Calls/connection** is
-  upstream calls per new connection.
+  later peak, so growth is the scenario's own; NA for an api the bench did not start.
+  **Busy after** is how long the api stayed busy (over 10% of a CPU) once the run ended,
+  before the suite went on: calls left running, e.g. past their requests' timeouts (each
+  scenario, and each capacity level, waits for the api to go idle, up to 10 s). **Mock
+  connections** are the TCP connections mock-rates accepted during the run (connections kept
+  from the warm-up are not new); **Calls/connection** is upstream calls per new connection.
 - **over https**: the same scenarios against a payment service of the bench's own whose
   upstream is a mock-rates serving TLS (its CA given with `rates.ca_file`); every client with
   each of its TLS backends. `/health/live` is not repeated there: the service itself is called
