@@ -2,7 +2,9 @@
 //!
 //! A difference counts as real when it exceeds the combined Error of the two runs,
 //! sqrt(Error_then^2 + Error_now^2): each Error is the half-width of a 99.9% confidence
-//! interval, and for independent means the half-widths add in quadrature.
+//! interval, and for independent means the half-widths add in quadrature. Instruction counts
+//! (the cost suite) have no samples: each run's count is taken as good to
+//! [`COST_REPEATABILITY`], what two runs of one build gave on this project's machine.
 
 use std::fs;
 use std::path::Path;
@@ -10,7 +12,14 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::BenchError;
-use crate::model::{BaselineComparison, Change, DecodeRow, LatencyRow, SCHEMA_VERSION, SuiteName};
+use crate::model::{
+    BaselineComparison, Change, CostRow, DecodeRow, LatencyRow, SCHEMA_VERSION, SuiteName,
+};
+
+/// How far apart two runs of one build put a row's instructions per call: within 0.1% over
+/// http and about 1% over https here. A change beyond the two runs' combined repeatability
+/// (about 1.4%) is taken as real.
+pub const COST_REPEATABILITY: f64 = 0.01;
 
 /// The parts of an earlier results.json that a comparison reads; anything else is ignored, so
 /// files with fields added since still load.
@@ -23,6 +32,8 @@ struct Document {
     latency: Vec<LatencyRow>,
     #[serde(default)]
     decode: Vec<DecodeRow>,
+    #[serde(default)]
+    cost: Vec<CostRow>,
 }
 
 /// An earlier run, loaded.
@@ -32,6 +43,7 @@ pub struct Baseline {
     pub started_utc: Option<String>,
     latency: Vec<LatencyRow>,
     decode: Vec<DecodeRow>,
+    cost: Vec<CostRow>,
 }
 
 /// Reads and checks an earlier results.json.
@@ -59,6 +71,7 @@ fn parse(text: &str, file: &str) -> Result<Baseline, BenchError> {
             .map(str::to_owned),
         latency: document.latency,
         decode: document.decode,
+        cost: document.cost,
     })
 }
 
@@ -95,9 +108,14 @@ fn change(
 }
 
 impl Baseline {
-    /// Compares this run's rows with the baseline's, matching latency rows by client and
-    /// protocol and decode rows by method and body; rows in only one run are left out.
-    pub fn compare(&self, latency: &[LatencyRow], decode: &[DecodeRow]) -> BaselineComparison {
+    /// Compares this run's rows with the baseline's, matching latency and cost rows by client
+    /// and protocol and decode rows by method and body; rows in only one run are left out.
+    pub fn compare(
+        &self,
+        latency: &[LatencyRow],
+        decode: &[DecodeRow],
+        cost: &[CostRow],
+    ) -> BaselineComparison {
         let latency_figures = |row: &LatencyRow| Figures {
             mean: row.mean_us,
             error: row.error_us,
@@ -136,6 +154,26 @@ impl Baseline {
                     "ns",
                     &decode_figures(then),
                     &decode_figures(now),
+                ));
+            }
+        }
+        let cost_figures = |row: &CostRow| Figures {
+            mean: Some(row.instructions_per_call),
+            error: Some(row.instructions_per_call * COST_REPEATABILITY),
+            allocs_per_op: row.allocs_per_call,
+        };
+        for now in cost {
+            if let Some(then) = self
+                .cost
+                .iter()
+                .find(|then| then.client == now.client && then.protocol == now.protocol)
+            {
+                changes.extend(change(
+                    SuiteName::Cost,
+                    format!("{} {}", now.client, now.protocol),
+                    "instructions",
+                    &cost_figures(then),
+                    &cost_figures(now),
                 ));
             }
         }
@@ -206,7 +244,7 @@ mod tests {
             latency_row(ClientName::Ureq, 50.0, Some(1.0), 41.0),
             latency_row(ClientName::Reqwest, 10.0, Some(1.0), 1.0),
         ];
-        let comparison = baseline.compare(&now, &[]);
+        let comparison = baseline.compare(&now, &[], &[]);
         assert_eq!(comparison.changes.len(), 3);
         let hyper = &comparison.changes[0];
         assert_eq!(hyper.row, "hyper http");
@@ -236,5 +274,53 @@ mod tests {
                 "{other}"
             );
         }
+    }
+
+    fn cost_row(client: ClientName, instructions_per_call: f64) -> CostRow {
+        CostRow {
+            client,
+            protocol: crate::model::Protocol::Https,
+            tls: None,
+            calls: (100, 2100),
+            instructions: (
+                450_000_000,
+                450_000_000 + instructions_per_call as u64 * 2000,
+            ),
+            instructions_per_call,
+            allocs_per_call: 25.0,
+            bytes_per_call: 14_000.0,
+            ratio: None,
+        }
+    }
+
+    #[test]
+    fn instruction_counts_change_beyond_their_repeatability() {
+        let text = serde_json::json!({
+            "schema_version": 1,
+            "cost": [cost_row(ClientName::Hyper, 47_769.0), cost_row(ClientName::Isahc, 172_905.0)],
+        })
+        .to_string();
+        let baseline = parse(&text, "then.json").unwrap();
+        // Two runs of one build here: hyper 47 769 then 47 349 (0.9%), within 1.4%; isahc
+        // 172 905 then 180 000 (4.1%) is a real change.
+        let now = [
+            cost_row(ClientName::Hyper, 47_349.0),
+            cost_row(ClientName::Isahc, 180_000.0),
+        ];
+        let comparison = baseline.compare(&[], &[], &now);
+        let verdicts: Vec<(&str, &str)> = comparison
+            .changes
+            .iter()
+            .map(|change| (change.row.as_str(), change.verdict()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("hyper https", "same (within 1.4%)"),
+                ("isahc https", "more instructions")
+            ]
+        );
+        assert_eq!(comparison.changes[0].unit, "instructions");
+        assert_eq!(comparison.changes[0].suite, SuiteName::Cost);
     }
 }

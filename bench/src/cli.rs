@@ -84,9 +84,9 @@ pub struct Cli {
     )]
     pub protocols: Vec<Protocol>,
 
-    /// An earlier results.json: print each latency and decode row's change against it (mean
-    /// ratio, and whether the difference exceeds the combined Error). Connections, load,
-    /// fanout and faults rows are not compared.
+    /// An earlier results.json: print each latency, decode and cost row's change against it
+    /// (mean ratio, and whether the difference exceeds the combined Error; for instruction
+    /// counts, 1% of each run's). Connections, load, fanout and faults rows are not compared.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
 

@@ -164,7 +164,8 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     drop(api);
     drop(mock);
 
-    results.baseline = baseline.map(|baseline| baseline.compare(&results.latency, &results.decode));
+    results.baseline =
+        baseline.map(|baseline| baseline.compare(&results.latency, &results.decode, &results.cost));
     print(&report::terminal(&results));
 
     let dir = cli.out.clone().unwrap_or_else(|| {

@@ -18,7 +18,7 @@ pub struct Change {
     pub suite: SuiteName,
     /// The client, or "method / body".
     pub row: String,
-    /// "us" or "ns".
+    /// "us", "ns", or "instructions" (cost).
     pub unit: String,
     pub baseline_mean: f64,
     pub mean: f64,
@@ -35,7 +35,11 @@ pub struct Change {
 impl Change {
     /// A word for the table.
     pub fn verdict(&self) -> &'static str {
+        let counted = self.suite == SuiteName::Cost;
         match self.significant {
+            Some(true) if self.mean < self.baseline_mean && counted => "fewer instructions",
+            Some(true) if counted => "more instructions",
+            Some(false) if counted => "same (within 1.4%)",
             Some(true) if self.mean < self.baseline_mean => "faster",
             Some(true) => "slower",
             Some(false) => "same (within Error)",

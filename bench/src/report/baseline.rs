@@ -12,7 +12,8 @@ pub fn section(results: &Results) -> Option<Section> {
         Section::new("Change against the baseline")
             .with(Part::Prose(format!(
                 "Baseline: `{}`{}. A change is real when it exceeds the combined Error, \
-                 sqrt(Error_then^2 + Error_now^2).",
+                 sqrt(Error_then^2 + Error_now^2); for instruction counts (cost), whose runs \
+                 repeat within about 1%, each run's Error is taken as 1% of its count.",
                 comparison.file,
                 comparison
                     .baseline_started_utc
