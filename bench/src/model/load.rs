@@ -267,6 +267,24 @@ pub struct LatencySummary {
     pub curve: Vec<CurvePoint>,
 }
 
+/// The capacity step's best level of one scenario, run again by `wrk` at the same concurrency:
+/// whether the bench's generator, which checks every response, keeps up with one that does not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorCheck {
+    #[serde(flatten)]
+    pub scenario: Scenario,
+    pub concurrency: u32,
+    /// The bench's own requests/s at that level (successful, checked answers).
+    pub bench_rps: f64,
+    /// wrk's requests/s (`-t1`), every answer counted.
+    pub wrk_rps: f64,
+    /// bench / wrk: the target is at least 0.9.
+    pub ratio: f64,
+    /// wrk's answers that were not 2xx or 3xx, and its socket errors.
+    pub wrk_non_2xx: u64,
+    pub wrk_socket_errors: u64,
+}
+
 /// One scenario's capacity step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CapacityRow {

@@ -32,8 +32,8 @@ pub use faults::{
 };
 pub use latency::{LatencyRow, NegotiatedTls};
 pub use load::{
-    CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRow,
-    LoadSettings, Scenario, StatusCount,
+    CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, GeneratorCheck,
+    LatencySummary, LoadRow, LoadSettings, Scenario, StatusCount,
 };
 pub use machine::MachineLoad;
 pub use noise::Noise;

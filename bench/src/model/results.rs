@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     BaselineComparison, CapacityRow, ConnectionsRow, ConstructionRow, CostRow, DecodeRow,
-    Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck, LatencyRow, LoadRow, MachineLoad,
-    Protocol, RunSettings,
+    Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck, GeneratorCheck, LatencyRow, LoadRow,
+    MachineLoad, Protocol, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -43,6 +43,12 @@ pub struct Results {
     /// The load suite's capacity step, one row per scenario.
     #[serde(default)]
     pub capacity: Vec<CapacityRow>,
+    /// The capacity step's generator against `wrk`, when wrk is on PATH.
+    #[serde(default)]
+    pub generator: Vec<GeneratorCheck>,
+    /// Why that check did not run, when the load suite ran without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator_skipped: Option<String>,
     /// The api's open file descriptors around the fault storm (the faults suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fd_check: Option<FdCheck>,
@@ -70,6 +76,8 @@ impl Results {
             faults: Vec::new(),
             load: Vec::new(),
             capacity: Vec::new(),
+            generator: Vec::new(),
+            generator_skipped: None,
             fd_check: None,
             machine: Vec::new(),
             baseline: None,

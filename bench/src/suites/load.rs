@@ -23,13 +23,15 @@ pub mod schedule;
 pub mod server;
 pub mod settings;
 pub mod tally;
+pub mod wrk;
 
 use std::sync::Arc;
 
 use crate::clients::{ApiClient, Counted};
 use crate::error::BenchError;
 use crate::model::{
-    CapacityRow, LoadRow, NegotiatedTls, Protocol, RunSettings, Scenario, StatusCount, SuiteName,
+    CapacityRow, ClientName, GeneratorCheck, LoadRow, NegotiatedTls, Protocol, RunSettings,
+    Scenario, StatusCount, SuiteName,
 };
 use crate::servers::{ApiEndpoint, Stack};
 use crate::suites::load::capacity::capacity_row;
@@ -124,11 +126,9 @@ fn negotiated(
     }
 }
 
-/// Runs the suite over `stack`: its api, reading counters from its mock.
-pub fn run(
-    settings: &RunSettings,
-    stack: Stack<'_>,
-) -> Result<(Vec<LoadRow>, Vec<CapacityRow>), BenchError> {
+/// Runs the suite over `stack`: its api, reading counters from its mock; with `wrk`, the
+/// capacity step is checked against wrk too (see [`wrk`]).
+pub fn run(settings: &RunSettings, stack: Stack<'_>, wrk: bool) -> Result<LoadRun, BenchError> {
     let load = &settings.load;
     let (api, mock) = (stack.api, stack.mock);
     if mock.is_child() {
@@ -210,29 +210,92 @@ pub fn run(
         bar.inc(load.duration_ms);
     }
 
-    let mut capacity_rows = Vec::new();
-    if load.capacity {
-        for target in &targets {
-            let mut levels = Vec::with_capacity(load.capacity_concurrency.len());
-            for &concurrency in &load.capacity_concurrency {
-                bar.set_message(format!("capacity {} x{concurrency}", over(target.scenario)));
-                levels.push(capacity::run_level(
-                    &runtime,
-                    &client,
-                    target,
-                    concurrency,
-                    load.capacity_level(),
-                )?);
-                settle(api, &over(target.scenario));
-                bar.inc(load.capacity_level_ms);
-            }
-            capacity_rows.push(capacity_row(target.scenario, stack.protocol, levels));
-        }
-    }
+    let capacity = if load.capacity {
+        capacity_step(&runtime, &client, &targets, settings, stack, &bar)?
+    } else {
+        Vec::new()
+    };
     bar.finish_and_clear();
     drop(client);
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
-    Ok((rows, capacity_rows))
+    let generator = if wrk && stack.protocol == Protocol::Http {
+        check_generator(targets, &capacity, settings, api)
+    } else {
+        Vec::new()
+    };
+    Ok(LoadRun {
+        rows,
+        capacity,
+        generator,
+    })
+}
+
+/// The closed-model capacity step of every target, level by level, the api let go idle after
+/// each level.
+fn capacity_step(
+    runtime: &tokio::runtime::Runtime,
+    client: &Arc<http::LoadClient>,
+    targets: &[Arc<Target>],
+    settings: &RunSettings,
+    stack: Stack<'_>,
+    bar: &indicatif::ProgressBar,
+) -> Result<Vec<CapacityRow>, BenchError> {
+    let load = &settings.load;
+    let mut rows = Vec::with_capacity(targets.len());
+    for target in targets {
+        let scenario = stack.protocol.qualify(target.scenario);
+        let mut levels = Vec::with_capacity(load.capacity_concurrency.len());
+        for &concurrency in &load.capacity_concurrency {
+            bar.set_message(format!("capacity {scenario} x{concurrency}"));
+            levels.push(capacity::run_level(
+                runtime,
+                client,
+                target,
+                concurrency,
+                load.capacity_level(),
+            )?);
+            settle(stack.api, &scenario);
+            bar.inc(load.capacity_level_ms);
+        }
+        rows.push(capacity_row(target.scenario, stack.protocol, levels));
+    }
+    Ok(rows)
+}
+
+/// The capacity step's best level of the health check and of hyper's payments, run again by
+/// wrk (see [`wrk`]).
+fn check_generator(
+    targets: Vec<Arc<Target>>,
+    capacity: &[CapacityRow],
+    settings: &RunSettings,
+    api: &ApiEndpoint,
+) -> Vec<GeneratorCheck> {
+    let checked: Vec<Arc<Target>> = targets
+        .into_iter()
+        .filter(|target| {
+            matches!(
+                target.scenario,
+                Scenario::Health | Scenario::Payments(ClientName::BASELINE)
+            )
+        })
+        .collect();
+    wrk::compare(
+        &checked,
+        capacity,
+        settings.load.capacity_level(),
+        |target| {
+            settle(api, &target.scenario.to_string());
+        },
+    )
+}
+
+/// What one protocol's run of the suite gave.
+#[derive(Debug)]
+pub struct LoadRun {
+    pub rows: Vec<LoadRow>,
+    pub capacity: Vec<CapacityRow>,
+    /// The capacity step against wrk (http only, when wrk is on PATH).
+    pub generator: Vec<GeneratorCheck>,
 }
 
 fn load_row(

@@ -74,10 +74,19 @@ pub fn run(
             None => results.cost = cost::run(context.settings, mock()?)?,
         },
         SuiteName::Load => {
+            let wrk = load::wrk::available();
+            if !wrk {
+                results.generator_skipped = Some(
+                    "wrk is not on PATH (Debian: apt-get install wrk), so the capacity step was \
+                     not checked against it"
+                        .to_owned(),
+                );
+            }
             for stack in context.stacks(suite)? {
-                let (rows, capacity) = load::run(context.settings, stack)?;
-                results.load.extend(rows);
-                results.capacity.extend(capacity);
+                let run = load::run(context.settings, stack, wrk)?;
+                results.load.extend(run.rows);
+                results.capacity.extend(run.capacity);
+                results.generator.extend(run.generator);
             }
         }
         SuiteName::Fanout => {

@@ -5,7 +5,9 @@ mod tables;
 mod targets;
 
 use crate::model::Results;
-use crate::report::load::tables::{capacity_tables, load_tables, scenario_label};
+use crate::report::load::tables::{
+    GENERATOR_TARGET, capacity_tables, load_tables, scenario_label, wrk_table,
+};
 use crate::report::load::targets::{TARGETS_NOTE, TargetCheck, targets_table};
 use crate::report::section::{Part, Section};
 
@@ -39,6 +41,24 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     }
     for table in capacity {
         section = section.with(Part::Table(table));
+    }
+    if !results.generator.is_empty() {
+        let met = results
+            .generator
+            .iter()
+            .filter(|check| check.ratio >= GENERATOR_TARGET)
+            .count();
+        section = section
+            .with(Part::Table(wrk_table(&results.generator)))
+            .with(Part::Prose(format!(
+                "The capacity step's best level, run again by `wrk -t1` against the same \
+                 service at the same concurrency for as long: **{met} of {} met the target** of \
+                 the bench's generator at least {GENERATOR_TARGET}x wrk's requests/s. wrk \
+                 checks no answer; the bench reads and checks every one.",
+                results.generator.len()
+            )));
+    } else if let Some(why) = &results.generator_skipped {
+        section = section.with(Part::Text(format!("generator check: {why}")));
     }
     Some(section.with_notes(first_errors(results)))
 }
@@ -278,5 +298,31 @@ mod tests {
         assert!(targets.contains("201 <= 200: NOT met"), "{targets}");
         // Plain HTTP rows alone get no TLS tables.
         assert_eq!(load_tables(&rows[..1]).len(), 4);
+    }
+
+    #[test]
+    fn the_generator_is_judged_against_wrk() {
+        use crate::model::{GeneratorCheck, Scenario};
+        use crate::report::load::tables::wrk_table;
+        let check = |scenario, bench_rps: f64, wrk_rps: f64| GeneratorCheck {
+            scenario,
+            concurrency: 16,
+            bench_rps,
+            wrk_rps,
+            ratio: bench_rps / wrk_rps,
+            wrk_non_2xx: 0,
+            wrk_socket_errors: 0,
+        };
+        let rendered = wrk_table(&[
+            check(Scenario::Health, 54_000.0, 80_000.0),
+            check(Scenario::Payments(ClientName::Hyper), 29_000.0, 31_000.0),
+        ])
+        .render();
+        assert!(rendered.contains(" 0.68 | "), "{rendered}");
+        assert!(rendered.contains("NOT met"), "{rendered}");
+        assert!(
+            rendered.contains(" 0.94 | ") && rendered.contains("| met "),
+            "{rendered}"
+        );
     }
 }

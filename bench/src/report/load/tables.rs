@@ -1,7 +1,7 @@
 //! The load suite's tables: the open-model runs (NBomber's figures, the generator's
 //! punctuality, the servers' side, the outcomes) and the capacity step.
 
-use crate::model::{CapacityRow, LoadRow, NegotiatedTls, Protocol, Scenario};
+use crate::model::{CapacityRow, GeneratorCheck, LoadRow, NegotiatedTls, Protocol, Scenario};
 use crate::report::format::{format_bytes, format_us_as_ms, optional};
 use crate::report::table::{Align, Table};
 
@@ -376,4 +376,43 @@ pub fn capacity_tables(rows: &[CapacityRow]) -> Vec<Table> {
             .collect(),
     };
     vec![best, levels]
+}
+
+/// The bench's generator should reach at least this share of wrk's requests/s.
+pub const GENERATOR_TARGET: f64 = 0.9;
+
+/// The capacity step against wrk, one row per scenario checked.
+pub fn wrk_table(checks: &[GeneratorCheck]) -> Table {
+    use Align::{Left, Right};
+    Table {
+        title: "capacity: the bench's generator against wrk, same level".to_owned(),
+        columns: vec![
+            ("Scenario", Left),
+            ("Concurrency", Right),
+            ("Bench (req/s)", Right),
+            ("wrk -t1 (req/s)", Right),
+            ("Bench / wrk", Right),
+            ("wrk non-2xx / socket errors", Right),
+            ("Target (>= 0.9)", Left),
+        ],
+        rows: checks
+            .iter()
+            .map(|check| {
+                vec![
+                    check.scenario.to_string(),
+                    check.concurrency.to_string(),
+                    format!("{:.0}", check.bench_rps),
+                    format!("{:.0}", check.wrk_rps),
+                    format!("{:.2}", check.ratio),
+                    format!("{} / {}", check.wrk_non_2xx, check.wrk_socket_errors),
+                    if check.ratio >= GENERATOR_TARGET {
+                        "met"
+                    } else {
+                        "NOT met"
+                    }
+                    .to_owned(),
+                ]
+            })
+            .collect(),
+    }
 }

@@ -148,6 +148,32 @@ impl Target {
         }
     }
 
+    /// The URL requests go to.
+    pub fn url(&self) -> String {
+        self.uri.to_string()
+    }
+
+    /// A wrk script sending the same requests in the same order (the payment mix, each as
+    /// JSON); `None` for the health check, a plain GET.
+    pub fn wrk_script(&self) -> Option<String> {
+        if self.bodies.is_empty() {
+            return None;
+        }
+        let bodies: Vec<String> = self
+            .bodies
+            .iter()
+            .map(|body| format!("[[{}]]", String::from_utf8_lossy(body)))
+            .collect();
+        Some(format!(
+            "local bodies = {{ {} }}\nlocal next = 0\nwrk.method = \"{}\"\n\
+             wrk.headers[\"Content-Type\"] = \"application/json\"\n\
+             request = function()\n  next = next % #bodies + 1\n  \
+             return wrk.format(nil, nil, nil, bodies[next])\nend\n",
+            bodies.join(", "),
+            self.scenario.method()
+        ))
+    }
+
     fn body(&self, index: u64) -> Option<&Bytes> {
         let slot = (index % self.bodies.len().max(1) as u64) as usize;
         self.bodies.get(slot)
@@ -296,6 +322,22 @@ mod tests {
             Scenario::Payments(ClientName::Ureq).to_string(),
             "POST /payments/ureq"
         );
+    }
+
+    #[test]
+    fn the_wrk_script_sends_the_same_mix() {
+        let target = payments(ClientName::Hyper);
+        let script = target.wrk_script().unwrap();
+        assert!(script.contains("wrk.method = \"POST\""), "{script}");
+        assert!(script.contains(r#"[[{"amount":"#), "{script}");
+        assert_eq!(script.matches("[[").count(), PAYMENT_MIX.len(), "{script}");
+        assert!(
+            target.url().ends_with("/payments/hyper"),
+            "{}",
+            target.url()
+        );
+        let health = Target::new("http://127.0.0.1:1", Scenario::Health).unwrap();
+        assert!(health.wrk_script().is_none());
     }
 
     #[test]
