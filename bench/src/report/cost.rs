@@ -1,7 +1,7 @@
 //! The cost suite's section: instructions and allocations per call, counted under callgrind.
 
 use crate::model::{CostRow, Results};
-use crate::report::format::{format_bytes, format_count, format_ratio};
+use crate::report::format::{format_bytes, format_count, format_ratio, protocol_cell};
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 
@@ -43,10 +43,7 @@ fn table(rows: &[CostRow]) -> Table {
             .map(|row| {
                 vec![
                     row.client.to_string(),
-                    row.tls.as_ref().map_or_else(
-                        || row.protocol.to_string(),
-                        |tls| format!("{} {}", row.protocol, tls.describe()),
-                    ),
+                    protocol_cell(row.protocol, row.tls.as_ref()),
                     format!("{:.0}", row.instructions_per_call),
                     format_ratio(row.ratio),
                     format_bytes(row.bytes_per_call),

@@ -1,6 +1,17 @@
 //! How figures are written in every table: one unit per time column, bytes and ratios as
 //! BenchmarkDotNet prints them, milliseconds with the precision their size calls for.
 
+use crate::model::{NegotiatedTls, Protocol};
+
+/// A row's Protocol cell: `http`, or `https rustls (aws-lc-rs) TLSv1.3` with the TLS the row
+/// negotiated.
+pub fn protocol_cell(protocol: Protocol, tls: Option<&NegotiatedTls>) -> String {
+    tls.map_or_else(
+        || protocol.to_string(),
+        |tls| format!("{protocol} {}", tls.describe()),
+    )
+}
+
 /// How the times of one table are written: one unit and one number of decimals for every
 /// time column, chosen from the smallest mean, so that a column lines up and reads at a glance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

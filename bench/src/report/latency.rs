@@ -1,7 +1,7 @@
 //! The latency suite's section: the BenchmarkDotNet-style table and what it counts.
 
 use crate::model::{ClientName, LatencyRow, Protocol, Results};
-use crate::report::format::{TimeFormat, format_bytes, format_count, format_ratio};
+use crate::report::format::{TimeFormat, format_bytes, format_count, format_ratio, protocol_cell};
 use crate::report::noise;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
@@ -98,10 +98,7 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
             .map(|row| {
                 vec![
                     row.client.to_string(),
-                    row.tls.as_ref().map_or_else(
-                        || row.protocol.to_string(),
-                        |tls| format!("{} {}", row.protocol, tls.describe()),
-                    ),
+                    protocol_cell(row.protocol, row.tls.as_ref()),
                     time.format_us(row.mean_us),
                     time.format_us(row.error_us),
                     time.format_us(row.stddev_us),

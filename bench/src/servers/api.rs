@@ -5,7 +5,6 @@ use std::ffi::OsStr;
 use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use api::configuration::Settings;
 use api::startup::Application;
@@ -105,12 +104,7 @@ impl ApiEndpoint {
 
 /// A fresh path for the CA handed to a service, in the temporary directory.
 fn ca_file_path() -> PathBuf {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    std::env::temp_dir().join(format!(
-        "bench-api-ca-{}-{}.pem",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ))
+    child::scratch_path("api-ca", "pem")
 }
 
 /// The child's side: run the service on `listen` with `rates_url` as its upstream until the

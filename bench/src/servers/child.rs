@@ -243,6 +243,18 @@ pub fn announce(prefix: &str, address: SocketAddr, tls: bool) -> io::Result<()> 
     stdout.flush()
 }
 
+/// A fresh path in the temporary directory for a file the bench hands to a child or a tool
+/// (a CA, a profile, a script): `bench-<what>-<pid>-<n>.<extension>`, never the same twice.
+pub fn scratch_path(what: &str, extension: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    std::env::temp_dir().join(format!(
+        "bench-{what}-{}-{}.{extension}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

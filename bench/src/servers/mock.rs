@@ -6,7 +6,6 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use mock_rates::{MockState, Settings, TlsSettings};
 
@@ -153,12 +152,7 @@ impl MockEndpoint {
 
 /// A fresh path for a child's CA, in the temporary directory.
 fn ca_path() -> PathBuf {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    std::env::temp_dir().join(format!(
-        "bench-mock-ca-{}-{}.pem",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ))
+    child::scratch_path("mock-ca", "pem")
 }
 
 /// The child's side: serve mock-rates on `listen` until stdin closes or the parent dies; over

@@ -14,7 +14,6 @@
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use mock_rates::{Settings, TlsSettings};
 use rates_common::ClientSettings;
@@ -24,6 +23,7 @@ use crate::clients::Counted;
 use crate::error::BenchError;
 use crate::model::{ClientName, CostRow, Protocol, RunSettings, SuiteName};
 use crate::servers::MockEndpoint;
+use crate::servers::child::scratch_path;
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
@@ -250,16 +250,6 @@ pub fn parse_report(stdout: &str) -> Option<AllocSnapshot> {
         }
     }
     Some(snapshot)
-}
-
-/// A fresh path in the temporary directory.
-fn scratch_path(what: &str, extension: &str) -> PathBuf {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    std::env::temp_dir().join(format!(
-        "bench-{what}-{}-{}.{extension}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ))
 }
 
 /// The mock's CA in a file for the children, removed when dropped.

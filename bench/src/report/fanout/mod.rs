@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::model::{
     ClientName, FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, Protocol, Results, group_sizes,
 };
-use crate::report::format::format_ms;
+use crate::report::format::{format_ms, protocol_cell};
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use crate::stats::median_of;
@@ -242,10 +242,7 @@ fn detail_table(rows: &[FanoutRow]) -> Table {
                 let unknown = || "?".to_owned();
                 vec![
                     row.client.to_string(),
-                    row.tls.as_ref().map_or_else(
-                        || row.protocol.to_string(),
-                        |tls| format!("{} {}", row.protocol, tls.describe()),
-                    ),
+                    protocol_cell(row.protocol, row.tls.as_ref()),
                     row.mode.as_str().to_owned(),
                     row.group_size.to_string(),
                     row.repetitions.to_string(),

@@ -9,6 +9,7 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use crate::model::{CapacityRow, GeneratorCheck};
+use crate::servers::child::scratch_path;
 use crate::suites::load::http::Target;
 
 /// wrk's threads: one, as the generator's own figures were first checked against.
@@ -81,11 +82,7 @@ pub fn run(target: &Target, concurrency: u32, duration: Duration) -> Result<WrkR
         .arg("5s");
     let script = target.wrk_script();
     let script_path = script.as_ref().map(|script| {
-        let path = std::env::temp_dir().join(format!(
-            "bench-wrk-{}-{}.lua",
-            std::process::id(),
-            concurrency
-        ));
+        let path = scratch_path("wrk", "lua");
         std::fs::write(&path, script).map(|()| path)
     });
     let script_path = script_path
