@@ -232,6 +232,14 @@ impl FailureCounts {
         *count += 1;
     }
 
+    pub fn merge(&mut self, other: FailureCounts) {
+        self.connect += other.connect;
+        self.timeout += other.timeout;
+        self.reset += other.reset;
+        self.status += other.status;
+        self.body += other.body;
+    }
+
     pub fn total(&self) -> u64 {
         self.connect + self.timeout + self.reset + self.status + self.body
     }
@@ -267,8 +275,8 @@ pub struct LatencySummary {
     pub curve: Vec<CurvePoint>,
 }
 
-/// The capacity step's best level of one scenario, run again by `wrk` at the same concurrency:
-/// whether the bench's generator, which checks every response, keeps up with one that does not.
+/// One level of a scenario's capacity step, run again by `wrk` at the same concurrency: whether
+/// the bench's generator, which checks every response, keeps up with one that does not.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GeneratorCheck {
     #[serde(flatten)]
@@ -276,6 +284,9 @@ pub struct GeneratorCheck {
     pub concurrency: u32,
     /// The bench's own requests/s at that level (successful, checked answers).
     pub bench_rps: f64,
+    /// The bench's failed requests at that level.
+    #[serde(default)]
+    pub bench_failures: u64,
     /// wrk's requests/s (`-t1`), every answer counted.
     pub wrk_rps: f64,
     /// bench / wrk: the target is at least 0.9.
@@ -314,6 +325,9 @@ pub struct CapacityLevel {
     /// Latency of successful requests, from send to the whole response.
     pub p50_us: Option<f64>,
     pub p99_us: Option<f64>,
+    /// Connections the generator opened: one per worker, more when one failed or was closed.
+    #[serde(default)]
+    pub connections: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }

@@ -12,10 +12,12 @@
 //! to go idle. Then, unless `--no-capacity`, a closed-model capacity step per scenario (see
 //! [`capacity`]). The whole suite runs once per protocol (see [`crate::servers::Stack`]).
 //!
-//! The generator runs in the bench process on its own multi-thread tokio runtime, with one
-//! pooled hyper-util client for every scenario.
+//! The generator runs in the bench process on its own multi-thread tokio runtime: the open
+//! model with one pooled hyper-util client for every scenario, the capacity step with one
+//! connection per worker (see [`connection`]).
 
 pub mod capacity;
+pub mod connection;
 pub mod http;
 pub mod open;
 pub mod recorder;
@@ -210,19 +212,15 @@ pub fn run(settings: &RunSettings, stack: Stack<'_>, wrk: bool) -> Result<LoadRu
         bar.inc(load.duration_ms);
     }
 
-    let capacity = if load.capacity {
-        capacity_step(&runtime, &client, &targets, settings, stack, &bar)?
+    let check_with_wrk = wrk && stack.protocol == Protocol::Http;
+    let (capacity, generator) = if load.capacity {
+        capacity_step(&runtime, &targets, settings, stack, check_with_wrk, &bar)?
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
     bar.finish_and_clear();
     drop(client);
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
-    let generator = if wrk && stack.protocol == Protocol::Http {
-        check_generator(targets, &capacity, settings, api)
-    } else {
-        Vec::new()
-    };
     Ok(LoadRun {
         rows,
         capacity,
@@ -231,62 +229,42 @@ pub fn run(settings: &RunSettings, stack: Stack<'_>, wrk: bool) -> Result<LoadRu
 }
 
 /// The closed-model capacity step of every target, level by level, the api let go idle after
-/// each level.
+/// each level. With `check_with_wrk`, each level of the health check and of hyper's payments
+/// is run again by wrk right after it (see [`wrk`]), so that both see the machine alike.
 fn capacity_step(
     runtime: &tokio::runtime::Runtime,
-    client: &Arc<http::LoadClient>,
     targets: &[Arc<Target>],
     settings: &RunSettings,
     stack: Stack<'_>,
+    check_with_wrk: bool,
     bar: &indicatif::ProgressBar,
-) -> Result<Vec<CapacityRow>, BenchError> {
+) -> Result<(Vec<CapacityRow>, Vec<GeneratorCheck>), BenchError> {
     let load = &settings.load;
     let mut rows = Vec::with_capacity(targets.len());
+    let mut checks = Vec::new();
     for target in targets {
         let scenario = stack.protocol.qualify(target.scenario);
+        let checked = check_with_wrk
+            && matches!(
+                target.scenario,
+                Scenario::Health | Scenario::Payments(ClientName::BASELINE)
+            );
         let mut levels = Vec::with_capacity(load.capacity_concurrency.len());
         for &concurrency in &load.capacity_concurrency {
             bar.set_message(format!("capacity {scenario} x{concurrency}"));
-            levels.push(capacity::run_level(
-                runtime,
-                client,
-                target,
-                concurrency,
-                load.capacity_level(),
-            )?);
+            let level = capacity::run_level(runtime, target, concurrency, load.capacity_level())?;
             settle(stack.api, &scenario);
+            if checked {
+                bar.set_message(format!("wrk {scenario} x{concurrency}"));
+                checks.extend(wrk::check(target, &level, load.capacity_level()));
+                settle(stack.api, &scenario);
+            }
+            levels.push(level);
             bar.inc(load.capacity_level_ms);
         }
         rows.push(capacity_row(target.scenario, stack.protocol, levels));
     }
-    Ok(rows)
-}
-
-/// The capacity step's best level of the health check and of hyper's payments, run again by
-/// wrk (see [`wrk`]).
-fn check_generator(
-    targets: Vec<Arc<Target>>,
-    capacity: &[CapacityRow],
-    settings: &RunSettings,
-    api: &ApiEndpoint,
-) -> Vec<GeneratorCheck> {
-    let checked: Vec<Arc<Target>> = targets
-        .into_iter()
-        .filter(|target| {
-            matches!(
-                target.scenario,
-                Scenario::Health | Scenario::Payments(ClientName::BASELINE)
-            )
-        })
-        .collect();
-    wrk::compare(
-        &checked,
-        capacity,
-        settings.load.capacity_level(),
-        |target| {
-            settle(api, &target.scenario.to_string());
-        },
-    )
+    Ok((rows, checks))
 }
 
 /// What one protocol's run of the suite gave.

@@ -51,10 +51,11 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
         section = section
             .with(Part::Table(wrk_table(&results.generator)))
             .with(Part::Prose(format!(
-                "The capacity step's best level, run again by `wrk -t1` against the same \
-                 service at the same concurrency for as long: **{met} of {} met the target** of \
-                 the bench's generator at least {GENERATOR_TARGET}x wrk's requests/s. wrk \
-                 checks no answer; the bench reads and checks every one.",
+                "Each level of the capacity step, run again by `wrk -t1` against the same \
+                 service at the same concurrency for as long (whole seconds): **{met} of {} met \
+                 the target** of the bench's generator at least {GENERATOR_TARGET}x wrk's \
+                 requests/s. wrk checks no answer; the bench reads and checks every one, each \
+                 worker on a connection of its own, as wrk's are.",
                 results.generator.len()
             )));
     } else if let Some(why) = &results.generator_skipped {
@@ -127,7 +128,9 @@ const CAPACITY_INTRO: &str = "
 ### capacity
 
 Closed model: at each concurrency level, that many requests are kept in flight (each worker
-sends the next as soon as its response is read and checked) for a fixed time. **Max RPS** is the
+sends the next as soon as its response is read and checked, on a keep-alive connection of its
+own, driven in the worker's own task as wrk drives its connections) for a fixed time. **Max
+RPS** is the
 highest throughput of a level without a single failure; the service, mock-rates and the
 generator share the machine's cores, so it is the throughput of the whole loopback set-up.
 ";
@@ -308,6 +311,7 @@ mod tests {
             scenario,
             concurrency: 16,
             bench_rps,
+            bench_failures: 0,
             wrk_rps,
             ratio: bench_rps / wrk_rps,
             wrk_non_2xx: 0,

@@ -357,6 +357,7 @@ pub fn capacity_tables(rows: &[CapacityRow]) -> Vec<Table> {
             ("RPS", Right),
             ("p50", Right),
             ("p99", Right),
+            ("Connections", Right),
         ],
         rows: rows
             .iter()
@@ -370,6 +371,7 @@ pub fn capacity_tables(rows: &[CapacityRow]) -> Vec<Table> {
                         format!("{:.0}", level.rps),
                         format_us_as_ms(level.p50_us),
                         format_us_as_ms(level.p99_us),
+                        level.connections.to_string(),
                     ]
                 })
             })
@@ -381,7 +383,7 @@ pub fn capacity_tables(rows: &[CapacityRow]) -> Vec<Table> {
 /// The bench's generator should reach at least this share of wrk's requests/s.
 pub const GENERATOR_TARGET: f64 = 0.9;
 
-/// The capacity step against wrk, one row per scenario checked.
+/// The capacity step against wrk, one row per scenario and level checked.
 pub fn wrk_table(checks: &[GeneratorCheck]) -> Table {
     use Align::{Left, Right};
     Table {
@@ -390,6 +392,7 @@ pub fn wrk_table(checks: &[GeneratorCheck]) -> Table {
             ("Scenario", Left),
             ("Concurrency", Right),
             ("Bench (req/s)", Right),
+            ("Bench failures", Right),
             ("wrk -t1 (req/s)", Right),
             ("Bench / wrk", Right),
             ("wrk non-2xx / socket errors", Right),
@@ -402,6 +405,7 @@ pub fn wrk_table(checks: &[GeneratorCheck]) -> Table {
                     check.scenario.to_string(),
                     check.concurrency.to_string(),
                     format!("{:.0}", check.bench_rps),
+                    check.bench_failures.to_string(),
                     format!("{:.0}", check.wrk_rps),
                     format!("{:.2}", check.ratio),
                     format!("{} / {}", check.wrk_non_2xx, check.wrk_socket_errors),

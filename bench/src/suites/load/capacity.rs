@@ -8,67 +8,60 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
-use tokio::sync::mpsc;
 
 use crate::error::BenchError;
 use crate::model::{CapacityLevel, CapacityRow, Protocol, Scenario};
-use crate::suites::load::http::{self, LoadClient, Target};
+use crate::suites::load::connection::Dedicated;
+use crate::suites::load::http::Target;
 use crate::suites::load::schedule::achieved_rps;
 use crate::suites::load::tally::{RequestRecord, Tally};
 
-/// Runs `concurrency` workers against `target` for `duration`; requests still in flight at the
-/// end are awaited (each is bounded by [`http::REQUEST_TIMEOUT`]) and counted.
+/// Runs `concurrency` workers against `target` for `duration`, each on a connection of its own
+/// (see [`crate::suites::load::connection`]); requests still in flight at the end are awaited
+/// (each is bounded by [`crate::suites::load::http::REQUEST_TIMEOUT`]) and counted.
 pub fn run_level(
     runtime: &Runtime,
-    client: &Arc<LoadClient>,
     target: &Arc<Target>,
     concurrency: u32,
     duration: Duration,
 ) -> Result<CapacityLevel, BenchError> {
     let start = Instant::now();
     let deadline = start + duration;
-    let (client, target) = (Arc::clone(client), Arc::clone(target));
-    // Everything runs on the runtime's workers: a future given to `block_on` would run on
-    // this thread instead, and every record sent to it would cost a cross-thread wake-up.
-    let run = runtime.spawn(async move {
-        let (records, mut received) = mpsc::unbounded_channel::<RequestRecord>();
-        // One counter for all workers, so the payment mix stays round-robin overall.
-        let next_index = Arc::new(AtomicU64::new(0));
-        for _ in 0..concurrency {
-            let (client, target, records, next_index) = (
-                Arc::clone(&client),
-                Arc::clone(&target),
-                records.clone(),
-                Arc::clone(&next_index),
-            );
-            tokio::spawn(async move {
+    // One counter for all workers, so the payment mix stays round-robin overall.
+    let next_index = Arc::new(AtomicU64::new(0));
+    // Each worker tallies its own requests, merged at the end: a record sent to a collector
+    // would cost a wake-up per request.
+    let expected_per_worker = (1 << 16) / concurrency.max(1) as usize;
+    let workers: Vec<_> = (0..concurrency)
+        .map(|_| {
+            let (target, next_index) = (Arc::clone(target), Arc::clone(&next_index));
+            runtime.spawn(async move {
+                let mut tally = Tally::new(start, expected_per_worker);
+                let mut connection = Dedicated::default();
                 while Instant::now() < deadline {
                     let index = next_index.fetch_add(1, Ordering::Relaxed);
                     let sent = Instant::now();
-                    let exchange = http::exchange(&client, &target, index).await;
-                    let done = Instant::now();
-                    let record = RequestRecord {
+                    let exchange = connection.exchange(&target, index).await;
+                    tally.add(RequestRecord {
                         due: sent,
                         sent,
-                        done,
+                        done: Instant::now(),
                         exchange,
-                    };
-                    if records.send(record).is_err() {
-                        break;
-                    }
+                    });
                 }
-            });
-        }
-        drop(records);
-        let mut tally = Tally::new(start, 1 << 16);
-        while let Some(record) = received.recv().await {
-            tally.add(record);
-        }
-        tally
-    });
-    let tally = runtime
-        .block_on(run)
-        .map_err(|error| BenchError::Load(format!("a capacity level failed: {error}")))?;
+                (tally, connection.opened)
+            })
+        })
+        .collect();
+    let mut tally = Tally::new(start, 0);
+    let mut connections = 0;
+    for worker in workers {
+        let (worker_tally, opened) = runtime
+            .block_on(worker)
+            .map_err(|error| BenchError::Load(format!("a capacity worker failed: {error}")))?;
+        tally.merge(worker_tally);
+        connections += opened;
+    }
     let summary = tally.latencies.summary();
     Ok(CapacityLevel {
         concurrency,
@@ -78,6 +71,7 @@ pub fn run_level(
         rps: achieved_rps(tally.ok, duration, tally.last_done),
         p50_us: summary.p50_us,
         p99_us: summary.p99_us,
+        connections,
         first_error: tally.first_error,
     })
 }
@@ -124,6 +118,7 @@ mod tests {
             rps,
             p50_us: Some(100.0),
             p99_us: Some(f64::from(concurrency) * 10.0),
+            connections: u64::from(concurrency),
             first_error: None,
         }
     }

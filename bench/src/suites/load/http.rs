@@ -3,11 +3,13 @@
 //! when its whole response was read within the timeout, its status is 200 and its body is the
 //! expected one.
 
+use std::net::{SocketAddr, ToSocketAddrs as _};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{Request, Uri, header};
+use http::{HeaderValue, Request, Response, Uri, header};
 use http_body_util::{BodyExt as _, Full};
+use hyper::body::Incoming;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
@@ -93,7 +95,7 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    fn failed(status: Option<u16>, bytes: u64, kind: FailureKind, message: String) -> Self {
+    pub fn failed(status: Option<u16>, bytes: u64, kind: FailureKind, message: String) -> Self {
         Self {
             status,
             bytes,
@@ -102,11 +104,17 @@ impl Exchange {
     }
 }
 
-/// A scenario made ready to send: its URI and bodies built once.
+/// A scenario made ready to send: its URI, address and bodies built once.
 #[derive(Debug)]
 pub struct Target {
     pub scenario: Scenario,
     uri: Uri,
+    /// The path alone, for a request written on a connection of the generator's own (see
+    /// [`crate::suites::load::connection`]), with `host` as its `Host` header.
+    path: Uri,
+    host: HeaderValue,
+    /// Where such a connection connects: the URL's host, resolved once.
+    pub address: SocketAddr,
     /// One body per payment of the mix; empty for health.
     bodies: Vec<Bytes>,
 }
@@ -114,9 +122,24 @@ pub struct Target {
 impl Target {
     pub fn new(base_url: &str, scenario: Scenario) -> Result<Self, BenchError> {
         let url = format!("{}{}", base_url.trim_end_matches('/'), scenario.path());
-        let uri = url
+        let invalid = |why: String| BenchError::Load(format!("invalid URL {url:?}: {why}"));
+        let uri: Uri = url.parse().map_err(|error| invalid(format!("{error}")))?;
+        let authority = uri
+            .authority()
+            .ok_or_else(|| invalid("no host".to_owned()))?
+            .clone();
+        let port = authority.port_u16().unwrap_or(80);
+        let address = (authority.host(), port)
+            .to_socket_addrs()
+            .map_err(|error| invalid(format!("cannot resolve its host: {error}")))?
+            .next()
+            .ok_or_else(|| invalid("its host resolves to no address".to_owned()))?;
+        let host = HeaderValue::from_str(authority.as_str())
+            .map_err(|error| invalid(format!("{error}")))?;
+        let path: Uri = scenario
+            .path()
             .parse()
-            .map_err(|error| BenchError::Load(format!("invalid URL {url:?}: {error}")))?;
+            .map_err(|error| invalid(format!("{error}")))?;
         let bodies = match scenario {
             Scenario::Health => Vec::new(),
             Scenario::Payments(_) => PAYMENT_MIX
@@ -132,14 +155,30 @@ impl Target {
         Ok(Self {
             scenario,
             uri,
+            path,
+            host,
+            address,
             bodies,
         })
     }
 
+    /// Request `index`, with an absolute URI, for the pooled client.
     fn request(&self, index: u64) -> Result<Request<Full<Bytes>>, http::Error> {
-        let builder = Request::builder()
-            .method(self.scenario.method())
-            .uri(self.uri.clone());
+        self.request_to(index, self.uri.clone())
+    }
+
+    /// Request `index` as written on a connection to [`Target::address`]: the path, and the
+    /// `Host` header.
+    pub fn request_on_connection(&self, index: u64) -> Result<Request<Full<Bytes>>, http::Error> {
+        let mut request = self.request_to(index, self.path.clone())?;
+        request
+            .headers_mut()
+            .insert(header::HOST, self.host.clone());
+        Ok(request)
+    }
+
+    fn request_to(&self, index: u64, uri: Uri) -> Result<Request<Full<Bytes>>, http::Error> {
+        let builder = Request::builder().method(self.scenario.method()).uri(uri);
         match self.body(index) {
             Some(body) => builder
                 .header(header::CONTENT_TYPE, "application/json")
@@ -258,6 +297,11 @@ async fn send(client: &LoadClient, target: &Target, index: u64) -> Exchange {
             return Exchange::failed(None, 0, kind, describe(&error));
         }
     };
+    read(response, target, index).await
+}
+
+/// Reads a response to request `index` of `target` whole and checks it.
+pub async fn read(response: Response<Incoming>, target: &Target, index: u64) -> Exchange {
     let status = response.status();
     let head_bytes = head_bytes(
         status,

@@ -79,6 +79,17 @@ impl LatencyRecorder {
         self.corrected_us.push(corrected.as_secs_f64() * 1e6);
     }
 
+    /// Adds another recorder's latencies.
+    pub fn merge(&mut self, other: LatencyRecorder) {
+        self.corrected
+            .add(&other.corrected)
+            .expect("histograms of one bounds and precision always add");
+        self.uncorrected
+            .add(&other.uncorrected)
+            .expect("histograms of one bounds and precision always add");
+        self.corrected_us.extend(other.corrected_us);
+    }
+
     pub fn count(&self) -> u64 {
         self.corrected.len()
     }

@@ -87,6 +87,24 @@ impl Tally {
         }
     }
 
+    /// Adds another tally of the same run (another worker's).
+    pub fn merge(&mut self, other: Tally) {
+        self.latencies.merge(other.latencies);
+        self.ok += other.ok;
+        self.failures.merge(other.failures);
+        for (status, count) in other.statuses {
+            *self.statuses.entry(status).or_insert(0) += count;
+        }
+        self.bytes += other.bytes;
+        self.lateness.late += other.lateness.late;
+        self.lateness.worst = self.lateness.worst.max(other.lateness.worst);
+        self.last_done = self.last_done.max(other.last_done);
+        self.skipped += other.skipped;
+        if self.first_error.is_none() {
+            self.first_error = other.first_error;
+        }
+    }
+
     /// Requests that completed, ok or not (skipped ones never left).
     pub fn completed(&self) -> u64 {
         self.ok + self.failures.total()

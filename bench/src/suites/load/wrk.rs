@@ -1,14 +1,12 @@
-//! The generator checked against `wrk`: when `wrk` is on PATH, the capacity step's best level
-//! of `/health/live` and of hyper's payments is run again by wrk, against the same service and
-//! at the same concurrency, so that the report can show whether the bench's own generator (which
+//! The generator checked against `wrk`: when `wrk` is on PATH, every level of the capacity
+//! step of `/health/live` and of hyper's payments is run again by wrk right after it, against
+//! the same service and at the same concurrency, so that the report can show whether the bench's own generator (which
 //! also checks every response) keeps up with a tool that does nothing else.
 
 use std::process::Command;
 use std::time::Duration;
 
-use std::sync::Arc;
-
-use crate::model::{CapacityRow, GeneratorCheck};
+use crate::model::{CapacityLevel, GeneratorCheck};
 use crate::servers::child::scratch_path;
 use crate::suites::load::http::Target;
 
@@ -32,41 +30,32 @@ pub fn available() -> bool {
         .is_ok_and(|output| !output.stdout.is_empty() || !output.stderr.is_empty())
 }
 
-/// For every target whose capacity row has a best level, wrk at that level's concurrency for as
-/// long; `settle` runs after each wrk run. A wrk run that fails is said and left out.
-pub fn compare(
-    targets: &[Arc<Target>],
-    capacity: &[CapacityRow],
-    level: Duration,
-    settle: impl Fn(&Target),
-) -> Vec<GeneratorCheck> {
-    let mut checks = Vec::new();
-    for target in targets {
-        let Some(row) = capacity.iter().find(|row| row.scenario == target.scenario) else {
-            continue;
-        };
-        let (Some(bench_rps), Some(concurrency)) = (row.max_rps, row.at_concurrency) else {
-            continue;
-        };
-        match run(target, concurrency, level) {
-            Ok(wrk) => checks.push(GeneratorCheck {
-                scenario: target.scenario,
-                concurrency,
-                bench_rps,
-                wrk_rps: wrk.requests_per_second,
-                ratio: if wrk.requests_per_second > 0.0 {
-                    bench_rps / wrk.requests_per_second
-                } else {
-                    0.0
-                },
-                wrk_non_2xx: wrk.non_2xx,
-                wrk_socket_errors: wrk.socket_errors,
-            }),
-            Err(error) => eprintln!("bench: load: wrk against {}: {error}", target.scenario),
+/// wrk against `target` at the concurrency of a capacity `level` just measured, for as long.
+/// A wrk run that fails is said and left out.
+pub fn check(target: &Target, level: &CapacityLevel, duration: Duration) -> Option<GeneratorCheck> {
+    match run(target, level.concurrency, duration) {
+        Ok(wrk) => Some(GeneratorCheck {
+            scenario: target.scenario,
+            concurrency: level.concurrency,
+            bench_rps: level.rps,
+            bench_failures: level.fail,
+            wrk_rps: wrk.requests_per_second,
+            ratio: if wrk.requests_per_second > 0.0 {
+                level.rps / wrk.requests_per_second
+            } else {
+                0.0
+            },
+            wrk_non_2xx: wrk.non_2xx,
+            wrk_socket_errors: wrk.socket_errors,
+        }),
+        Err(error) => {
+            eprintln!(
+                "bench: load: wrk against {} at concurrency {}: {error}",
+                target.scenario, level.concurrency
+            );
+            None
         }
-        settle(target);
     }
-    checks
 }
 
 /// Runs wrk against `target` with `concurrency` connections for about `duration` (whole
