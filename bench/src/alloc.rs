@@ -90,6 +90,12 @@ impl AllocSnapshot {
             bytes: self.bytes.saturating_sub(earlier.bytes),
         }
     }
+
+    /// Adds what another stretch allocated.
+    pub fn add(&mut self, other: Self) {
+        self.allocations += other.allocations;
+        self.bytes += other.bytes;
+    }
 }
 
 #[cfg(test)]

@@ -33,6 +33,8 @@ pub enum BenchError {
     Json(#[source] serde_json::Error),
     #[error("baseline: {0}")]
     Baseline(String),
+    #[error("latency suite: {0}")]
+    Latency(String),
     #[error("decode suite: {0}")]
     Decode(String),
     #[error("cost suite: {0}")]

@@ -120,6 +120,12 @@ impl fmt::Debug for AwcRates {
 impl AwcRates {
     pub const NAME: &'static str = "awc";
 
+    /// The client as this adapter configured it (TLS, pool, timeouts), for calls that skip
+    /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
     /// Builds the client and its pool from `settings`, with the default TLS backend (rustls).
     /// Call it inside an actix runtime.
     ///

@@ -61,6 +61,12 @@ pub fn libcurl_version() -> String {
 
 impl IsahcRates {
     pub const NAME: &'static str = "isahc";
+
+    /// The client as this adapter configured it (TLS, pool, timeouts), for calls that skip
+    /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
+    pub fn client(&self) -> &HttpClient {
+        &self.client
+    }
     /// Its one TLS stack: libcurl's OpenSSL backend, on the system's OpenSSL.
     pub const TLS: TlsStack = TlsStack {
         backend: "libcurl",

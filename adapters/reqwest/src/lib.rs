@@ -72,6 +72,12 @@ pub struct ReqwestRates {
 impl ReqwestRates {
     pub const NAME: &'static str = "reqwest";
 
+    /// The client as this adapter configured it (TLS, pool, timeouts), for calls that skip
+    /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
     /// Builds the client and its pool from `settings`, with reqwest's default TLS backend.
     ///
     /// # Errors

@@ -96,6 +96,12 @@ pub struct UreqRates {
 impl UreqRates {
     pub const NAME: &'static str = "ureq";
 
+    /// The agent as this adapter configured it (TLS, pool, timeouts), for calls that skip
+    /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
     /// Builds the agent and its pool from `settings`, with ureq's default TLS backend.
     ///
     /// # Errors

@@ -48,6 +48,31 @@ pub struct LatencyRow {
     /// The noise checks of the sample means (times in us); absent from older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<Noise>,
+    /// The same client called bare, sample for sample; absent from older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bare: Option<BareFigures>,
+}
+
+/// A client called bare: the library's own request for the same URL and the same decode, on
+/// the client its adapter built, without the port or the adapter's frame (and for ureq without
+/// the hop to the blocking pool). Each of its samples was taken beside the same index's sample
+/// through the port.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BareFigures {
+    pub calls: u64,
+    pub failures: u64,
+    pub mean_us: Option<f64>,
+    /// Half-width of the 99.9% confidence interval of `mean_us`.
+    pub error_us: Option<f64>,
+    /// Mean of the per-sample ratios of the call through the port to the bare call of the same
+    /// sample: what the port and the adapter cost, as a factor.
+    pub overhead: Option<f64>,
+    pub overhead_sd: Option<f64>,
+    pub allocs_per_op: f64,
+    pub bytes_per_op: f64,
+    pub sample_means_us: Vec<Option<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
 }
 
 /// The TLS a client negotiated with mock-rates during its warm-up and samples, as the server

@@ -30,7 +30,7 @@ pub use fanout::{FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, group_size
 pub use faults::{
     FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
 };
-pub use latency::{LatencyRow, NegotiatedTls};
+pub use latency::{BareFigures, LatencyRow, NegotiatedTls};
 pub use load::{
     CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, GeneratorCheck,
     LatencySummary, LoadRow, LoadSettings, Scenario, StatusCount,

@@ -1,6 +1,6 @@
 //! The latency suite's section: the BenchmarkDotNet-style table and what it counts.
 
-use crate::model::{ClientName, LatencyRow, Protocol, Results};
+use crate::model::{BareFigures, ClientName, LatencyRow, Protocol, Results};
 use crate::report::format::{TimeFormat, format_bytes, format_count, format_ratio, protocol_cell};
 use crate::report::noise;
 use crate::report::section::{Part, Section};
@@ -20,6 +20,11 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
         ))
         .with(Part::Prose(CALLS.to_owned()))
         .with(Part::Prose(noise::NOISE_NOTE.to_owned()));
+    if results.latency.iter().any(|row| row.bare.is_some()) {
+        section = section
+            .with(Part::Table(port_overhead_table(&results.latency)))
+            .with(Part::Prose(BARE.to_owned()));
+    }
     if results.latency.iter().any(|row| row.tls.is_some()) {
         section = section.with(Part::Prose(HTTPS.to_owned()));
     }
@@ -39,6 +44,14 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
         Some(format!(
             "{} {}: {} of {} calls failed; first: {error}",
             row.client, row.protocol, row.failures, row.calls
+        ))
+    }));
+    notes.extend(results.latency.iter().filter_map(|row| {
+        let bare = row.bare.as_ref()?;
+        let error = bare.first_error.as_ref()?;
+        Some(format!(
+            "{} {} called bare: {} of {} calls failed; first: {error}",
+            row.client, row.protocol, bare.failures, bare.calls
         ))
     }));
     Some(section.with_notes(notes).with_charts(charts, "latency"))
@@ -61,6 +74,18 @@ const CALLS: &str = "Each call is `fetch_quotes(&[EURUSD, USDJPY])` through `Rat
     include the port's boxed future (async-trait), the same one allocation for every client. \
     Connections are the TCP connections mock-rates accepted during the client's warm-up and \
     samples: 1 means every call reused one connection.";
+
+const BARE: &str = "**Bare** is the same client called without the hexagon: the library's own \
+    request for the same URL (built once) and the same decode (`decode_quotes`), on the client \
+    the adapter built (same TLS, pool and timeouts), with status 200 required. It skips the port \
+    (`RatesProvider`, whose async-trait boxes each call's future), the adapter's frame (the URL \
+    built per call, the in-flight limit, the deadline, the bounded body, the error mapping, the \
+    log line) and, for ureq, the hop to the blocking pool: its bare call blocks the calling \
+    thread, as blocking code would. Each sample through the port was taken beside a bare sample \
+    of the same size (port first in even samples, bare first in odd ones). **Overhead** is the \
+    mean of the per-sample ratios, port over bare; **Beyond noise** says whether the two means \
+    differ by more than their combined Error. The target is at most 1.10x and at most 5 extra \
+    allocations per call.";
 
 const PINNED: &str = "The suite ran pinned to one CPU, the bench's thread, the clients' own \
     threads (ureq's blocking pool, isahc's curl thread) and its own mock-rates alike: on a small \
@@ -115,6 +140,95 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
                 ]
             })
             .collect(),
+    }
+}
+
+/// The port and adapter's cost, per client: at most this factor over the bare call...
+pub const PORT_OVERHEAD_TARGET: f64 = 1.10;
+/// ...and at most this many extra allocations per call.
+pub const PORT_EXTRA_ALLOCS_TARGET: f64 = 5.0;
+
+fn port_overhead_table(rows: &[LatencyRow]) -> Table {
+    use Align::{Left, Right};
+    let time = TimeFormat::for_means_ns(rows.iter().map(|row| row.mean_us.map(|us| us * 1_000.0)));
+    Table {
+        title: "latency: what the port and the adapter cost, against the library called bare"
+            .to_owned(),
+        columns: vec![
+            ("Client", Left),
+            ("Protocol", Left),
+            ("Through the port", Right),
+            ("Bare", Right),
+            ("Bare Error", Right),
+            ("Overhead", Right),
+            ("OverheadSD", Right),
+            ("Beyond noise", Left),
+            ("Extra allocs/op", Right),
+            ("Extra bytes/op", Right),
+            ("Target (<= 1.10x, <= 5 allocs)", Left),
+        ],
+        rows: rows
+            .iter()
+            .filter_map(|row| {
+                let bare = row.bare.as_ref()?;
+                let extra_allocs = row.allocs_per_op - bare.allocs_per_op;
+                Some(vec![
+                    row.client.to_string(),
+                    row.protocol.to_string(),
+                    time.format_us(row.mean_us),
+                    time.format_us(bare.mean_us),
+                    time.format_us(bare.error_us),
+                    bare.overhead
+                        .map_or_else(|| "?".to_owned(), |factor| format!("{factor:.2}x")),
+                    format_ratio(bare.overhead_sd),
+                    beyond_noise(row, bare),
+                    format!("{extra_allocs:+.1}"),
+                    format_bytes_signed(row.bytes_per_op - bare.bytes_per_op),
+                    overhead_target(bare.overhead, extra_allocs),
+                ])
+            })
+            .collect(),
+    }
+}
+
+/// Whether the port's and the bare call's means differ by more than their combined Error.
+fn beyond_noise(row: &LatencyRow, bare: &BareFigures) -> String {
+    match (row.mean_us, row.error_us, bare.mean_us, bare.error_us) {
+        (Some(port), Some(port_error), Some(bare), Some(bare_error)) => {
+            if (port - bare).abs() > port_error.hypot(bare_error) {
+                "yes"
+            } else {
+                "no"
+            }
+        }
+        _ => "?",
+    }
+    .to_owned()
+}
+
+fn overhead_target(overhead: Option<f64>, extra_allocs: f64) -> String {
+    let Some(overhead) = overhead else {
+        return "?".to_owned();
+    };
+    let mut missed = Vec::new();
+    if overhead > PORT_OVERHEAD_TARGET {
+        missed.push(format!("{overhead:.2}x"));
+    }
+    if extra_allocs > PORT_EXTRA_ALLOCS_TARGET {
+        missed.push(format!("{extra_allocs:+.1} allocs"));
+    }
+    if missed.is_empty() {
+        "met".to_owned()
+    } else {
+        format!("NOT met: {}", missed.join(", "))
+    }
+}
+
+fn format_bytes_signed(bytes: f64) -> String {
+    if bytes < 0.0 {
+        format!("-{}", format_bytes(-bytes))
+    } else {
+        format!("+{}", format_bytes(bytes))
     }
 }
 
@@ -174,6 +288,7 @@ mod tests {
             sample_means_us: Vec::new(),
             first_error: None,
             noise: None,
+            bare: None,
         }
     }
 
@@ -199,5 +314,50 @@ mod tests {
         ];
         assert!(https_costs(&slow)[0].contains("1.50x (target at most 1.30x: NOT met)"));
         assert!(https_costs(&rows[..2]).is_empty());
+    }
+
+    fn with_bare(mut row: LatencyRow, bare_mean_us: f64, extra_allocs: f64) -> LatencyRow {
+        row.error_us = Some(0.5);
+        row.allocs_per_op = 20.0;
+        row.bare = Some(BareFigures {
+            calls: 10,
+            failures: 0,
+            mean_us: Some(bare_mean_us),
+            error_us: Some(0.5),
+            overhead: row.mean_us.map(|mean| mean / bare_mean_us),
+            overhead_sd: Some(0.01),
+            allocs_per_op: 20.0 - extra_allocs,
+            bytes_per_op: 0.0,
+            sample_means_us: Vec::new(),
+            first_error: None,
+        });
+        row
+    }
+
+    #[test]
+    fn the_port_overhead_is_judged_against_its_targets() {
+        let rows = [
+            with_bare(row(ClientName::Hyper, Protocol::Http, 40.0), 38.0, 2.0),
+            with_bare(row(ClientName::Ureq, Protocol::Http, 60.0), 40.0, 2.0),
+            with_bare(row(ClientName::Awc, Protocol::Http, 40.0), 39.9, 9.0),
+            row(ClientName::Isahc, Protocol::Http, 50.0),
+        ];
+        let rendered = port_overhead_table(&rows).render();
+        // hyper: 1.05x and 2 extra allocations, 2 us apart with a combined Error of 0.71 us.
+        assert!(rendered.contains(" 1.05x |"), "{rendered}");
+        assert!(rendered.contains("| yes "), "{rendered}");
+        assert!(rendered.contains("| met"), "{rendered}");
+        // ureq: 1.50x; awc: within noise in time, but 9 extra allocations.
+        assert!(rendered.contains("NOT met: 1.50x"), "{rendered}");
+        assert!(rendered.contains("| no "), "{rendered}");
+        assert!(rendered.contains("NOT met: +9.0 allocs"), "{rendered}");
+        // A row without bare figures has no line.
+        assert_eq!(
+            rendered
+                .lines()
+                .filter(|line| line.contains("isahc"))
+                .count(),
+            0
+        );
     }
 }

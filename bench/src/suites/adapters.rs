@@ -5,31 +5,60 @@ use rates_common::{BuildError, ClientSettings, TlsStack};
 
 use crate::model::ClientName;
 
-/// Builds `name`'s adapter. awc needs a running actix `System`, so call this inside one; every
-/// adapter is built once per run and reused for all its calls.
+/// One adapter, as its concrete type: called through the port (see [`Adapter::into_port`]),
+/// or bare (see [`crate::suites::bare`]).
+#[derive(Debug)]
+pub enum Adapter {
+    Hyper(rates_hyper::HyperRates),
+    Awc(rates_awc::AwcRates),
+    Reqwest(rates_reqwest::ReqwestRates),
+    Ureq(rates_ureq::UreqRates),
+    Isahc(rates_isahc::IsahcRates),
+}
+
+impl Adapter {
+    /// Builds `name`'s adapter. awc needs a running actix `System`, so call this inside one.
+    pub fn build(name: ClientName, settings: &ClientSettings) -> Result<Self, BuildError> {
+        Ok(match name {
+            ClientName::Hyper => Self::Hyper(rates_hyper::HyperRates::new(settings)?),
+            ClientName::Awc => Self::Awc(rates_awc::AwcRates::new(settings)?),
+            ClientName::Reqwest => Self::Reqwest(rates_reqwest::ReqwestRates::new(settings)?),
+            ClientName::Ureq => Self::Ureq(rates_ureq::UreqRates::new(settings)?),
+            ClientName::Isahc => Self::Isahc(rates_isahc::IsahcRates::new(settings)?),
+            ClientName::AwcOpenssl => Self::Awc(rates_awc::AwcRates::with_tls(
+                settings,
+                rates_awc::AwcTls::Openssl,
+            )?),
+            ClientName::ReqwestNativeTls => Self::Reqwest(rates_reqwest::ReqwestRates::with_tls(
+                settings,
+                rates_reqwest::ReqwestTls::NativeTls,
+            )?),
+            ClientName::UreqNativeTls => Self::Ureq(rates_ureq::UreqRates::with_tls(
+                settings,
+                rates_ureq::UreqTls::NativeTls,
+            )?),
+        })
+    }
+
+    /// The adapter behind the port, as the service holds it.
+    pub fn into_port(self) -> Box<dyn RatesProvider> {
+        match self {
+            Self::Hyper(adapter) => Box::new(adapter),
+            Self::Awc(adapter) => Box::new(adapter),
+            Self::Reqwest(adapter) => Box::new(adapter),
+            Self::Ureq(adapter) => Box::new(adapter),
+            Self::Isahc(adapter) => Box::new(adapter),
+        }
+    }
+}
+
+/// Builds `name`'s adapter behind the port. awc needs a running actix `System`, so call this
+/// inside one; every adapter is built once per run and reused for all its calls.
 pub fn build(
     name: ClientName,
     settings: &ClientSettings,
 ) -> Result<Box<dyn RatesProvider>, BuildError> {
-    Ok(match name {
-        ClientName::Hyper => Box::new(rates_hyper::HyperRates::new(settings)?),
-        ClientName::Awc => Box::new(rates_awc::AwcRates::new(settings)?),
-        ClientName::Reqwest => Box::new(rates_reqwest::ReqwestRates::new(settings)?),
-        ClientName::Ureq => Box::new(rates_ureq::UreqRates::new(settings)?),
-        ClientName::Isahc => Box::new(rates_isahc::IsahcRates::new(settings)?),
-        ClientName::AwcOpenssl => Box::new(rates_awc::AwcRates::with_tls(
-            settings,
-            rates_awc::AwcTls::Openssl,
-        )?),
-        ClientName::ReqwestNativeTls => Box::new(rates_reqwest::ReqwestRates::with_tls(
-            settings,
-            rates_reqwest::ReqwestTls::NativeTls,
-        )?),
-        ClientName::UreqNativeTls => Box::new(rates_ureq::UreqRates::with_tls(
-            settings,
-            rates_ureq::UreqTls::NativeTls,
-        )?),
-    })
+    Adapter::build(name, settings).map(Adapter::into_port)
 }
 
 /// The TLS library and crypto provider `name` speaks TLS with, as its adapter states them.

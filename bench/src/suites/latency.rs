@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use application::RatesProvider;
+use application::{Quotes, RatesProvider};
 use domain::{Currency, CurrencyPair};
 use mock_rates::Stats;
 use rates_common::ClientSettings;
@@ -18,10 +18,12 @@ use rates_common::ClientSettings;
 use crate::alloc::AllocSnapshot;
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
-use crate::model::{ClientName, LatencyRow, Noise, Protocol, RunSettings, SuiteName};
+use crate::model::{BareFigures, ClientName, LatencyRow, Noise, Protocol, RunSettings, SuiteName};
 use crate::noise;
 use crate::servers::MockEndpoint;
 use crate::stats::{SampleSummary, median, percentile_nearest_rank, ratio_mean_sd};
+use crate::suites::adapters::Adapter;
+use crate::suites::bare::BareCall;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
 
@@ -49,6 +51,18 @@ struct ClientRun {
     first_error: Option<String>,
     /// Rounds of samples taken: 1, or more when a noisy row was measured again.
     rounds: u32,
+    /// The same client called bare, sample for sample (see [`crate::suites::bare`]).
+    bare: BareRun,
+}
+
+/// One client's bare calls over the run.
+#[derive(Debug, Default)]
+struct BareRun {
+    sample_means_ns: Vec<Option<f64>>,
+    calls: u64,
+    failures: u64,
+    allocated: AllocSnapshot,
+    first_error: Option<String>,
 }
 
 /// Runs the suite over every protocol of the run. Each protocol gets a mock-rates of the
@@ -108,35 +122,16 @@ fn measure(
     let system = actix_rt::System::new();
     let runs = system.block_on(async {
         let mut providers = Vec::with_capacity(clients.len());
+        let mut bare_calls = Vec::with_capacity(clients.len());
         let mut runs = Vec::with_capacity(clients.len());
         for &name in &clients {
             providers.push(adapters::build(name, &client_settings)?);
-            let capacity =
-                (settings.samples as usize).saturating_mul(settings.calls_per_sample as usize);
-            runs.push(ClientRun {
-                name,
-                call_ns: Vec::with_capacity(capacity),
-                sample_means_ns: Vec::with_capacity(settings.samples as usize),
-                calls: 0,
-                failures: 0,
-                allocated: AllocSnapshot::default(),
-                counted: Some(Counted::default()),
-                first_error: None,
-                rounds: 1,
-            });
-        }
-
-        for (run, provider) in runs.iter_mut().zip(&providers) {
-            bar.set_message(format!("warm-up {}", run.name));
-            let before = admin.counters();
-            let mut discarded = Vec::with_capacity(settings.warmup_calls as usize);
-            let outcome =
-                call_repeatedly(&**provider, &pairs, settings.warmup_calls, &mut discarded).await;
-            run.count(&admin, before.as_ref());
-            if run.first_error.is_none() {
-                run.first_error = outcome.first_error;
-            }
-            bar.inc(u64::from(settings.warmup_calls));
+            let bare_adapter = Adapter::build(name, &client_settings)?;
+            bare_calls.push(
+                BareCall::new(bare_adapter, &client_settings, &pairs)
+                    .map_err(|why| BenchError::Latency(format!("{name}'s bare call: {why}")))?,
+            );
+            runs.push(ClientRun::new(name, settings));
         }
 
         let round = Round {
@@ -145,7 +140,10 @@ fn measure(
             pairs: &pairs,
             bar: &bar,
         };
-        round.sample(&mut runs, &providers).await;
+        for ((run, provider), bare_call) in runs.iter_mut().zip(&providers).zip(&bare_calls) {
+            round.warm_up(run, &**provider, bare_call).await;
+        }
+        round.sample(&mut runs, &providers, &bare_calls).await;
         // A noisy row is measured again, every client with it so that each Ratio still pairs
         // samples taken side by side; at most `remeasure` more rounds.
         for _ in 0..settings.remeasure {
@@ -170,10 +168,11 @@ fn measure(
             for run in &mut runs {
                 run.start_round();
             }
-            round.sample(&mut runs, &providers).await;
+            round.sample(&mut runs, &providers, &bare_calls).await;
         }
         // Inside the runtime: some clients stop background tasks or threads when dropped.
         drop(providers);
+        drop(bare_calls);
         Ok::<_, BenchError>(runs)
     })?;
     bar.finish_and_clear();
@@ -196,7 +195,32 @@ struct Round<'a> {
 }
 
 impl Round<'_> {
-    async fn sample(&self, runs: &mut [ClientRun], providers: &[Box<dyn RatesProvider>]) {
+    /// `run`'s un-timed warm-up calls, through the port and bare.
+    async fn warm_up(&self, run: &mut ClientRun, provider: &dyn RatesProvider, bare: &BareCall) {
+        let (pairs, calls) = (self.pairs, self.settings.warmup_calls);
+        self.bar.set_message(format!("warm-up {}", run.name));
+        let before = self.admin.counters();
+        let outcome = call_repeatedly(pairs, calls, None, || provider.fetch_quotes(pairs)).await;
+        let bare_outcome = call_repeatedly(pairs, calls, None, || bare.call(pairs)).await;
+        run.count(self.admin, before.as_ref());
+        if run.first_error.is_none() {
+            run.first_error = outcome.first_error;
+        }
+        if run.bare.first_error.is_none() {
+            run.bare.first_error = bare_outcome.first_error;
+        }
+        self.bar.inc(u64::from(calls));
+    }
+
+    /// Each client's samples through the port, each beside one of its bare calls: port first
+    /// in even samples, bare first in odd ones, so that neither always runs on a machine just
+    /// warmed (or disturbed) by the other.
+    async fn sample(
+        &self,
+        runs: &mut [ClientRun],
+        providers: &[Box<dyn RatesProvider>],
+        bare_calls: &[BareCall],
+    ) {
         let settings = self.settings;
         let calls_per_sample = u64::from(settings.calls_per_sample);
         let count = runs.len();
@@ -204,7 +228,7 @@ impl Round<'_> {
             // Rotate the start so that no client always runs right after another one.
             for offset in 0..count {
                 let index = (sample + offset) % count;
-                let (run, provider) = (&mut runs[index], &*providers[index]);
+                let run = &mut runs[index];
                 self.bar.set_message(format!(
                     "sample {}/{} {}",
                     sample + 1,
@@ -212,26 +236,54 @@ impl Round<'_> {
                     run.name
                 ));
                 let before = self.admin.counters();
-                let allocated_before = AllocSnapshot::now();
-                let outcome = call_repeatedly(
-                    provider,
-                    self.pairs,
-                    settings.calls_per_sample,
-                    &mut run.call_ns,
-                )
-                .await;
-                let allocated = AllocSnapshot::now().since(allocated_before);
-                run.count(self.admin, before.as_ref());
-                run.allocated.allocations += allocated.allocations;
-                run.allocated.bytes += allocated.bytes;
-                run.calls += calls_per_sample;
-                run.failures += outcome.failures;
-                run.sample_means_ns.push(outcome.mean_ns());
-                if run.first_error.is_none() {
-                    run.first_error = outcome.first_error;
+                if sample % 2 == 0 {
+                    self.through_port(run, &*providers[index]).await;
+                    self.bare(run, &bare_calls[index]).await;
+                } else {
+                    self.bare(run, &bare_calls[index]).await;
+                    self.through_port(run, &*providers[index]).await;
                 }
+                run.count(self.admin, before.as_ref());
                 self.bar.inc(calls_per_sample);
             }
+        }
+    }
+
+    /// One sample of `run`'s calls through the port.
+    async fn through_port(&self, run: &mut ClientRun, provider: &dyn RatesProvider) {
+        let allocated_before = AllocSnapshot::now();
+        let outcome = call_repeatedly(
+            self.pairs,
+            self.settings.calls_per_sample,
+            Some(&mut run.call_ns),
+            || provider.fetch_quotes(self.pairs),
+        )
+        .await;
+        let allocated = AllocSnapshot::now().since(allocated_before);
+        run.allocated.add(allocated);
+        run.calls += u64::from(self.settings.calls_per_sample);
+        run.failures += outcome.failures;
+        run.sample_means_ns.push(outcome.mean_ns());
+        if run.first_error.is_none() {
+            run.first_error = outcome.first_error;
+        }
+    }
+
+    /// One sample of `run`'s bare calls.
+    async fn bare(&self, run: &mut ClientRun, bare_call: &BareCall) {
+        let allocated_before = AllocSnapshot::now();
+        let outcome = call_repeatedly(self.pairs, self.settings.calls_per_sample, None, || {
+            bare_call.call(self.pairs)
+        })
+        .await;
+        let allocated = AllocSnapshot::now().since(allocated_before);
+        let bare = &mut run.bare;
+        bare.allocated.add(allocated);
+        bare.calls += u64::from(self.settings.calls_per_sample);
+        bare.failures += outcome.failures;
+        bare.sample_means_ns.push(outcome.mean_ns());
+        if bare.first_error.is_none() {
+            bare.first_error = outcome.first_error;
         }
     }
 }
@@ -251,18 +303,22 @@ impl BatchOutcome {
     }
 }
 
-/// Makes `count` awaited calls one after another, timing each and checking its answer; the
-/// durations of successful calls are appended to `durations_ns`.
-async fn call_repeatedly(
-    provider: &dyn RatesProvider,
+/// Makes `count` awaited calls one after another, timing each and checking its answer (both
+/// pairs present); with `durations_ns`, the durations of successful calls are appended to it.
+async fn call_repeatedly<Call, Error>(
     pairs: &[CurrencyPair],
     count: u32,
-    durations_ns: &mut Vec<u64>,
-) -> BatchOutcome {
+    mut durations_ns: Option<&mut Vec<u64>>,
+    mut call: impl FnMut() -> Call,
+) -> BatchOutcome
+where
+    Call: Future<Output = Result<Quotes, Error>>,
+    Error: std::fmt::Display,
+{
     let mut outcome = BatchOutcome::default();
     for _ in 0..count {
         let start = Instant::now();
-        let result = provider.fetch_quotes(pairs).await;
+        let result = call().await;
         let elapsed = start.elapsed();
         let failure = match &result {
             Ok(quotes) if pairs.iter().all(|pair| quotes.get(pair).is_some()) => None,
@@ -274,7 +330,9 @@ async fn call_repeatedly(
                 let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
                 outcome.ok += 1;
                 outcome.ok_ns += nanos;
-                durations_ns.push(nanos);
+                if let Some(durations) = durations_ns.as_deref_mut() {
+                    durations.push(nanos);
+                }
             }
             Some(message) => {
                 outcome.failures += 1;
@@ -289,6 +347,23 @@ async fn call_repeatedly(
 }
 
 impl ClientRun {
+    fn new(name: ClientName, settings: &RunSettings) -> Self {
+        let capacity =
+            (settings.samples as usize).saturating_mul(settings.calls_per_sample as usize);
+        Self {
+            name,
+            call_ns: Vec::with_capacity(capacity),
+            sample_means_ns: Vec::with_capacity(settings.samples as usize),
+            calls: 0,
+            failures: 0,
+            allocated: AllocSnapshot::default(),
+            counted: Some(Counted::default()),
+            first_error: None,
+            rounds: 1,
+            bare: BareRun::default(),
+        }
+    }
+
     /// The noise checks on this round's sample means.
     fn noise(&self) -> Noise {
         let means: Vec<f64> = self.sample_means_ns.iter().flatten().copied().collect();
@@ -298,14 +373,18 @@ impl ClientRun {
         }
     }
 
-    /// Forgets the round measured so far (its samples, calls and allocations) before another;
-    /// what the mock counted, the warm-up included, is kept.
+    /// Forgets the round measured so far (its samples, calls and allocations, bare ones too)
+    /// before another; what the mock counted, the warm-up included, and first errors are kept.
     fn start_round(&mut self) {
         self.call_ns.clear();
         self.sample_means_ns.clear();
         self.calls = 0;
         self.failures = 0;
         self.allocated = AllocSnapshot::default();
+        self.bare = BareRun {
+            first_error: self.bare.first_error.take(),
+            ..BareRun::default()
+        };
         self.rounds += 1;
     }
 
@@ -332,12 +411,32 @@ fn summarize(
     let mut sorted: Vec<f64> = run.call_ns.iter().map(|&nanos| nanos as f64).collect();
     sorted.sort_by(f64::total_cmp);
     let ratio = baseline.and_then(|baseline| ratio_mean_sd(&run.sample_means_ns, baseline));
-    let per_call = |total: u64| {
-        if run.calls == 0 {
+    let per_call = |total: u64, calls: u64| {
+        if calls == 0 {
             0.0
         } else {
-            total as f64 / run.calls as f64
+            total as f64 / calls as f64
         }
+    };
+    let bare_means: Vec<f64> = run.bare.sample_means_ns.iter().flatten().copied().collect();
+    let bare_summary = SampleSummary::of(&bare_means);
+    let overhead = ratio_mean_sd(&run.sample_means_ns, &run.bare.sample_means_ns);
+    let bare = BareFigures {
+        calls: run.bare.calls,
+        failures: run.bare.failures,
+        mean_us: bare_summary.map(|s| to_us(s.mean)),
+        error_us: bare_summary.and_then(|s| s.error).map(to_us),
+        overhead: overhead.map(|(mean, _)| mean),
+        overhead_sd: overhead.map(|(_, sd)| sd),
+        allocs_per_op: per_call(run.bare.allocated.allocations, run.bare.calls),
+        bytes_per_op: per_call(run.bare.allocated.bytes, run.bare.calls),
+        sample_means_us: run
+            .bare
+            .sample_means_ns
+            .iter()
+            .map(|mean| mean.map(to_us))
+            .collect(),
+        first_error: run.bare.first_error,
     };
     Ok(LatencyRow {
         client: run.name,
@@ -352,8 +451,8 @@ fn summarize(
         p99_us: percentile_nearest_rank(&sorted, 99.0).map(to_us),
         ratio: ratio.map(|(mean, _)| mean),
         ratio_sd: ratio.map(|(_, sd)| sd),
-        allocs_per_op: per_call(run.allocated.allocations),
-        bytes_per_op: per_call(run.allocated.bytes),
+        allocs_per_op: per_call(run.allocated.allocations, run.calls),
+        bytes_per_op: per_call(run.allocated.bytes, run.calls),
         connections_opened: run.counted.map(|counted| counted.connections),
         sample_means_us: run
             .sample_means_ns
@@ -362,5 +461,6 @@ fn summarize(
             .collect(),
         first_error: run.first_error,
         noise: Some(noise),
+        bare: Some(bare),
     })
 }

@@ -3,6 +3,7 @@
 //! [`crate::model::Results`] and its section in `report`.
 
 mod adapters;
+mod bare;
 pub mod connections;
 pub mod cost;
 pub mod decode;

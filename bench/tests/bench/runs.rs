@@ -83,6 +83,14 @@ fn latency_runs_every_client_through_the_mock_child_process() {
         assert!(row["ratio_sd"].as_f64().unwrap() >= 0.0, "{row}");
         // Each client opens at least one connection of its own.
         assert!(row["connections_opened"].as_u64().unwrap() >= 1, "{row}");
+        // The same client called bare, sample for sample.
+        let bare = &row["bare"];
+        assert_eq!(bare["calls"], 10, "{row}");
+        assert_eq!(bare["failures"], 0, "{row}");
+        assert_eq!(bare["sample_means_us"].as_array().unwrap().len(), 2, "{row}");
+        for field in ["mean_us", "overhead", "allocs_per_op"] {
+            positive(bare, field);
+        }
     }
     // Each protocol's rows are compared with hyper over the same protocol.
     assert_eq!(rows[0]["ratio"], 1.0);
@@ -93,6 +101,7 @@ fn latency_runs_every_client_through_the_mock_child_process() {
     }
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("libcurl's own malloc (isahc) is not counted"));
+    assert!(report.contains("what the port and the adapter cost"));
 }
 
 #[test]
