@@ -255,9 +255,12 @@ fn capacity_step(
             let level = capacity::run_level(runtime, target, concurrency, load.capacity_level())?;
             settle(stack.api, &scenario);
             if checked {
+                let wrk_ms = wrk::whole_seconds(load.capacity_level()) * 1_000;
+                bar.inc_length(wrk_ms);
                 bar.set_message(format!("wrk {scenario} x{concurrency}"));
                 checks.extend(wrk::check(target, &level, load.capacity_level()));
                 settle(stack.api, &scenario);
+                bar.inc(wrk_ms);
             }
             levels.push(level);
             bar.inc(load.capacity_level_ms);

@@ -58,10 +58,15 @@ pub fn check(target: &Target, level: &CapacityLevel, duration: Duration) -> Opti
     }
 }
 
+/// How long wrk runs for a level of `duration`: whole seconds, at least one.
+pub fn whole_seconds(duration: Duration) -> u64 {
+    duration.as_secs_f64().ceil().max(1.0) as u64
+}
+
 /// Runs wrk against `target` with `concurrency` connections for about `duration` (whole
 /// seconds, at least one: wrk counts no less).
 pub fn run(target: &Target, concurrency: u32, duration: Duration) -> Result<WrkRun, String> {
-    let seconds = duration.as_secs_f64().ceil().max(1.0) as u64;
+    let seconds = whole_seconds(duration);
     let mut command = Command::new("wrk");
     command
         .arg(format!("-t{WRK_THREADS}"))
