@@ -84,9 +84,14 @@ pub struct Cli {
     )]
     pub protocols: Vec<Protocol>,
 
-    /// An earlier results.json: print each latency, decode and cost row's change against it
-    /// (mean ratio, and whether the difference exceeds the combined Error; for instruction
-    /// counts, 1% of each run's). Connections, load, fanout and faults rows are not compared.
+    /// An earlier results.json: print each row's change against it, with the test that
+    /// decides whether it counts: latency and decode means against the combined Error, cost
+    /// against 1% of each run's count; load means against 3.29 standard errors (a lower
+    /// bound: requests are not independent), failures as counts (none against some always
+    /// counts); capacity against 10% of each run (a rule of thumb); fanout medians by a
+    /// Mann-Whitney U test at 0.001 (7 repetitions each needed), failures and connections as
+    /// counts; fault outcomes exactly, their time only past 1.5x the timeout. Connections rows
+    /// are not compared; a suite missing from FILE is left out.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
 

@@ -164,8 +164,7 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     drop(api);
     drop(mock);
 
-    results.baseline =
-        baseline.map(|baseline| baseline.compare(&results.latency, &results.decode, &results.cost));
+    results.baseline = baseline.map(|baseline| baseline.compare(&results));
     print(&report::terminal(&results));
 
     let dir = cli.out.clone().unwrap_or_else(|| {

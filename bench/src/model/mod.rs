@@ -18,7 +18,10 @@ mod protocol;
 mod results;
 mod settings;
 
-pub use baseline::{BaselineComparison, Change};
+pub use baseline::{
+    BaselineComparison, Both, CapacityChange, Change, FanoutChange, FaultChange, FaultOutcome,
+    Judged, LoadChange,
+};
 pub use client::ClientName;
 pub use connections::{
     ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow,

@@ -1,34 +1,25 @@
-//! The change against `--baseline`, when one was given.
+//! The latency, decode and cost rows against the baseline: a mean each.
 
-use crate::model::{BaselineComparison, Results};
+use crate::baseline::COST_REPEATABILITY;
+use crate::model::Change;
 use crate::report::format::{format_count, format_time};
-use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 
-/// The section, when a baseline was given.
-pub fn section(results: &Results) -> Option<Section> {
-    let comparison = results.baseline.as_ref()?;
-    Some(
-        Section::new("Change against the baseline")
-            .with(Part::Prose(format!(
-                "Baseline: `{}`{}. A change is real when it exceeds the combined Error, \
-                 sqrt(Error_then^2 + Error_now^2); for instruction counts (cost), whose runs \
-                 repeat within about 1%, each run's Error is taken as 1% of its count.",
-                comparison.file,
-                comparison
-                    .baseline_started_utc
-                    .as_ref()
-                    .map(|started| format!(", started {started}"))
-                    .unwrap_or_default(),
-            )))
-            .with(Part::Table(baseline_table(comparison))),
+/// Under the table: what decided.
+pub fn rule() -> String {
+    format!(
+        "Decided by the combined Error, sqrt(Error_then^2 + Error_now^2): each Error is the \
+         half-width of a 99.9% confidence interval of the mean of the samples, and a difference \
+         beyond both together counts. Instruction counts (cost) have no samples: each run's is \
+         taken as good to {:.0}% of itself (two runs of one build repeated within that here).",
+        COST_REPEATABILITY * 100.0
     )
 }
 
-fn baseline_table(comparison: &BaselineComparison) -> Table {
+pub fn table(file: &str, changes: &[Change]) -> Table {
     use Align::{Left, Right};
     Table {
-        title: format!("change against {}", comparison.file),
+        title: format!("latency, decode and cost: change against {file}"),
         columns: vec![
             ("Suite", Left),
             ("Row", Left),
@@ -39,8 +30,7 @@ fn baseline_table(comparison: &BaselineComparison) -> Table {
             ("Verdict", Left),
             ("Allocs/op then -> now", Right),
         ],
-        rows: comparison
-            .changes
+        rows: changes
             .iter()
             .map(|change| {
                 vec![
