@@ -298,6 +298,7 @@ mod tests {
                     rps: max_rps.unwrap_or(0.0),
                     p50_us: None,
                     p99_us: None,
+                    connections: u64::from(concurrency),
                     first_error: None,
                 })
                 .collect(),

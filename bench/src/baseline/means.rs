@@ -137,6 +137,7 @@ mod tests {
             sample_means_us: vec![Some(mean)],
             first_error: None,
             noise: None,
+            bare: None,
         }
     }
 

@@ -87,7 +87,11 @@ fn latency_runs_every_client_through_the_mock_child_process() {
         let bare = &row["bare"];
         assert_eq!(bare["calls"], 10, "{row}");
         assert_eq!(bare["failures"], 0, "{row}");
-        assert_eq!(bare["sample_means_us"].as_array().unwrap().len(), 2, "{row}");
+        assert_eq!(
+            bare["sample_means_us"].as_array().unwrap().len(),
+            2,
+            "{row}"
+        );
         for field in ["mean_us", "overhead", "allocs_per_op"] {
             positive(bare, field);
         }
