@@ -70,6 +70,8 @@ pub struct BareFigures {
     pub overhead_sd: Option<f64>,
     pub allocs_per_op: f64,
     pub bytes_per_op: f64,
+    /// TCP connections the mock accepted from the bare calls' own client.
+    pub connections_opened: Option<u64>,
     pub sample_means_us: Vec<Option<f64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,

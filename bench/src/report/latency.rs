@@ -328,6 +328,7 @@ mod tests {
             overhead_sd: Some(0.01),
             allocs_per_op: 20.0 - extra_allocs,
             bytes_per_op: 0.0,
+            connections_opened: Some(1),
             sample_means_us: Vec::new(),
             first_error: None,
         });

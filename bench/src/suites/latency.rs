@@ -62,7 +62,18 @@ struct BareRun {
     calls: u64,
     failures: u64,
     allocated: AllocSnapshot,
+    /// What the mock counted of the bare calls: their own client's connections.
+    counted: Option<Counted>,
     first_error: Option<String>,
+}
+
+impl BareRun {
+    fn new() -> Self {
+        Self {
+            counted: Some(Counted::default()),
+            ..Self::default()
+        }
+    }
 }
 
 /// Runs the suite over every protocol of the run. Each protocol gets a mock-rates of the
@@ -201,8 +212,10 @@ impl Round<'_> {
         self.bar.set_message(format!("warm-up {}", run.name));
         let before = self.admin.counters();
         let outcome = call_repeatedly(pairs, calls, None, || provider.fetch_quotes(pairs)).await;
+        run.counted = count(run.counted, self.admin, before.as_ref());
+        let before = self.admin.counters();
         let bare_outcome = call_repeatedly(pairs, calls, None, || bare.call(pairs)).await;
-        run.count(self.admin, before.as_ref());
+        run.bare.counted = count(run.bare.counted, self.admin, before.as_ref());
         if run.first_error.is_none() {
             run.first_error = outcome.first_error;
         }
@@ -235,7 +248,6 @@ impl Round<'_> {
                     settings.samples,
                     run.name
                 ));
-                let before = self.admin.counters();
                 if sample % 2 == 0 {
                     self.through_port(run, &*providers[index]).await;
                     self.bare(run, &bare_calls[index]).await;
@@ -243,7 +255,6 @@ impl Round<'_> {
                     self.bare(run, &bare_calls[index]).await;
                     self.through_port(run, &*providers[index]).await;
                 }
-                run.count(self.admin, before.as_ref());
                 self.bar.inc(calls_per_sample);
             }
         }
@@ -251,6 +262,7 @@ impl Round<'_> {
 
     /// One sample of `run`'s calls through the port.
     async fn through_port(&self, run: &mut ClientRun, provider: &dyn RatesProvider) {
+        let before = self.admin.counters();
         let allocated_before = AllocSnapshot::now();
         let outcome = call_repeatedly(
             self.pairs,
@@ -260,6 +272,7 @@ impl Round<'_> {
         )
         .await;
         let allocated = AllocSnapshot::now().since(allocated_before);
+        run.counted = count(run.counted, self.admin, before.as_ref());
         run.allocated.add(allocated);
         run.calls += u64::from(self.settings.calls_per_sample);
         run.failures += outcome.failures;
@@ -271,6 +284,7 @@ impl Round<'_> {
 
     /// One sample of `run`'s bare calls.
     async fn bare(&self, run: &mut ClientRun, bare_call: &BareCall) {
+        let before = self.admin.counters();
         let allocated_before = AllocSnapshot::now();
         let outcome = call_repeatedly(self.pairs, self.settings.calls_per_sample, None, || {
             bare_call.call(self.pairs)
@@ -278,6 +292,7 @@ impl Round<'_> {
         .await;
         let allocated = AllocSnapshot::now().since(allocated_before);
         let bare = &mut run.bare;
+        bare.counted = count(bare.counted, self.admin, before.as_ref());
         bare.allocated.add(allocated);
         bare.calls += u64::from(self.settings.calls_per_sample);
         bare.failures += outcome.failures;
@@ -360,7 +375,7 @@ impl ClientRun {
             counted: Some(Counted::default()),
             first_error: None,
             rounds: 1,
-            bare: BareRun::default(),
+            bare: BareRun::new(),
         }
     }
 
@@ -382,17 +397,21 @@ impl ClientRun {
         self.failures = 0;
         self.allocated = AllocSnapshot::default();
         self.bare = BareRun {
+            counted: self.bare.counted,
             first_error: self.bare.first_error.take(),
             ..BareRun::default()
         };
         self.rounds += 1;
     }
+}
 
-    /// Adds what the mock counted since `before`.
-    fn count(&mut self, admin: &MockAdmin<'_>, before: Option<&Stats>) {
-        let counted = Counted::between(before, admin.counters().as_ref());
-        self.counted = Counted::add(self.counted, counted);
-    }
+/// `counted` plus what the mock counted since `before`.
+fn count(
+    counted: Option<Counted>,
+    admin: &MockAdmin<'_>,
+    before: Option<&Stats>,
+) -> Option<Counted> {
+    Counted::add(counted, Counted::between(before, admin.counters().as_ref()))
 }
 
 fn summarize(
@@ -430,6 +449,7 @@ fn summarize(
         overhead_sd: overhead.map(|(_, sd)| sd),
         allocs_per_op: per_call(run.bare.allocated.allocations, run.bare.calls),
         bytes_per_op: per_call(run.bare.allocated.bytes, run.bare.calls),
+        connections_opened: run.bare.counted.map(|counted| counted.connections),
         sample_means_us: run
             .bare
             .sample_means_ns

@@ -95,6 +95,8 @@ fn latency_runs_every_client_through_the_mock_child_process() {
         for field in ["mean_us", "overhead", "allocs_per_op"] {
             positive(bare, field);
         }
+        // Its own client, so its own connection.
+        assert!(bare["connections_opened"].as_u64().unwrap() >= 1, "{row}");
     }
     // Each protocol's rows are compared with hyper over the same protocol.
     assert_eq!(rows[0]["ratio"], 1.0);
