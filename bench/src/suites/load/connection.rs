@@ -114,8 +114,12 @@ impl Dedicated {
         };
         match first {
             Ok((exchange, reusable, sender)) => {
-                // A response not read whole leaves the connection in an unknown state.
-                if reusable && (exchange.failure.is_none() || exchange.status.is_some()) {
+                // A response read whole (ok, or a wrong status or body) leaves the connection
+                // ready for the next; one cut short leaves it in an unknown state.
+                let read_whole = exchange.failure.as_ref().is_none_or(|(kind, _)| {
+                    matches!(kind, FailureKind::Status | FailureKind::Body)
+                });
+                if reusable && read_whole {
                     self.open = Some(Open { sender, connection });
                 }
                 exchange
