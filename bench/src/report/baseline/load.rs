@@ -29,10 +29,11 @@ pub fn capacity_rule() -> String {
     format!(
         "Decided by: the best level's requests per second, each run's taken as good to \
          {per_run:.0}% of itself, so a change beyond sqrt(({per_run:.0}% then)^2 + \
-         ({per_run:.0}% now)^2), about {:.0}%, counts. {per_run:.0}% is a rule of thumb, not a \
-         measurement: the figure is one level of one run with no samples, and the generator, \
-         the api and mock-rates share the machine's cores; two back-to-back runs of the load \
-         suite show a machine's own figure in Now/Baseline. A scenario with a level free of \
+         ({per_run:.0}% now)^2), about {:.0}%, counts. {per_run:.0}% is what two back-to-back \
+         default load runs of one build gave on the project's 2-vCPU machine (capacities \
+         0.79-1.08x apart): the figure is one level of one run with no samples, and the \
+         generator, the api and mock-rates share the machine's cores; such a pair of runs shows \
+         a machine's own figure in Now/Baseline. A scenario with a level free of \
          failures in only one run has changed. The best level's concurrency is shown, not \
          judged: on a plateau neighbouring levels lie within noise of each other.",
         per_run * std::f64::consts::SQRT_2

@@ -95,7 +95,7 @@ fn every_suite_gets_its_table_and_the_rule_under_it() {
         "POST /payments/hyper over https",
         "23266 -> 24000",
         "64 -> 16",
-        "about 14%, counts",
+        "about 21%, counts",
         "| ureq   | concurrent |",
         "105 ms -> 55.0 ms",
         "| wall: cannot tell; rest same |",
