@@ -131,10 +131,15 @@ fn every_call_reaches_an_external_mock_and_is_counted() {
         ],
         &out,
     );
-    // Two clients x (1 warm-up + 3 timed calls), each one awaited upstream request.
-    assert_eq!(server.state().stats().live_requests, 8);
-    // A mock given by URL serves plain HTTP: the https rows are left out.
+    // Two clients x (1 warm-up + 3 timed calls) x (through the port, and bare), each one
+    // awaited upstream request.
+    assert_eq!(server.state().stats().live_requests, 16);
     let rows = results["latency"].as_array().unwrap();
+    for row in rows {
+        assert_eq!(row["calls"], 3, "{row}");
+        assert_eq!(row["bare"]["calls"], 3, "{row}");
+    }
+    // A mock given by URL serves plain HTTP: the https rows are left out.
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["client"], "ureq");
     assert_eq!(rows[0]["protocol"], "http");
@@ -176,6 +181,17 @@ fn failed_calls_are_counted_and_never_timed() {
         assert!(row["mean_us"].is_null() && row["p99_us"].is_null(), "{row}");
         assert!(
             row["first_error"].as_str().unwrap().contains("503"),
+            "{row}"
+        );
+        // The bare calls fail alike, and have no time either.
+        let bare = &row["bare"];
+        assert_eq!(bare["failures"], 4, "{row}");
+        assert!(
+            bare["mean_us"].is_null() && bare["overhead"].is_null(),
+            "{row}"
+        );
+        assert!(
+            bare["first_error"].as_str().unwrap().contains("503"),
             "{row}"
         );
     }
