@@ -12,7 +12,6 @@ use std::time::Instant;
 
 use application::{Quotes, RatesProvider};
 use domain::{Currency, CurrencyPair};
-use mock_rates::Stats;
 use rates_common::ClientSettings;
 
 use crate::alloc::AllocSnapshot;
@@ -39,40 +38,81 @@ pub fn cross_rate_pairs() -> [CurrencyPair; 2] {
 /// One client's measurements over the run.
 struct ClientRun {
     name: ClientName,
-    /// Successful calls' durations in nanoseconds; reserved up front so that pushing never
-    /// allocates inside a sample.
+    /// Successful calls' durations through the port in nanoseconds; reserved up front so that
+    /// pushing never allocates inside a sample.
     call_ns: Vec<u64>,
-    sample_means_ns: Vec<Option<f64>>,
-    calls: u64,
-    failures: u64,
-    allocated: AllocSnapshot,
-    /// What the mock counted during this client's warm-up and samples.
-    counted: Option<Counted>,
-    first_error: Option<String>,
+    /// The calls through the port.
+    port: Sampled,
+    /// The same client called bare, sample for sample (see [`crate::suites::bare`]), on a
+    /// client of its own.
+    bare: Sampled,
     /// Rounds of samples taken: 1, or more when a noisy row was measured again.
     rounds: u32,
-    /// The same client called bare, sample for sample (see [`crate::suites::bare`]).
-    bare: BareRun,
 }
 
-/// One client's bare calls over the run.
-#[derive(Debug, Default)]
-struct BareRun {
+/// One way of calling a client, over the run: its samples, calls, allocations and what the
+/// mock counted of them.
+#[derive(Debug)]
+struct Sampled {
     sample_means_ns: Vec<Option<f64>>,
     calls: u64,
     failures: u64,
     allocated: AllocSnapshot,
-    /// What the mock counted of the bare calls: their own client's connections.
+    /// What the mock counted during these calls, the warm-up included.
     counted: Option<Counted>,
     first_error: Option<String>,
 }
 
-impl BareRun {
-    fn new() -> Self {
+impl Sampled {
+    fn new(samples: usize) -> Self {
         Self {
+            sample_means_ns: Vec::with_capacity(samples),
+            calls: 0,
+            failures: 0,
+            allocated: AllocSnapshot::default(),
             counted: Some(Counted::default()),
-            ..Self::default()
+            first_error: None,
         }
+    }
+
+    /// Adds a sample of `calls` calls.
+    fn add_sample(&mut self, outcome: BatchOutcome, calls: u32, allocated: AllocSnapshot) {
+        self.allocated.add(allocated);
+        self.calls += u64::from(calls);
+        self.failures += outcome.failures;
+        self.sample_means_ns.push(outcome.mean_ns());
+        self.note_error(outcome);
+    }
+
+    fn note_error(&mut self, outcome: BatchOutcome) {
+        if self.first_error.is_none() {
+            self.first_error = outcome.first_error;
+        }
+    }
+
+    /// Forgets the samples, calls and allocations measured so far; what the mock counted and
+    /// the first error are kept.
+    fn start_round(&mut self) {
+        self.sample_means_ns.clear();
+        self.calls = 0;
+        self.failures = 0;
+        self.allocated = AllocSnapshot::default();
+    }
+
+    /// `total` per call; 0 without calls.
+    fn per_call(&self, total: u64) -> f64 {
+        if self.calls == 0 {
+            0.0
+        } else {
+            total as f64 / self.calls as f64
+        }
+    }
+
+    fn sample_means_us(&self) -> Vec<Option<f64>> {
+        self.sample_means_ns
+            .iter()
+            .map(|mean| mean.map(|nanos| nanos / 1_000.0))
+            .collect()
     }
 }
 
@@ -191,9 +231,9 @@ fn measure(
     let baseline = runs
         .iter()
         .find(|run| run.name == ClientName::BASELINE)
-        .map(|run| run.sample_means_ns.clone());
+        .map(|run| run.port.sample_means_ns.clone());
     runs.into_iter()
-        .map(|run| summarize(run, baseline.as_deref(), protocol))
+        .map(|run| summarize(&run, baseline.as_deref(), protocol))
         .collect()
 }
 
@@ -210,18 +250,14 @@ impl Round<'_> {
     async fn warm_up(&self, run: &mut ClientRun, provider: &dyn RatesProvider, bare: &BareCall) {
         let (pairs, calls) = (self.pairs, self.settings.warmup_calls);
         self.bar.set_message(format!("warm-up {}", run.name));
-        let before = self.admin.counters();
-        let outcome = call_repeatedly(pairs, calls, None, || provider.fetch_quotes(pairs)).await;
-        run.counted = count(run.counted, self.admin, before.as_ref());
-        let before = self.admin.counters();
-        let bare_outcome = call_repeatedly(pairs, calls, None, || bare.call(pairs)).await;
-        run.bare.counted = count(run.bare.counted, self.admin, before.as_ref());
-        if run.first_error.is_none() {
-            run.first_error = outcome.first_error;
-        }
-        if run.bare.first_error.is_none() {
-            run.bare.first_error = bare_outcome.first_error;
-        }
+        let (outcome, _) = self
+            .counting(&mut run.port, calls, None, || provider.fetch_quotes(pairs))
+            .await;
+        run.port.note_error(outcome);
+        let (outcome, _) = self
+            .counting(&mut run.bare, calls, None, || bare.call(pairs))
+            .await;
+        run.bare.note_error(outcome);
         self.bar.inc(u64::from(calls));
     }
 
@@ -262,44 +298,46 @@ impl Round<'_> {
 
     /// One sample of `run`'s calls through the port.
     async fn through_port(&self, run: &mut ClientRun, provider: &dyn RatesProvider) {
-        let before = self.admin.counters();
-        let allocated_before = AllocSnapshot::now();
-        let outcome = call_repeatedly(
-            self.pairs,
-            self.settings.calls_per_sample,
-            Some(&mut run.call_ns),
-            || provider.fetch_quotes(self.pairs),
-        )
-        .await;
-        let allocated = AllocSnapshot::now().since(allocated_before);
-        run.counted = count(run.counted, self.admin, before.as_ref());
-        run.allocated.add(allocated);
-        run.calls += u64::from(self.settings.calls_per_sample);
-        run.failures += outcome.failures;
-        run.sample_means_ns.push(outcome.mean_ns());
-        if run.first_error.is_none() {
-            run.first_error = outcome.first_error;
-        }
+        let calls = self.settings.calls_per_sample;
+        let (outcome, allocated) = self
+            .counting(&mut run.port, calls, Some(&mut run.call_ns), || {
+                provider.fetch_quotes(self.pairs)
+            })
+            .await;
+        run.port.add_sample(outcome, calls, allocated);
     }
 
     /// One sample of `run`'s bare calls.
     async fn bare(&self, run: &mut ClientRun, bare_call: &BareCall) {
+        let calls = self.settings.calls_per_sample;
+        let (outcome, allocated) = self
+            .counting(&mut run.bare, calls, None, || bare_call.call(self.pairs))
+            .await;
+        run.bare.add_sample(outcome, calls, allocated);
+    }
+
+    /// `count` calls (see [`call_repeatedly`]) and what they allocated, adding what the mock
+    /// counted of them to `into`'s count. The mock is read outside the allocation count.
+    async fn counting<Call, Error>(
+        &self,
+        into: &mut Sampled,
+        count: u32,
+        durations_ns: Option<&mut Vec<u64>>,
+        call: impl FnMut() -> Call,
+    ) -> (BatchOutcome, AllocSnapshot)
+    where
+        Call: Future<Output = Result<Quotes, Error>>,
+        Error: std::fmt::Display,
+    {
         let before = self.admin.counters();
         let allocated_before = AllocSnapshot::now();
-        let outcome = call_repeatedly(self.pairs, self.settings.calls_per_sample, None, || {
-            bare_call.call(self.pairs)
-        })
-        .await;
+        let outcome = call_repeatedly(self.pairs, count, durations_ns, call).await;
         let allocated = AllocSnapshot::now().since(allocated_before);
-        let bare = &mut run.bare;
-        bare.counted = count(bare.counted, self.admin, before.as_ref());
-        bare.allocated.add(allocated);
-        bare.calls += u64::from(self.settings.calls_per_sample);
-        bare.failures += outcome.failures;
-        bare.sample_means_ns.push(outcome.mean_ns());
-        if bare.first_error.is_none() {
-            bare.first_error = outcome.first_error;
-        }
+        into.counted = Counted::add(
+            into.counted,
+            Counted::between(before.as_ref(), self.admin.counters().as_ref()),
+        );
+        (outcome, allocated)
     }
 }
 
@@ -368,23 +406,17 @@ impl ClientRun {
         Self {
             name,
             call_ns: Vec::with_capacity(capacity),
-            sample_means_ns: Vec::with_capacity(settings.samples as usize),
-            calls: 0,
-            failures: 0,
-            allocated: AllocSnapshot::default(),
-            counted: Some(Counted::default()),
-            first_error: None,
+            port: Sampled::new(settings.samples as usize),
+            bare: Sampled::new(settings.samples as usize),
             rounds: 1,
-            bare: BareRun::new(),
         }
     }
 
-    /// The noise checks on this round's sample means.
+    /// The noise checks on this round's sample means through the port.
     fn noise(&self) -> Noise {
-        let means: Vec<f64> = self.sample_means_ns.iter().flatten().copied().collect();
         Noise {
             rounds: self.rounds,
-            ..noise::check(&means)
+            ..noise::check(&successful(&self.port))
         }
     }
 
@@ -392,78 +424,49 @@ impl ClientRun {
     /// before another; what the mock counted, the warm-up included, and first errors are kept.
     fn start_round(&mut self) {
         self.call_ns.clear();
-        self.sample_means_ns.clear();
-        self.calls = 0;
-        self.failures = 0;
-        self.allocated = AllocSnapshot::default();
-        self.bare = BareRun {
-            counted: self.bare.counted,
-            first_error: self.bare.first_error.take(),
-            ..BareRun::default()
-        };
+        self.port.start_round();
+        self.bare.start_round();
         self.rounds += 1;
     }
 }
 
-/// `counted` plus what the mock counted since `before`.
-fn count(
-    counted: Option<Counted>,
-    admin: &MockAdmin<'_>,
-    before: Option<&Stats>,
-) -> Option<Counted> {
-    Counted::add(counted, Counted::between(before, admin.counters().as_ref()))
-}
-
 fn summarize(
-    run: ClientRun,
+    run: &ClientRun,
     baseline: Option<&[Option<f64>]>,
     protocol: Protocol,
 ) -> Result<LatencyRow, BenchError> {
+    let (port, bare) = (&run.port, &run.bare);
     let tls = match protocol {
         Protocol::Http => None,
-        Protocol::Https => Some(tls::negotiated(run.name, run.name, run.counted)?),
+        Protocol::Https => Some(tls::negotiated(run.name, run.name, port.counted)?),
     };
     let to_us = |nanos: f64| nanos / 1_000.0;
     let noise = run.noise().in_unit(to_us);
-    let means: Vec<f64> = run.sample_means_ns.iter().flatten().copied().collect();
-    let summary = SampleSummary::of(&means);
+    let summary = SampleSummary::of(&successful(port));
     let mut sorted: Vec<f64> = run.call_ns.iter().map(|&nanos| nanos as f64).collect();
     sorted.sort_by(f64::total_cmp);
-    let ratio = baseline.and_then(|baseline| ratio_mean_sd(&run.sample_means_ns, baseline));
-    let per_call = |total: u64, calls: u64| {
-        if calls == 0 {
-            0.0
-        } else {
-            total as f64 / calls as f64
-        }
-    };
-    let bare_means: Vec<f64> = run.bare.sample_means_ns.iter().flatten().copied().collect();
-    let bare_summary = SampleSummary::of(&bare_means);
-    let overhead = ratio_mean_sd(&run.sample_means_ns, &run.bare.sample_means_ns);
-    let bare = BareFigures {
-        calls: run.bare.calls,
-        failures: run.bare.failures,
+    let ratio = baseline.and_then(|baseline| ratio_mean_sd(&port.sample_means_ns, baseline));
+    let bare_summary = SampleSummary::of(&successful(bare));
+    let overhead = ratio_mean_sd(&port.sample_means_ns, &bare.sample_means_ns);
+    let bare_figures = BareFigures {
+        calls: bare.calls,
+        failures: bare.failures,
         mean_us: bare_summary.map(|s| to_us(s.mean)),
         error_us: bare_summary.and_then(|s| s.error).map(to_us),
         overhead: overhead.map(|(mean, _)| mean),
         overhead_sd: overhead.map(|(_, sd)| sd),
-        allocs_per_op: per_call(run.bare.allocated.allocations, run.bare.calls),
-        bytes_per_op: per_call(run.bare.allocated.bytes, run.bare.calls),
-        connections_opened: run.bare.counted.map(|counted| counted.connections),
-        sample_means_us: run
-            .bare
-            .sample_means_ns
-            .iter()
-            .map(|mean| mean.map(to_us))
-            .collect(),
-        first_error: run.bare.first_error,
+        allocs_per_op: bare.per_call(bare.allocated.allocations),
+        bytes_per_op: bare.per_call(bare.allocated.bytes),
+        connections_opened: bare.counted.map(|counted| counted.connections),
+        sample_means_us: bare.sample_means_us(),
+        first_error: bare.first_error.clone(),
     };
     Ok(LatencyRow {
         client: run.name,
         protocol,
         tls,
-        calls: run.calls,
-        failures: run.failures,
+        calls: port.calls,
+        failures: port.failures,
         mean_us: summary.map(|s| to_us(s.mean)),
         error_us: summary.and_then(|s| s.error).map(to_us),
         stddev_us: summary.and_then(|s| s.std_dev).map(to_us),
@@ -471,16 +474,17 @@ fn summarize(
         p99_us: percentile_nearest_rank(&sorted, 99.0).map(to_us),
         ratio: ratio.map(|(mean, _)| mean),
         ratio_sd: ratio.map(|(_, sd)| sd),
-        allocs_per_op: per_call(run.allocated.allocations, run.calls),
-        bytes_per_op: per_call(run.allocated.bytes, run.calls),
-        connections_opened: run.counted.map(|counted| counted.connections),
-        sample_means_us: run
-            .sample_means_ns
-            .iter()
-            .map(|mean| mean.map(to_us))
-            .collect(),
-        first_error: run.first_error,
+        allocs_per_op: port.per_call(port.allocated.allocations),
+        bytes_per_op: port.per_call(port.allocated.bytes),
+        connections_opened: port.counted.map(|counted| counted.connections),
+        sample_means_us: port.sample_means_us(),
+        first_error: port.first_error.clone(),
         noise: Some(noise),
-        bare: Some(bare),
+        bare: Some(bare_figures),
     })
+}
+
+/// The means of the samples that had a successful call.
+fn successful(sampled: &Sampled) -> Vec<f64> {
+    sampled.sample_means_ns.iter().flatten().copied().collect()
 }
