@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use application::RetryPolicy;
 use config::{Config, Environment, File, FileFormat};
-use rates_common::ClientSettings;
-use serde::Deserialize;
+use rates_common::{ClientSettings, HttpVersion};
+use serde::{Deserialize, Deserializer};
 
 const DEFAULTS: &str = include_str!("../../config/default.toml");
 
@@ -33,6 +33,9 @@ pub struct ServerSettings {
 pub struct RatesSettings {
     pub base_url: String,
     pub ca_file: String,
+    /// Read from text: an environment variable `2` or `1.1` arrives as a number.
+    #[serde(deserialize_with = "http_version_from_text")]
+    pub http_version: HttpVersion,
     pub timeout_ms: u64,
     pub connect_timeout_ms: u64,
     pub max_connections: usize,
@@ -44,6 +47,19 @@ pub struct RatesSettings {
     pub retry_max_attempts: u32,
     pub retry_base_backoff_ms: u64,
     pub retry_max_backoff_ms: u64,
+}
+
+/// `rates.http_version` from its text, "1.1" or "2", or the number the environment's `1.1`
+/// or `2` is parsed into (`try_parsing`), which `config` turns back into the same text.
+fn http_version_from_text<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<HttpVersion, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    text.parse().map_err(|error| {
+        serde::de::Error::custom(format!(
+            "rates.http_version (APP__RATES__HTTP_VERSION): {error}"
+        ))
+    })
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -67,12 +83,7 @@ pub struct LogSettings {
 impl Settings {
     /// The compiled-in defaults overlaid with `APP__*` variables from the environment.
     pub fn load() -> Result<Self, config::ConfigError> {
-        Self::from_sources(Some(
-            Environment::with_prefix("APP")
-                .prefix_separator("__")
-                .separator("__")
-                .try_parsing(true),
-        ))
+        Self::from_sources(Some(environment()))
     }
 
     /// The compiled-in defaults alone (for tests and embedding).
@@ -103,6 +114,14 @@ impl Settings {
                 "must start with http:// or https:// (or be empty for the embedded mock)",
             );
         }
+        if self.rates.http_version == HttpVersion::Http2 && !base_url.starts_with("https://") {
+            return invalid(
+                "rates.http_version",
+                "\"2\" needs an https:// rates.base_url: HTTP/2 is negotiated by ALPN over TLS \
+                 (h2c, HTTP/2 in the clear, is not offered), and the embedded mock speaks plain \
+                 HTTP",
+            );
+        }
         if self.rates.timeout_ms == 0 || self.rates.connect_timeout_ms == 0 {
             return invalid(
                 "rates.timeout_ms / rates.connect_timeout_ms",
@@ -129,6 +148,14 @@ impl Settings {
         }
         Ok(())
     }
+}
+
+/// The `APP__SECTION__KEY` variables, values parsed as numbers and booleans where they are.
+fn environment() -> Environment {
+    Environment::with_prefix("APP")
+        .prefix_separator("__")
+        .separator("__")
+        .try_parsing(true)
 }
 
 impl RatesSettings {
@@ -172,6 +199,7 @@ impl RatesSettings {
             blocking_threads: self.blocking_threads,
             max_body_bytes: self.max_body_bytes,
             extra_ca_pem,
+            http_version: self.http_version,
         })
     }
 }
@@ -183,4 +211,72 @@ pub struct CaFileError {
     pub path: String,
     #[source]
     pub source: std::io::Error,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The defaults overlaid with `variables`, as `APP__*` environment variables would be.
+    fn with_environment(variables: &[(&str, &str)]) -> Result<Settings, config::ConfigError> {
+        let variables = variables
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
+        Settings::from_sources(Some(environment().source(Some(variables))))
+    }
+
+    #[test]
+    fn http_version_is_1_1_unless_set() {
+        let settings = Settings::defaults().unwrap();
+        assert_eq!(settings.rates.http_version, HttpVersion::Http11);
+        let client = settings
+            .rates
+            .client_settings("http://127.0.0.1:1")
+            .unwrap();
+        assert_eq!(client.http_version, HttpVersion::Http11);
+    }
+
+    #[test]
+    fn http_version_is_read_from_the_environment() {
+        let https = ("APP__RATES__BASE_URL", "https://localhost:8443");
+        let settings = with_environment(&[https, ("APP__RATES__HTTP_VERSION", "2")]).unwrap();
+        assert_eq!(settings.rates.http_version, HttpVersion::Http2);
+        let client = settings
+            .rates
+            .client_settings("https://localhost:8443")
+            .unwrap();
+        assert_eq!(client.http_version, HttpVersion::Http2);
+        let settings = with_environment(&[https, ("APP__RATES__HTTP_VERSION", "1.1")]).unwrap();
+        assert_eq!(settings.rates.http_version, HttpVersion::Http11);
+    }
+
+    #[test]
+    fn an_unknown_http_version_is_refused_clearly() {
+        for wrong in ["3", "h2", "HTTP/2", ""] {
+            let error = with_environment(&[("APP__RATES__HTTP_VERSION", wrong)])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains("rates.http_version") && error.contains(r#"use "1.1" or "2""#),
+                "{wrong:?}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn http2_needs_an_https_upstream() {
+        for base_url in ["http://127.0.0.1:8081", ""] {
+            let error = with_environment(&[
+                ("APP__RATES__BASE_URL", base_url),
+                ("APP__RATES__HTTP_VERSION", "2"),
+            ])
+            .unwrap_err()
+            .to_string();
+            assert!(
+                error.contains("rates.http_version") && error.contains("https://"),
+                "{base_url:?}: {error}"
+            );
+        }
+    }
 }

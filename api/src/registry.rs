@@ -8,7 +8,7 @@ use std::sync::{Arc, LazyLock};
 
 use application::RatesProvider;
 use rates_awc::{AwcRates, AwcTls};
-use rates_common::{BuildError, ClientSettings, TlsStack};
+use rates_common::{BuildError, ClientSettings, HttpVersion, TlsStack};
 use rates_hyper::HyperRates;
 use rates_isahc::IsahcRates;
 use rates_reqwest::{ReqwestRates, ReqwestTls};
@@ -30,17 +30,30 @@ pub struct ClientKind {
     pub tls: TlsStack,
     /// Whether it blocks a thread per call (ureq, on the blocking pool).
     pub blocking: bool,
+    /// The HTTP versions it speaks (`rates.http_version`); ureq's is "1.1" alone.
+    pub http_versions: &'static [HttpVersion],
     build: Build,
 }
 
 impl ClientKind {
-    fn new(name: &'static str, tls: TlsStack, build: Build) -> Self {
+    fn new(
+        name: &'static str,
+        tls: TlsStack,
+        http_versions: &'static [HttpVersion],
+        build: Build,
+    ) -> Self {
         Self {
             name,
             tls,
             blocking: false,
+            http_versions,
             build,
         }
+    }
+
+    /// Whether it can serve with `settings` (it speaks their HTTP version).
+    pub fn speaks(&self, version: HttpVersion) -> bool {
+        self.http_versions.contains(&version)
     }
 
     fn ureq(backend: UreqTls) -> Self {
@@ -51,7 +64,12 @@ impl ClientKind {
         };
         Self {
             blocking: true,
-            ..Self::new(backend.client_name(), backend.stack(), build)
+            ..Self::new(
+                backend.client_name(),
+                backend.stack(),
+                UreqRates::HTTP_VERSIONS,
+                build,
+            )
         }
     }
 }
@@ -71,17 +89,22 @@ fn ureq(
 /// order the tables list them, then the other backends.
 pub static CLIENTS: LazyLock<Vec<ClientKind>> = LazyLock::new(|| {
     vec![
-        ClientKind::new(HyperRates::NAME, HyperRates::TLS, |settings, _| {
-            Ok(Rc::new(HyperRates::new(settings)?))
-        }),
+        ClientKind::new(
+            HyperRates::NAME,
+            HyperRates::TLS,
+            HyperRates::HTTP_VERSIONS,
+            |settings, _| Ok(Rc::new(HyperRates::new(settings)?)),
+        ),
         ClientKind::new(
             AwcTls::Rustls.client_name(),
             AwcTls::Rustls.stack(),
+            AwcRates::HTTP_VERSIONS,
             |settings, _| Ok(Rc::new(AwcRates::with_tls(settings, AwcTls::Rustls)?)),
         ),
         ClientKind::new(
             ReqwestTls::Rustls.client_name(),
             ReqwestTls::Rustls.stack(),
+            ReqwestRates::HTTP_VERSIONS,
             |settings, _| {
                 Ok(Rc::new(ReqwestRates::with_tls(
                     settings,
@@ -90,17 +113,22 @@ pub static CLIENTS: LazyLock<Vec<ClientKind>> = LazyLock::new(|| {
             },
         ),
         ClientKind::ureq(UreqTls::Rustls),
-        ClientKind::new(IsahcRates::NAME, IsahcRates::TLS, |settings, _| {
-            Ok(Rc::new(IsahcRates::new(settings)?))
-        }),
+        ClientKind::new(
+            IsahcRates::NAME,
+            IsahcRates::TLS,
+            IsahcRates::HTTP_VERSIONS,
+            |settings, _| Ok(Rc::new(IsahcRates::new(settings)?)),
+        ),
         ClientKind::new(
             AwcTls::Openssl.client_name(),
             AwcTls::Openssl.stack(),
+            AwcRates::HTTP_VERSIONS,
             |settings, _| Ok(Rc::new(AwcRates::with_tls(settings, AwcTls::Openssl)?)),
         ),
         ClientKind::new(
             ReqwestTls::NativeTls.client_name(),
             ReqwestTls::NativeTls.stack(),
+            ReqwestRates::HTTP_VERSIONS,
             |settings, _| {
                 Ok(Rc::new(ReqwestRates::with_tls(
                     settings,
@@ -128,6 +156,8 @@ pub struct ClientRegistry {
 impl ClientRegistry {
     /// Builds one instance of every adapter with the same settings, each wrapped so that its
     /// upstream calls are measured in `metrics` and mark the upstream alive in `readiness`.
+    /// A client that does not speak the settings' HTTP version (ureq, with "2") is left out:
+    /// its payments answer "unknown client", and `GET /clients` says why.
     pub fn build(
         settings: &ClientSettings,
         metrics: &Arc<Metrics>,
@@ -135,6 +165,7 @@ impl ClientRegistry {
     ) -> Result<Self, BuildError> {
         let adapters = CLIENTS
             .iter()
+            .filter(|kind| kind.speaks(settings.http_version))
             .map(|kind| Ok((kind.name, (kind.build)(settings, metrics)?)))
             .collect::<Result<Vec<_>, BuildError>>()?;
         let clients = adapters

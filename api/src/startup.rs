@@ -67,6 +67,16 @@ impl Application {
         // Fail at start, not in a worker, if any adapter rejects the settings. (Its own
         // metrics, so that this throwaway registry's pools are not reported.)
         ClientRegistry::build(&client_settings, &Arc::new(Metrics::new()), &readiness)?;
+        for kind in crate::registry::CLIENTS
+            .iter()
+            .filter(|kind| !kind.speaks(client_settings.http_version))
+        {
+            tracing::warn!(
+                client = kind.name,
+                http_version = %client_settings.http_version,
+                "this client does not speak the configured rates.http_version: not served"
+            );
+        }
 
         let address = format!("{}:{}", settings.server.host, settings.server.port);
         let listener = TcpListener::bind(&address).map_err(|source| StartError::Bind {

@@ -12,7 +12,13 @@
 //!   they are told apart by where they come from, not by type (see `AwcRates::send_error`),
 //!   and why a certificate was refused (unknown issuer, wrong host) is logged as it happens.
 //!
-//! Both offer `http/1.1` only by ALPN (awc's own default offers `h2` too). For an `http://`
+//! ALPN offers the one protocol of `http_version` on either backend, `http/1.1` or `h2`,
+//! never both (awc's own default offers both), set on the TLS config awc is given; awc speaks
+//! h2 on a connection whose handshake chose it, and the answer's version is checked. awc's
+//! pool lends a connection to one request at a time, h2 or not (`ConnectionPool::call` in
+//! `client/pool.rs` takes it out of the pool until it is released), so over HTTP/2 concurrent
+//! calls each open a connection of their own, up to `limit` = `max_connections`: awc does not
+//! multiplex. For an `http://`
 //! upstream no roots are loaded by this adapter; note that awc's `Connector::new()` itself
 //! builds an unused OpenSSL context (system roots included) once per client whenever awc's
 //! `openssl` feature is compiled.
@@ -46,12 +52,9 @@ use domain::CurrencyPair;
 use openssl::ssl::{SslConnector, SslMethod, SslVerifyMode};
 use openssl::x509::X509;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, TlsStack, UpstreamCall, broken_transfer,
-    connect_timeout_error, describe, io_error, tls,
+    BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
+    connect_timeout_error, describe, io_error, tls, tls_error,
 };
-
-/// The protocols offered by ALPN: HTTP/1.1 only, for now.
-const ALPN_HTTP1: &[u8] = b"http/1.1";
 
 /// awc's TLS backends; each (awc, backend) pair is its own registry entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,12 +90,13 @@ impl AwcTls {
         }
     }
 
-    /// Whether a connect io error is this backend's failed handshake (see
+    /// This backend's failed handshake, if a connect io error is one (see
     /// [`AwcRates::send_error`]).
-    fn failed_handshake(self, io: &io::Error) -> bool {
+    fn failed_handshake(self, io: &io::Error, offered: HttpVersion) -> Option<RatesError> {
         match self {
-            Self::Rustls => tls::tls_failure(io).is_some(),
-            Self::Openssl => io.raw_os_error().is_none() && io.get_ref().is_some(),
+            Self::Rustls => tls::tls_failure(io, offered),
+            Self::Openssl => (io.raw_os_error().is_none() && io.get_ref().is_some())
+                .then(|| tls_error(describe(io), offered)),
         }
     }
 }
@@ -105,6 +109,7 @@ const CONNECTION_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 pub struct AwcRates {
     client: Client,
     tls: AwcTls,
+    http_version: HttpVersion,
     call: UpstreamCall,
 }
 
@@ -112,6 +117,7 @@ impl fmt::Debug for AwcRates {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AwcRates")
             .field("tls", &self.tls)
+            .field("http_version", &self.http_version)
             .field("call", &self.call)
             .finish_non_exhaustive()
     }
@@ -119,6 +125,8 @@ impl fmt::Debug for AwcRates {
 
 impl AwcRates {
     pub const NAME: &'static str = "awc";
+    /// The HTTP versions it speaks, with either backend: HTTP/1.1, and HTTP/2 over TLS.
+    pub const HTTP_VERSIONS: &'static [HttpVersion] = &HttpVersion::ALL;
 
     /// The client as this adapter configured it (TLS, pool, timeouts), for calls that skip
     /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
@@ -161,8 +169,8 @@ impl AwcRates {
         let connector = match backend {
             AwcTls::Rustls => {
                 let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-                let mut config = tls::client_config(settings, provider, name)?;
-                config.alpn_protocols = vec![ALPN_HTTP1.to_vec()];
+                // Its ALPN offers the one protocol of `http_version`.
+                let config = tls::client_config(settings, provider, name)?;
                 connector.rustls_0_23(Arc::new(config))
             }
             // Over plain HTTP the TLS connector is never used: no roots are loaded for it.
@@ -185,6 +193,7 @@ impl AwcRates {
         Ok(Self {
             client,
             tls: backend,
+            http_version: settings.http_version,
             call: UpstreamCall::new(name, settings),
         })
     }
@@ -199,6 +208,8 @@ impl AwcRates {
             .send()
             .await
             .map_err(|error| self.send_error(error))?;
+        self.http_version
+            .check_answer(&response.version(), &awc::http::Version::HTTP_2)?;
         let status = response.status().as_u16();
         let declared = response
             .headers()
@@ -231,8 +242,11 @@ impl AwcRates {
     /// code; the OpenSSL handshake's carry none, and nothing else yields a `ConnectError::Io`.
     fn send_error(&self, error: SendRequestError) -> RatesError {
         match error {
-            SendRequestError::Connect(ConnectError::Io(io)) if self.tls.failed_handshake(&io) => {
-                RatesError::Tls(describe(&io))
+            SendRequestError::Connect(ConnectError::Io(io)) => {
+                match self.tls.failed_handshake(&io, self.http_version) {
+                    Some(failed) => failed,
+                    None => RatesError::Connect(format!("cannot connect: {io}")),
+                }
             }
             SendRequestError::Connect(ConnectError::Timeout) => {
                 connect_timeout_error(self.call.connect_timeout)
@@ -259,7 +273,7 @@ impl AwcRates {
 }
 
 /// OpenSSL's connector with the system's roots (its default verify paths) and the extra CAs,
-/// offering HTTP/1.1 only.
+/// offering by ALPN the one protocol of `http_version`.
 fn openssl_connector(settings: &ClientSettings) -> Result<SslConnector, String> {
     let mut builder = SslConnector::builder(SslMethod::tls())
         .map_err(|error| format!("cannot set up OpenSSL: {error}"))?;
@@ -282,10 +296,8 @@ fn openssl_connector(settings: &ClientSettings) -> Result<SslConnector, String> 
         }
         verified
     });
-    let mut alpn = vec![ALPN_HTTP1.len() as u8];
-    alpn.extend_from_slice(ALPN_HTTP1);
     builder
-        .set_alpn_protos(&alpn)
+        .set_alpn_protos(&settings.http_version.alpn_wire())
         .map_err(|error| format!("cannot offer ALPN: {error}"))?;
     Ok(builder.build())
 }
@@ -308,16 +320,24 @@ mod tests {
             "error:0A000086:SSL routines:tls_post_process_server_certificate:certificate verify \
              failed",
         );
-        assert!(AwcTls::Openssl.failed_handshake(&openssl));
+        let offered = HttpVersion::Http11;
+        assert!(
+            AwcTls::Openssl
+                .failed_handshake(&openssl, offered)
+                .is_some()
+        );
         let rustls = io::Error::new(
             io::ErrorKind::InvalidData,
             rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer),
         );
-        assert!(AwcTls::Rustls.failed_handshake(&rustls));
+        assert!(AwcTls::Rustls.failed_handshake(&rustls, offered).is_some());
         // ECONNREFUSED on Linux: the system's error, for either backend.
         let refused = io::Error::from_raw_os_error(111);
         for backend in AwcTls::ALL {
-            assert!(!backend.failed_handshake(&refused), "{backend:?}");
+            assert!(
+                backend.failed_handshake(&refused, offered).is_none(),
+                "{backend:?}"
+            );
         }
     }
 

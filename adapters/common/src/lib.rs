@@ -11,6 +11,7 @@ mod settings;
 #[cfg(feature = "rustls")]
 pub mod tls;
 mod tls_stack;
+mod version;
 mod wire;
 
 pub use body::BoundedBody;
@@ -22,4 +23,5 @@ pub use errors::{
 pub use limit::{ConcurrencyLimit, Permit};
 pub use settings::ClientSettings;
 pub use tls_stack::TlsStack;
+pub use version::{HttpVersion, UnknownHttpVersion, not_http2, tls_error};
 pub use wire::{decode_quotes, live_url};

@@ -6,7 +6,7 @@ use std::time::Duration;
 use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
-use crate::BuildError;
+use crate::{BuildError, HttpVersion};
 
 /// How an adapter's client is built. Every adapter applies every field the same way; where a
 /// library has no knob for one (hyper and reqwest cannot cap open connections), the adapter
@@ -36,6 +36,11 @@ pub struct ClientSettings {
     /// CAs trusted for an `https://` upstream besides the system's roots, as PEM (the api's
     /// `rates.ca_file`). Certificate and host-name verification is never turned off.
     pub extra_ca_pem: Option<Arc<[u8]>>,
+    /// The HTTP version of every call (`rates.http_version`). HTTP/2 is negotiated by ALPN over
+    /// TLS, so it needs an `https://` upstream. `max_connections` still counts connections and
+    /// caps calls in flight; over HTTP/2 those calls are streams, on as few connections as the
+    /// client opens.
+    pub http_version: HttpVersion,
 }
 
 impl ClientSettings {
@@ -52,6 +57,7 @@ impl ClientSettings {
             blocking_threads: 64,
             max_body_bytes: 64 * 1024,
             extra_ca_pem: None,
+            http_version: HttpVersion::Http11,
         }
     }
 
@@ -99,7 +105,7 @@ impl ClientSettings {
     }
 
     /// Checks what every adapter needs before building its client: an `http://` or `https://`
-    /// base URL without query or fragment, and non-zero limits.
+    /// base URL without query or fragment, `https://` for HTTP/2, and non-zero limits.
     ///
     /// # Errors
     /// A `BuildError` naming `client` and the first setting that is wrong.
@@ -126,6 +132,13 @@ impl ClientSettings {
         {
             return fail(format!(
                 "the base URL must have no query, fragment or spaces: {:?}",
+                self.base_url
+            ));
+        }
+        if self.http_version == HttpVersion::Http2 && !self.is_https() {
+            return fail(format!(
+                "HTTP/2 is negotiated by ALPN over TLS, so it needs an https:// base URL (h2c, \
+                 HTTP/2 in the clear, is not offered), got {:?}",
                 self.base_url
             ));
         }
@@ -190,6 +203,25 @@ mod tests {
             ..ClientSettings::for_base_url("http://h")
         };
         assert!(settings.check("test").is_err());
+    }
+
+    #[test]
+    fn http2_needs_tls() {
+        let http2 = |base_url: &str| ClientSettings {
+            http_version: HttpVersion::Http2,
+            ..ClientSettings::for_base_url(base_url)
+        };
+        let error = http2("http://127.0.0.1:8081")
+            .check_with_tls("test")
+            .unwrap_err();
+        assert!(
+            error.reason.contains("ALPN over TLS") && error.reason.contains("https://"),
+            "{error}"
+        );
+        assert_eq!(
+            http2("https://localhost:8443").check_with_tls("test"),
+            Ok(())
+        );
     }
 
     #[test]

@@ -7,14 +7,15 @@ use std::sync::Arc;
 use application::RatesError;
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::CertificateDer;
-use rustls::{ClientConfig, RootCertStore};
+use rustls::{AlertDescription, ClientConfig, RootCertStore};
 
-use crate::{BuildError, ClientSettings, describe, find_in_chain};
+use crate::{BuildError, ClientSettings, HttpVersion, describe, find_in_chain, not_http2};
 
 /// A client config for `settings`, on `provider` (always given: with more than one provider
 /// compiled in, rustls has no process-wide default), trusting the system's roots and
 /// `extra_ca_pem`, verifying certificates and host names as rustls always does. For an
-/// `http://` upstream the config is never used, so no roots are loaded.
+/// `http://` upstream the config is never used, so no roots are loaded. ALPN offers the one
+/// protocol of `http_version` (`http/1.1` or `h2`), never both.
 ///
 /// # Errors
 /// A `BuildError` when the extra CAs are not PEM certificates, when an `https://` upstream
@@ -30,11 +31,13 @@ pub fn client_config(
     } else {
         RootCertStore::empty()
     };
-    Ok(ClientConfig::builder_with_provider(provider)
+    let mut config = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|error| fail(format!("no TLS version to offer: {error}")))?
         .with_root_certificates(roots)
-        .with_no_client_auth())
+        .with_no_client_auth();
+    config.alpn_protocols = settings.http_version.alpn_protocols();
+    Ok(config)
 }
 
 /// The roots [`client_config`] trusts, as certificates, for a client that takes a list of
@@ -98,9 +101,19 @@ fn roots(settings: &ClientSettings) -> Result<Roots, String> {
     Ok(roots)
 }
 
-/// The TLS failure somewhere in `error`'s chain, if the call failed in the handshake.
-pub fn tls_failure(error: &(dyn Error + 'static)) -> Option<RatesError> {
-    find_in_chain::<rustls::Error>(error).map(|handshake| RatesError::Tls(describe(handshake)))
+/// The TLS failure somewhere in `error`'s chain, if the call failed in the handshake. An
+/// upstream that refused every protocol offered by ALPN (`h2` to one that speaks HTTP/1.1
+/// only) is said to have refused HTTP/2 when that is what was offered.
+pub fn tls_failure(error: &(dyn Error + 'static), offered: HttpVersion) -> Option<RatesError> {
+    find_in_chain::<rustls::Error>(error).map(|handshake| match handshake {
+        rustls::Error::AlertReceived(AlertDescription::NoApplicationProtocol)
+        | rustls::Error::NoApplicationProtocol
+            if offered == HttpVersion::Http2 =>
+        {
+            not_http2(format!("the handshake failed: {}", describe(handshake)))
+        }
+        _ => RatesError::Tls(describe(handshake)),
+    })
 }
 
 #[cfg(test)]
@@ -120,6 +133,15 @@ mod tests {
         };
         let error = client_config(&settings, provider(), "test").unwrap_err();
         assert!(error.reason.contains("no certificate"), "{error}");
+        // One protocol offered by ALPN, the one of `http_version`.
+        let http2 = ClientSettings {
+            extra_ca_pem: None,
+            http_version: HttpVersion::Http2,
+            base_url: "http://localhost:8081".to_owned(),
+            ..settings.clone()
+        };
+        let config = client_config(&http2, provider(), "test").unwrap();
+        assert_eq!(config.alpn_protocols, [b"h2".to_vec()]);
         // Plain HTTP loads no roots and so cannot fail on them.
         let plain = ClientSettings {
             base_url: "http://localhost:8081".to_owned(),
@@ -146,9 +168,25 @@ mod tests {
         // hyper-rustls wraps the stream's io error in one of its own.
         let connector = io::Error::other(stream);
         assert!(
-            matches!(tls_failure(&connector), Some(RatesError::Tls(message)) if message.contains("UnknownIssuer"))
+            matches!(tls_failure(&connector, HttpVersion::Http11), Some(RatesError::Tls(message)) if message.contains("UnknownIssuer"))
         );
         let refused = io::Error::new(io::ErrorKind::ConnectionRefused, "refused");
-        assert_eq!(tls_failure(&refused), None);
+        assert_eq!(tls_failure(&refused, HttpVersion::Http11), None);
+    }
+
+    #[test]
+    fn a_refused_h2_says_so() {
+        let alert = || {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                rustls::Error::AlertReceived(AlertDescription::NoApplicationProtocol),
+            )
+        };
+        assert!(
+            matches!(tls_failure(&alert(), HttpVersion::Http2), Some(RatesError::Tls(message)) if message.contains("did not agree to HTTP/2") && message.contains("NoApplicationProtocol")),
+        );
+        assert!(
+            matches!(tls_failure(&alert(), HttpVersion::Http11), Some(RatesError::Tls(message)) if !message.contains("HTTP/2")),
+        );
     }
 }

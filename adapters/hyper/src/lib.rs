@@ -2,6 +2,14 @@
 //! measured against. HTTPS through hyper-rustls, rustls with aws-lc-rs (hyper-rustls's own
 //! default provider, given explicitly), trusting the system's roots and `extra_ca_pem`.
 //!
+//! HTTP/2 (`http_version = "2"`): ALPN offers `h2` alone, and hyper-util speaks h2 on a
+//! connection whose handshake chose it (hyper-rustls marks it `negotiated_h2`). It is not
+//! `http2_only`: an upstream that ignored ALPN gets the request over HTTP/1.1, and the answer
+//! is refused as "did not agree to HTTP/2" rather than the upstream being sent an h2 preface
+//! it cannot read. hyper multiplexes every call on one connection per host (it opens no second
+//! one past the server's stream limit, hyper#2197); `UpstreamCall`'s slots still cap calls in
+//! flight at `max_connections`. With "1.1", ALPN offers `http/1.1` alone.
+//!
 //! Stale connections: hyper runs each pooled connection in its own task, which sees the
 //! server's FIN while the connection is idle and closes it, so the pool never hands out a
 //! connection it knows is closed. A request that meets a closed reused connection before it is
@@ -16,12 +24,12 @@ use bytes::Bytes;
 use domain::CurrencyPair;
 use http::{Request, Uri};
 use http_body_util::{BodyExt, Empty, LengthLimitError, Limited};
-use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, TlsStack, UpstreamCall, broken_transfer,
+    BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
     connect_timeout_error, describe, find_io_error, live_url, tls,
 };
 use std::io::ErrorKind;
@@ -31,6 +39,7 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub struct HyperRates {
     client: Client<HttpsConnector<HttpConnector>, Empty<Bytes>>,
+    http_version: HttpVersion,
     call: UpstreamCall,
 }
 
@@ -47,6 +56,8 @@ impl HyperRates {
         backend: "rustls",
         provider: "aws-lc-rs",
     };
+    /// The HTTP versions it speaks: HTTP/1.1, and HTTP/2 over TLS.
+    pub const HTTP_VERSIONS: &'static [HttpVersion] = &HttpVersion::ALL;
 
     /// Builds the client and its pool from `settings`.
     ///
@@ -68,12 +79,11 @@ impl HyperRates {
         // The TCP connector must let https:// through to the TLS layer above it.
         connector.enforce_http(false);
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        // From the config as it is, its ALPN (the one protocol of `http_version`) included:
+        // hyper-rustls's builder would offer none for HTTP/1.1, and both with HTTP/2 enabled.
+        // https:// and http:// both, as the builder's `https_or_http`.
         let tls = tls::client_config(settings, provider, Self::NAME)?;
-        let connector = HttpsConnectorBuilder::new()
-            .with_tls_config(tls)
-            .https_or_http()
-            .enable_http1()
-            .wrap_connector(connector);
+        let connector = HttpsConnector::from((connector, tls));
         let client = Client::builder(TokioExecutor::new())
             .pool_max_idle_per_host(settings.max_idle_per_host)
             .pool_idle_timeout(settings.idle_timeout)
@@ -82,6 +92,7 @@ impl HyperRates {
             .build(connector);
         Ok(Self {
             client,
+            http_version: settings.http_version,
             call: UpstreamCall::new(Self::NAME, settings),
         })
     }
@@ -99,6 +110,8 @@ impl HyperRates {
             .request(request)
             .await
             .map_err(|error| self.send_error(&error))?;
+        self.http_version
+            .check_answer(&response.version(), &http::Version::HTTP_2)?;
         let status = response.status().as_u16();
         let declared = hyper::body::Body::size_hint(response.body()).exact();
         BoundedBody::check_declared(declared, self.call.max_body_bytes)?;
@@ -111,7 +124,7 @@ impl HyperRates {
     }
 
     fn send_error(&self, error: &hyper_util::client::legacy::Error) -> RatesError {
-        if let Some(failed) = tls::tls_failure(error) {
+        if let Some(failed) = tls::tls_failure(error, self.http_version) {
             return failed;
         }
         if error.is_connect() {

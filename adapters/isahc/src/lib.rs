@@ -14,6 +14,15 @@
 //! `vtls/openssl.c`), which would weigh on every new connection's cost. For `http://` nothing
 //! is loaded.
 //!
+//! HTTP/2: libcurl with nghttp2 (isahc's `http2` feature: curl-sys `http2`, libnghttp2-sys
+//! built from its bundled source and linked statically, nothing fetched at build time). The
+//! version is set for every client, `VersionNegotiation::http11()` or `::http2()`: libcurl's
+//! `CURL_HTTP_VERSION_1_1` and `CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE`, which over TLS make ALPN
+//! offer `http/1.1` alone or `h2` alone (`alpn_get_spec` in `vtls/vtls.c`). The default,
+//! `latest_compatible`, would offer both. The answer's version is checked. libcurl multiplexes
+//! on a connection it knows speaks h2; `max_connections` caps its connections, and
+//! `UpstreamCall`'s slots the calls in flight.
+//!
 //! Stale connections: libcurl checks a cached connection before reuse (at most once a second:
 //! `Curl_cpool_conn_seems_healthy` in `conncache.c`), and when a reused connection dies before
 //! a single response byte arrives it retries the request on a fresh connection, up to five
@@ -28,14 +37,14 @@ use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use domain::CurrencyPair;
 use futures_util::AsyncReadExt as _;
-use isahc::config::{Configurable, RedirectPolicy};
+use isahc::config::{Configurable, RedirectPolicy, VersionNegotiation};
 use isahc::error::ErrorKind;
 use isahc::tls::{TlsConfig, TrustStore};
 use isahc::{AsyncBody, HttpClient};
 use openssl::x509::X509;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, TlsStack, UpstreamCall, broken_transfer,
-    connect_timeout_error, describe, find_in_chain, timeout_error,
+    BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
+    connect_timeout_error, describe, find_in_chain, timeout_error, tls_error,
 };
 use tempfile::NamedTempFile;
 
@@ -45,6 +54,7 @@ pub struct IsahcRates {
     client: HttpClient,
     /// The trusted roots libcurl reads, for an `https://` upstream: kept as long as the client.
     _trusted_roots: Option<NamedTempFile>,
+    http_version: HttpVersion,
     call: UpstreamCall,
 }
 
@@ -72,6 +82,8 @@ impl IsahcRates {
         backend: "libcurl",
         provider: "OpenSSL (system)",
     };
+    /// The HTTP versions it speaks: HTTP/1.1, and HTTP/2 over TLS (nghttp2).
+    pub const HTTP_VERSIONS: &'static [HttpVersion] = &HttpVersion::ALL;
 
     /// Builds the client, its connection cache and its agent thread from `settings`.
     ///
@@ -99,6 +111,10 @@ impl IsahcRates {
             );
         }
         let client = builder
+            .version_negotiation(match settings.http_version {
+                HttpVersion::Http11 => VersionNegotiation::http11(),
+                HttpVersion::Http2 => VersionNegotiation::http2(),
+            })
             .connect_timeout(settings.connect_timeout)
             // libcurl's own total timeout, body included; `UpstreamCall`'s deadline wraps it as well.
             .timeout(settings.timeout)
@@ -114,6 +130,7 @@ impl IsahcRates {
         Ok(Self {
             client,
             _trusted_roots: trusted_roots,
+            http_version: settings.http_version,
             call: UpstreamCall::new(Self::NAME, settings),
         })
     }
@@ -125,6 +142,8 @@ impl IsahcRates {
             .get_async(self.call.url(pairs))
             .await
             .map_err(|error| self.error(&error))?;
+        self.http_version
+            .check_answer(&response.version(), &isahc::http::Version::HTTP_2)?;
         let status = response.status().as_u16();
         let body = read_bounded(response.body_mut(), self.call.max_body_bytes)
             .await
@@ -138,7 +157,7 @@ impl IsahcRates {
 
     fn error(&self, error: &isahc::Error) -> RatesError {
         if is_tls_failure(error) {
-            return RatesError::Tls(describe(error));
+            return tls_error(describe(error), self.http_version);
         }
         match error.kind() {
             // libcurl says "Timeout was reached" for both timeouts; only a call that got as far

@@ -6,6 +6,12 @@
 //! - native-tls, the system's OpenSSL on Linux, trusting OpenSSL's own system roots (found by
 //!   openssl-probe) and `extra_ca_pem`.
 //!
+//! HTTP/2 (`http_version = "2"`): `http2_prior_knowledge`, which over TLS means ALPN offers
+//! `h2` alone (reqwest sets native-tls's ALPN so; the rustls config is ours and offers only
+//! `h2` already) and hyper-util speaks nothing else; with "1.1", `http1_only`, ALPN `http/1.1`
+//! alone. Either way the answer's version is checked. Calls multiplex on one connection per
+//! host (hyper-util's pool); `UpstreamCall`'s slots still cap them at `max_connections`.
+//!
 //! Both verify certificates and host names. For an `http://` upstream no TLS ever runs, so
 //! either backend builds the same client, on a rustls config that loads no roots: native-tls
 //! would read the system's CA file as soon as its connector is built.
@@ -22,8 +28,8 @@ use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use domain::CurrencyPair;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, TlsStack, UpstreamCall, broken_transfer,
-    connect_timeout_error, describe, find_in_chain, timeout_error, tls,
+    BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
+    connect_timeout_error, describe, find_in_chain, timeout_error, tls, tls_error,
 };
 use std::sync::Arc;
 
@@ -66,11 +72,14 @@ impl ReqwestTls {
 #[derive(Debug)]
 pub struct ReqwestRates {
     client: reqwest::Client,
+    http_version: HttpVersion,
     call: UpstreamCall,
 }
 
 impl ReqwestRates {
     pub const NAME: &'static str = "reqwest";
+    /// The HTTP versions it speaks, with either backend: HTTP/1.1, and HTTP/2 over TLS.
+    pub const HTTP_VERSIONS: &'static [HttpVersion] = &HttpVersion::ALL;
 
     /// The client as this adapter configured it (TLS, pool, timeouts), for calls that skip
     /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
@@ -103,6 +112,10 @@ impl ReqwestRates {
                 builder.tls_backend_preconfigured(tls::client_config(settings, provider, name)?)
             }
         };
+        let builder = match settings.http_version {
+            HttpVersion::Http11 => builder.http1_only(),
+            HttpVersion::Http2 => builder.http2_prior_knowledge(),
+        };
         let client = builder
             .connect_timeout(settings.connect_timeout)
             .timeout(settings.timeout)
@@ -118,6 +131,7 @@ impl ReqwestRates {
             })?;
         Ok(Self {
             client,
+            http_version: settings.http_version,
             call: UpstreamCall::new(name, settings),
         })
     }
@@ -130,6 +144,8 @@ impl ReqwestRates {
             .send()
             .await
             .map_err(|error| self.error(&error))?;
+        self.http_version
+            .check_answer(&response.version(), &reqwest::Version::HTTP_2)?;
         let status = response.status().as_u16();
         let mut body = BoundedBody::new(response.content_length(), self.call.max_body_bytes)?;
         while let Some(chunk) = response.chunk().await.map_err(|error| self.error(&error))? {
@@ -139,11 +155,11 @@ impl ReqwestRates {
     }
 
     fn error(&self, error: &reqwest::Error) -> RatesError {
-        if let Some(failed) = tls::tls_failure(error) {
+        if let Some(failed) = tls::tls_failure(error, self.http_version) {
             return failed;
         }
         if let Some(handshake) = find_in_chain::<native_tls::Error>(error) {
-            return RatesError::Tls(describe(handshake));
+            return tls_error(describe(handshake), self.http_version);
         }
         match (error.is_timeout(), error.is_connect()) {
             (true, true) => connect_timeout_error(self.call.connect_timeout),
@@ -211,6 +227,13 @@ mod tests {
             assert!(error.reason.contains("no certificate"), "{error}");
             // Plain HTTP loads no roots and so cannot fail on them.
             assert!(ReqwestRates::with_tls(&plain, backend).is_ok());
+            // HTTP/2 is negotiated by ALPN, over TLS only.
+            let h2c = ClientSettings {
+                http_version: HttpVersion::Http2,
+                ..plain.clone()
+            };
+            let error = ReqwestRates::with_tls(&h2c, backend).unwrap_err();
+            assert!(error.reason.contains("https://"), "{error}");
         }
     }
 }

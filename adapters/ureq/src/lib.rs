@@ -9,6 +9,8 @@
 //! builds its TLS connector at the first `https://` connection, so over `http://` no TLS runs
 //! and no root is loaded.
 //!
+//! HTTP/1.1 only: ureq 3 has no HTTP/2, so `http_version = "2"` is refused at build time.
+//!
 //! Stale connections: before it hands out an idle connection, ureq probes the socket with a
 //! non-blocking one-byte read (`probe_tcp_stream` in `unversioned/transport/tcp.rs`): end of
 //! stream, an error or unexpected bytes drop it; only "would block" lets it be reused. ureq
@@ -23,8 +25,9 @@ use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use domain::CurrencyPair;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, Permit, TlsStack, UpstreamCall,
-    broken_transfer, connect_timeout_error, describe, find_in_chain, io_error, timeout_error, tls,
+    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, HttpVersion, Permit, TlsStack,
+    UpstreamCall, broken_transfer, connect_timeout_error, describe, find_in_chain, io_error,
+    timeout_error, tls,
 };
 use std::sync::Arc;
 use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
@@ -95,6 +98,8 @@ pub struct UreqRates {
 
 impl UreqRates {
     pub const NAME: &'static str = "ureq";
+    /// The HTTP versions it speaks, with either backend: HTTP/1.1 only.
+    pub const HTTP_VERSIONS: &'static [HttpVersion] = &[HttpVersion::Http11];
 
     /// The agent as this adapter configured it (TLS, pool, timeouts), for calls that skip
     /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
@@ -114,9 +119,19 @@ impl UreqRates {
     ///
     /// # Errors
     /// A `BuildError` when the settings are unusable (see [`ClientSettings::check_with_tls`]),
-    /// or, for an `https://` upstream, the extra CAs are unusable or no root is trusted.
+    /// ask for HTTP/2, or, for an `https://` upstream, the extra CAs are unusable or no root is
+    /// trusted.
     pub fn with_tls(settings: &ClientSettings, backend: UreqTls) -> Result<Self, BuildError> {
         let name = backend.client_name();
+        if !Self::HTTP_VERSIONS.contains(&settings.http_version) {
+            return Err(BuildError {
+                client: name,
+                reason: format!(
+                    "ureq speaks HTTP/1.1 only, so it cannot use rates.http_version = {:?}",
+                    settings.http_version.as_str()
+                ),
+            });
+        }
         settings.check_with_tls(name)?;
         let in_flight = settings.max_connections.min(settings.blocking_threads);
         let agent: Agent = Agent::config_builder()
@@ -276,5 +291,26 @@ mod tests {
             // Plain HTTP loads no roots and so cannot fail on them.
             assert!(UreqRates::with_tls(&plain, backend).is_ok());
         }
+    }
+
+    #[test]
+    fn every_backend_refuses_http2() {
+        let settings = ClientSettings {
+            http_version: HttpVersion::Http2,
+            ..ClientSettings::for_base_url("https://localhost:8443")
+        };
+        for backend in UreqTls::ALL {
+            let error = UreqRates::with_tls(&settings, backend).unwrap_err();
+            assert_eq!(error.client, backend.client_name());
+            assert!(
+                error.reason.contains("ureq speaks HTTP/1.1 only"),
+                "{error}"
+            );
+        }
+        let http11 = ClientSettings {
+            http_version: HttpVersion::Http11,
+            ..ClientSettings::for_base_url("http://localhost:8081")
+        };
+        assert!(UreqRates::new(&http11).is_ok());
     }
 }

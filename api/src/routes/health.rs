@@ -89,6 +89,10 @@ pub struct ClientInfo {
     pub path: String,
     /// Its TLS, used when the upstream is `https://`.
     pub tls: TlsView,
+    /// The HTTP versions it speaks, as `rates.http_version` names them: `["1.1", "2"]`, or
+    /// `["1.1"]` for a client that speaks HTTP/1.1 only (ureq).
+    #[schema(value_type = Vec<String>)]
+    pub http_versions: Vec<Cow<'static, str>>,
     pub settings: ClientSettingsView,
 }
 
@@ -107,6 +111,10 @@ pub struct TlsView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ClientSettingsView {
     pub base_url: String,
+    /// The HTTP version of its calls (`rates.http_version`), or null when the client does not
+    /// speak it and is not served (ureq with "2").
+    #[schema(value_type = Option<String>)]
+    pub http_version: Option<Cow<'static, str>>,
     pub timeout_ms: u64,
     pub connect_timeout_ms: u64,
     pub max_connections: usize,
@@ -138,8 +146,16 @@ pub async fn clients(
                 backend: Cow::Borrowed(kind.tls.backend),
                 provider: Cow::Borrowed(kind.tls.provider),
             },
+            http_versions: kind
+                .http_versions
+                .iter()
+                .map(|version| Cow::Borrowed(version.as_str()))
+                .collect(),
             settings: ClientSettingsView {
                 base_url: upstream.0.clone(),
+                http_version: kind
+                    .speaks(rates.http_version)
+                    .then_some(Cow::Borrowed(rates.http_version.as_str())),
                 timeout_ms: rates.timeout_ms,
                 connect_timeout_ms: rates.connect_timeout_ms,
                 max_connections: rates.max_connections,

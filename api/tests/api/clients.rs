@@ -33,6 +33,20 @@ async fn clients_lists_every_client_with_its_settings() {
     let tls = &body["clients"][6]["tls"];
     assert_eq!(tls["backend"], "native-tls", "{tls}");
     assert_eq!(body["clients"][0]["tls"]["backend"], "rustls");
+    // ureq (3, and 7 with native-tls) speaks HTTP/1.1 only; every other client HTTP/2 too.
+    for (index, client) in body["clients"].as_array().unwrap().iter().enumerate() {
+        let expected = if client["name"].as_str().unwrap().starts_with("ureq") {
+            serde_json::json!(["1.1"])
+        } else {
+            serde_json::json!(["1.1", "2"])
+        };
+        assert_eq!(client["http_versions"], expected, "{index}: {client}");
+        assert_eq!(client["settings"]["http_version"], "1.1", "{client}");
+    }
+    assert_eq!(
+        body["clients"][3]["http_versions"],
+        serde_json::json!(["1.1"])
+    );
 }
 
 #[actix_web::test]

@@ -67,6 +67,40 @@ async fn every_client_refuses_the_upstream_without_its_ca() {
     assert_eq!(app.mock.state().stats().live_requests, 0);
 }
 
+/// With `rates.http_version = "2"`, ureq (HTTP/1.1 only) is not served and `GET /clients` says
+/// so; every other client offers `h2` alone, which this upstream (HTTP/1.1 only by ALPN)
+/// refuses: 502 `/problems/upstream-tls`, and no request reaches it.
+#[actix_web::test]
+async fn http2_against_an_upstream_without_h2_is_refused_and_ureq_is_not_served() {
+    let ca_dir = tempdir("h2-refused-ca");
+    let ca_file = ca_dir.join("mock-ca.pem");
+    let mock = mock_rates::MockServer::start(mock_rates::Settings {
+        tls: Some(http1_only_tls()),
+        ..mock_rates::Settings::default()
+    })
+    .expect("mock-rates starts");
+    std::fs::write(&ca_file, mock.ca_pem().expect("a TLS mock has a CA")).expect("CA written");
+    let app = spawn_app_on(mock, |settings| {
+        settings.rates.ca_file = ca_file.display().to_string();
+        settings.rates.http_version = rates_common::HttpVersion::Http2;
+    })
+    .await;
+    let list: Value = app.get("/clients").await.json().await.expect("JSON");
+    for client in list["clients"].as_array().expect("a list of clients") {
+        let name = client["name"].as_str().expect("a name");
+        let response = app.post_payment(name, PAYMENT).await;
+        if name.starts_with("ureq") {
+            assert!(client["settings"]["http_version"].is_null(), "{client}");
+            assert_problem(response, 404, "unknown-client").await;
+        } else {
+            assert_eq!(client["settings"]["http_version"], "2", "{client}");
+            assert_problem(response, 502, "upstream-tls").await;
+        }
+    }
+    assert_eq!(app.mock.state().stats().live_requests, 0);
+    std::fs::remove_dir_all(&ca_dir).ok();
+}
+
 #[actix_web::test]
 async fn an_unreadable_ca_file_fails_at_start_naming_the_setting() {
     let mut settings = api::configuration::Settings::defaults().expect("defaults load");
@@ -75,6 +109,11 @@ async fn an_unreadable_ca_file_fails_at_start_naming_the_setting() {
     settings.rates.ca_file = "/nonexistent/ca.pem".to_owned();
     let error = api::startup::Application::build(&settings).unwrap_err();
     assert!(error.to_string().contains("rates.ca_file"), "{error}");
+}
+
+/// TLS whose ALPN offers `http/1.1` alone.
+fn http1_only_tls() -> mock_rates::TlsSettings {
+    mock_rates::TlsSettings::default()
 }
 
 fn tempdir(name: &str) -> PathBuf {

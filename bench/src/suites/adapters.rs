@@ -7,6 +7,9 @@ use crate::model::ClientName;
 
 /// One adapter, as its concrete type: called through the port (see [`Adapter::into_port`]),
 /// or bare (see [`crate::suites::bare`]).
+// Built once per run and held for it: the variants' sizes (hyper's grew with its HTTP/2
+// settings) cost nothing worth boxing for.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Adapter {
     Hyper(rates_hyper::HyperRates),
