@@ -36,6 +36,13 @@ pub struct Stats {
     pub tls12_handshakes: u64,
     /// TLS handshakes that failed or timed out: the connection was closed without a request.
     pub tls_handshake_failures: u64,
+    /// Connections that negotiated HTTP/2 by ALPN and sent its preface (also in `connections`).
+    pub h2_connections: u64,
+    /// HTTP/2 streams accepted: one per HTTP/2 request (also in `requests`).
+    pub h2_streams: u64,
+    /// Most HTTP/2 streams open at once on one connection: above the stream limit it can
+    /// never go, and it shows whether a client really multiplexes.
+    pub h2_peak_streams: u64,
 }
 
 /// The shared state of one server: settings, counters, RNG. A cheap handle (an `Arc`).
@@ -63,6 +70,10 @@ struct Inner {
     tls13_handshakes: AtomicU64,
     tls12_handshakes: AtomicU64,
     tls_handshake_failures: AtomicU64,
+    max_concurrent_streams: Option<u32>,
+    h2_connections: AtomicU64,
+    h2_streams: AtomicU64,
+    h2_peak_streams: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -115,6 +126,13 @@ impl MockState {
                 tls13_handshakes: AtomicU64::new(0),
                 tls12_handshakes: AtomicU64::new(0),
                 tls_handshake_failures: AtomicU64::new(0),
+                max_concurrent_streams: settings
+                    .tls
+                    .as_ref()
+                    .and_then(|tls| tls.max_concurrent_streams),
+                h2_connections: AtomicU64::new(0),
+                h2_streams: AtomicU64::new(0),
+                h2_peak_streams: AtomicU64::new(0),
             }),
         })
     }
@@ -132,6 +150,9 @@ impl MockState {
             tls13_handshakes: inner.tls13_handshakes.load(Ordering::Relaxed),
             tls12_handshakes: inner.tls12_handshakes.load(Ordering::Relaxed),
             tls_handshake_failures: inner.tls_handshake_failures.load(Ordering::Relaxed),
+            h2_connections: inner.h2_connections.load(Ordering::Relaxed),
+            h2_streams: inner.h2_streams.load(Ordering::Relaxed),
+            h2_peak_streams: inner.h2_peak_streams.load(Ordering::Relaxed),
         }
     }
 
@@ -170,6 +191,9 @@ impl MockState {
             &self.inner.tls13_handshakes,
             &self.inner.tls12_handshakes,
             &self.inner.tls_handshake_failures,
+            &self.inner.h2_connections,
+            &self.inner.h2_streams,
+            &self.inner.h2_peak_streams,
         ] {
             counter.store(0, Ordering::Relaxed);
         }
@@ -220,6 +244,22 @@ impl MockState {
 
     pub(crate) fn count_connection(&self) {
         self.inner.connections.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn max_concurrent_streams(&self) -> Option<u32> {
+        self.inner.max_concurrent_streams
+    }
+
+    pub(crate) fn count_h2_connection(&self) {
+        self.inner.h2_connections.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts one HTTP/2 stream, `open` of them now open on its connection.
+    pub(crate) fn count_h2_stream(&self, open: u64) {
+        self.inner.h2_streams.fetch_add(1, Ordering::Relaxed);
+        self.inner
+            .h2_peak_streams
+            .fetch_max(open, Ordering::Relaxed);
     }
 
     pub(crate) fn count_request(&self) {
