@@ -2,7 +2,6 @@
 //! misbehave on demand; a TLS connection that negotiated `h2` goes to [`http2`] instead.
 
 use std::io;
-use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -13,13 +12,7 @@ use crate::http::{self, Head, HttpError};
 use crate::http2;
 use crate::routes;
 use crate::state::MockState;
-
-/// How long a request may take to arrive when keep-alive is off (zero keep-alive).
-pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long a refused connection is drained before it is closed.
-pub(crate) const LINGER: Duration = Duration::from_secs(1);
-/// The gap between two bytes of a drip.
-pub(crate) const DRIP_INTERVAL: Duration = Duration::from_millis(100);
+use crate::timing::{DRIP_INTERVAL, LINGER, REQUEST_TIMEOUT};
 
 /// Serves one accepted connection until it closes; errors only end the connection.
 pub(crate) async fn run(stream: TcpStream, state: MockState) {

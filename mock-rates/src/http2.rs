@@ -19,11 +19,11 @@ use tokio::sync::Notify;
 use tokio::task::JoinSet;
 use tokio::time::Sleep;
 
-use crate::connection::{DRIP_INTERVAL, LINGER, REQUEST_TIMEOUT};
 use crate::exchange::{Buffers, Outcome, Request, Responder};
 use crate::http::{MAX_BODY, MAX_HEADERS, Method};
 use crate::routes;
 use crate::state::MockState;
+use crate::timing::{DRIP_INTERVAL, LINGER, REQUEST_TIMEOUT};
 
 /// Headers that only mean something to an HTTP/1.1 connection; HTTP/2 forbids them.
 const CONNECTION_HEADERS: [&str; 4] = ["connection", "keep-alive", "transfer-encoding", "upgrade"];

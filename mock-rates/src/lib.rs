@@ -13,6 +13,7 @@ mod routes;
 mod server;
 mod settings;
 mod state;
+mod timing;
 mod tls;
 
 pub use faults::{FaultMode, Faults};
