@@ -62,8 +62,7 @@ where
                 }
                 Some(Ok((request, respond))) => {
                     idle = None;
-                    let open = Open::new(&shared);
-                    state.count_h2_stream(open.now);
+                    let open = Open::new(&shared, &state);
                     streams.spawn(answer(request, respond, state.clone(), open));
                 }
             },
@@ -102,16 +101,17 @@ struct Shared {
 /// One open stream, counted until it is dropped (answered, reset, or aborted).
 struct Open {
     shared: Arc<Shared>,
-    /// Streams open on the connection with this one.
-    now: u64,
+    state: MockState,
 }
 
 impl Open {
-    fn new(shared: &Arc<Shared>) -> Self {
+    /// Counts the stream (and its connection as busy if it was idle).
+    fn new(shared: &Arc<Shared>, state: &MockState) -> Self {
         let now = shared.open.fetch_add(1, Ordering::Relaxed) + 1;
+        state.count_h2_stream(now);
         Self {
             shared: Arc::clone(shared),
-            now,
+            state: state.clone(),
         }
     }
 }
@@ -119,6 +119,7 @@ impl Open {
 impl Drop for Open {
     fn drop(&mut self) {
         if self.shared.open.fetch_sub(1, Ordering::Relaxed) == 1 {
+            self.state.count_h2_connection_idle();
             self.shared.idle.notify_one();
         }
     }

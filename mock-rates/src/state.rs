@@ -41,8 +41,13 @@ pub struct Stats {
     /// HTTP/2 streams accepted: one per HTTP/2 request (also in `requests`).
     pub h2_streams: u64,
     /// Most HTTP/2 streams open at once on one connection: above the stream limit it can
-    /// never go, and it shows whether a client really multiplexes.
+    /// never go, and it shows whether a client really multiplexes. Zeroed by
+    /// `POST /__admin/reset-peaks` as well as by a reset.
     pub h2_peak_streams: u64,
+    /// Most HTTP/2 connections with a stream open at once: how many connections a client
+    /// spread a burst of requests over (idle ones do not count). Zeroed like
+    /// `h2_peak_streams`.
+    pub h2_peak_connections: u64,
 }
 
 /// The shared state of one server: settings, counters, RNG. A cheap handle (an `Arc`).
@@ -74,6 +79,9 @@ struct Inner {
     h2_connections: AtomicU64,
     h2_streams: AtomicU64,
     h2_peak_streams: AtomicU64,
+    /// HTTP/2 connections with a stream open now.
+    h2_busy_connections: AtomicU64,
+    h2_peak_connections: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -133,6 +141,8 @@ impl MockState {
                 h2_connections: AtomicU64::new(0),
                 h2_streams: AtomicU64::new(0),
                 h2_peak_streams: AtomicU64::new(0),
+                h2_busy_connections: AtomicU64::new(0),
+                h2_peak_connections: AtomicU64::new(0),
             }),
         })
     }
@@ -153,6 +163,7 @@ impl MockState {
             h2_connections: inner.h2_connections.load(Ordering::Relaxed),
             h2_streams: inner.h2_streams.load(Ordering::Relaxed),
             h2_peak_streams: inner.h2_peak_streams.load(Ordering::Relaxed),
+            h2_peak_connections: inner.h2_peak_connections.load(Ordering::Relaxed),
         }
     }
 
@@ -193,10 +204,20 @@ impl MockState {
             &self.inner.tls_handshake_failures,
             &self.inner.h2_connections,
             &self.inner.h2_streams,
-            &self.inner.h2_peak_streams,
         ] {
             counter.store(0, Ordering::Relaxed);
         }
+        self.reset_peaks();
+    }
+
+    /// Zeroes the peaks (`h2_peak_streams`, `h2_peak_connections`) only, so that a client can
+    /// measure the peaks of one burst without losing the other counters or the faults.
+    pub fn reset_peaks(&self) {
+        self.inner.h2_peak_streams.store(0, Ordering::Relaxed);
+        self.inner.h2_peak_connections.store(
+            self.inner.h2_busy_connections.load(Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
     }
 
     pub(crate) fn content_type(&self) -> ContentType {
@@ -256,10 +277,20 @@ impl MockState {
 
     /// Counts one HTTP/2 stream, `open` of them now open on its connection.
     pub(crate) fn count_h2_stream(&self, open: u64) {
-        self.inner.h2_streams.fetch_add(1, Ordering::Relaxed);
+        let inner = &self.inner;
+        inner.h2_streams.fetch_add(1, Ordering::Relaxed);
+        inner.h2_peak_streams.fetch_max(open, Ordering::Relaxed);
+        if open == 1 {
+            let busy = inner.h2_busy_connections.fetch_add(1, Ordering::Relaxed) + 1;
+            inner.h2_peak_connections.fetch_max(busy, Ordering::Relaxed);
+        }
+    }
+
+    /// The last open stream of an HTTP/2 connection ended.
+    pub(crate) fn count_h2_connection_idle(&self) {
         self.inner
-            .h2_peak_streams
-            .fetch_max(open, Ordering::Relaxed);
+            .h2_busy_connections
+            .fetch_sub(1, Ordering::Relaxed);
     }
 
     pub(crate) fn count_request(&self) {

@@ -13,7 +13,7 @@ use rustls::pki_types::ServerName;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use crate::helpers::server_with;
+use crate::helpers::{Client, server_with};
 use crate::tls_client;
 
 const LIVE: &str = "/api/live?pairs=EURUSD,USDJPY";
@@ -220,6 +220,40 @@ fn concurrent_requests_are_streams_of_one_connection() {
     let stats = server.state().stats();
     assert_eq!((stats.h2_connections, stats.h2_streams), (1, 30));
     assert_eq!(stats.h2_peak_streams, 30, "all thirty were open at once");
+    assert_eq!(stats.h2_peak_connections, 1);
+}
+
+#[test]
+fn peaks_are_per_burst_after_a_peaks_reset() {
+    let server = h2_server(
+        TlsSettings::default(),
+        with_faults(Faults {
+            latency_ms: 50,
+            ..Faults::default()
+        }),
+    );
+    runtime().block_on(async {
+        let (first, _first_driver) = connect(&server).await;
+        let (second, _second_driver) = connect(&server).await;
+        // Two connections busy at once, eight streams on the busier.
+        let (a, b) = tokio::join!(concurrently(&first, 8), concurrently(&second, 3));
+        assert_eq!((a.len(), b.len()), (8, 3));
+        let stats = server.state().stats();
+        assert_eq!((stats.h2_peak_connections, stats.h2_peak_streams), (2, 8));
+
+        // The endpoint zeroes the peaks and nothing else (over HTTP/1.1: it is the bench's).
+        let mut admin = Client::connect(&server);
+        let response = admin.request("POST", "/__admin/reset-peaks", "");
+        assert_eq!(response.status, 200);
+        let after = server.state().stats();
+        assert_eq!((after.h2_peak_connections, after.h2_peak_streams), (0, 0));
+        assert_eq!(after.h2_streams, 11);
+        assert_eq!(server.state().faults().latency_ms, 50);
+
+        assert_eq!(concurrently(&second, 2).await.len(), 2);
+        let stats = server.state().stats();
+        assert_eq!((stats.h2_peak_connections, stats.h2_peak_streams), (1, 2));
+    });
 }
 
 #[test]
@@ -247,6 +281,10 @@ fn the_stream_limit_is_announced_and_kept() {
     assert_eq!(
         stats.h2_peak_streams, 10,
         "never more than the limit, and it was reached"
+    );
+    assert_eq!(
+        stats.h2_peak_connections, 1,
+        "the client queued on one connection"
     );
 }
 
