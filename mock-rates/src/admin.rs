@@ -1,4 +1,5 @@
-//! `/__admin/*`: read and change faults, read and reset counters, fetch the CA. Never faulted.
+//! `/__admin/*`: read and change faults, read and reset counters (or only the HTTP/2 peaks),
+//! fetch the CA. Never faulted.
 
 use serde::Serialize;
 
@@ -25,7 +26,17 @@ pub(crate) fn handle(request: &Request<'_>, state: &MockState, out: &mut Vec<u8>
             state.reset();
             responder.json(200, &Done { status: "reset" }, out)
         }
-        ("/__admin/reset", _) => responder.method_not_allowed("POST", out),
+        ("/__admin/reset-peaks", Method::Post) => {
+            state.reset_peaks();
+            responder.json(
+                200,
+                &Done {
+                    status: "peaks reset",
+                },
+                out,
+            )
+        }
+        ("/__admin/reset" | "/__admin/reset-peaks", _) => responder.method_not_allowed("POST", out),
         ("/__admin/ca", Method::Get) => match state.ca_pem() {
             Some(pem) => responder.bytes(200, "application/x-pem-file", pem.as_bytes(), out),
             None => responder.problem(404, "TLS is off: there is no CA", &[], out),

@@ -1,8 +1,7 @@
-//! One TCP connection, plain or inside TLS: read requests in turn, answer them, and
-//! misbehave on demand.
+//! One TCP connection, plain or inside TLS: read HTTP/1.1 requests in turn, answer them, and
+//! misbehave on demand; a TLS connection that negotiated `h2` goes to [`http2`] instead.
 
 use std::io;
-use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -10,15 +9,10 @@ use tokio_rustls::server::TlsStream;
 
 use crate::exchange::{Buffers, Outcome, Request, Responder};
 use crate::http::{self, Head, HttpError};
+use crate::http2;
 use crate::routes;
 use crate::state::MockState;
-
-/// How long a request may take to arrive when keep-alive is off (zero keep-alive).
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long a refused connection is drained before it is closed.
-const LINGER: Duration = Duration::from_secs(1);
-/// The gap between two bytes of a drip.
-const DRIP_INTERVAL: Duration = Duration::from_millis(100);
+use crate::timing::{DRIP_INTERVAL, LINGER, REQUEST_TIMEOUT};
 
 /// Serves one accepted connection until it closes; errors only end the connection.
 pub(crate) async fn run(stream: TcpStream, state: MockState) {
@@ -31,7 +25,11 @@ pub(crate) async fn run(stream: TcpStream, state: MockState) {
         Some(tls) => match tls.accept(stream).await {
             Ok((stream, handshake)) => {
                 state.count_handshake(handshake);
-                serve(stream, state).await
+                if handshake.h2 {
+                    http2::serve(stream, state).await
+                } else {
+                    serve(stream, state).await
+                }
             }
             Err(error) => {
                 // Dropping the socket closes it: nothing was said in HTTP, so nothing is owed.
@@ -129,6 +127,9 @@ impl<S: Transport> Connection<S> {
                 Outcome::Reset => return self.reset(),
                 Outcome::Drip => return self.drip().await,
                 Outcome::Hang => return self.hang().await,
+                // HTTP/1.1 has no GOAWAY and no refused request: both end the connection
+                // unanswered, as a server going away between two requests would.
+                Outcome::GoAway | Outcome::Refuse => return self.stream.shutdown().await,
             }
         }
     }

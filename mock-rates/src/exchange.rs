@@ -29,6 +29,11 @@ pub(crate) enum Outcome {
     Drip,
     /// Answer nothing; wait for the client to go away.
     Hang,
+    /// End the connection without answering: GOAWAY in HTTP/2, a close in HTTP/1.1.
+    GoAway,
+    /// Refuse this request unprocessed: RST_STREAM(REFUSED_STREAM) in HTTP/2, a close in
+    /// HTTP/1.1.
+    Refuse,
 }
 
 /// Buffers a connection reuses from request to request.

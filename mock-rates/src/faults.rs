@@ -64,17 +64,27 @@ pub enum FaultMode {
     /// Answer with `Faults::status` and a small JSON error body (`Retry-After: 1` for 503).
     Status,
     /// Close the socket with `SO_LINGER` 0 so the client sees a TCP RST, writing nothing.
+    /// HTTP/2: reset the stream with RST_STREAM(INTERNAL_ERROR) instead.
     Reset,
-    /// Send the status line and headers, then close before the body.
+    /// Send the status line and headers, then close before the body (HTTP/2: reset the
+    /// stream after the headers).
     Eof,
-    /// Send the headers with the full `Content-Length`, then half the body, then close.
+    /// Send the headers with the full `Content-Length`, then half the body, then close
+    /// (HTTP/2: reset the stream after half the body).
     Truncated,
     /// Answer 200 with correct framing but a body that is not JSON.
     Malformed,
-    /// Answer 200 chunked, then one 1-byte chunk every 100 ms until the client leaves.
+    /// Answer 200 chunked, then one 1-byte chunk every 100 ms until the client leaves
+    /// (HTTP/2: one 1-byte DATA frame every 100 ms).
     Drip,
     /// Read the request and never answer.
     Hang,
+    /// HTTP/2: send GOAWAY on the connection and close it without answering the stream.
+    /// HTTP/1.1, which has no such frame: close the connection without answering.
+    Goaway,
+    /// HTTP/2: refuse the stream with RST_STREAM(REFUSED_STREAM), which says it was not
+    /// processed. HTTP/1.1: close the connection without answering.
+    Refused,
 }
 
 /// What one `/api/live` request gets: a delay, and a fault or not.

@@ -21,6 +21,18 @@ pub(crate) enum Method {
     Other,
 }
 
+impl Method {
+    /// The method named by a request's method token (case-sensitive, as RFC 9110 says).
+    pub(crate) fn from_token(token: &str) -> Self {
+        match token {
+            "GET" => Self::Get,
+            "POST" => Self::Post,
+            "PUT" => Self::Put,
+            _ => Self::Other,
+        }
+    }
+}
+
 /// A parsed request head; `target` indexes the buffer it was parsed from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Head {
@@ -124,12 +136,7 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, HttpError> {
     let target_start = skipped + method.len() + 1;
     let http10 = minor_version == 0;
     let mut head = Head {
-        method: match method {
-            "GET" => Method::Get,
-            "POST" => Method::Post,
-            "PUT" => Method::Put,
-            _ => Method::Other,
-        },
+        method: Method::from_token(method),
         target: target_start..target_start + target.len(),
         http10,
         keep_alive: !http10,

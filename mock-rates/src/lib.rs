@@ -1,17 +1,19 @@
-//! A local exchange-rate server in the Free Forex API's format, over HTTP or HTTPS, with
-//! fidelity switches and faults.
+//! A local exchange-rate server in the Free Forex API's format, over HTTP/1.1, or HTTPS with
+//! HTTP/1.1 and HTTP/2, with fidelity switches and faults.
 
 mod admin;
 mod connection;
 mod exchange;
 mod faults;
 mod http;
+mod http2;
 mod rates;
 mod reply;
 mod routes;
 mod server;
 mod settings;
 mod state;
+mod timing;
 mod tls;
 
 pub use faults::{FaultMode, Faults};

@@ -15,6 +15,10 @@ use mock_rates::{
 /// Every flag but --probe can also be set with an environment variable `MOCK_RATES_<FLAG>`.
 #[derive(Debug, Parser)]
 #[command(name = "mock-rates", version, about)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is an on/off switch of the command line, as clap reads it"
+)]
 struct Cli {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, env = "MOCK_RATES_LISTEN", default_value = "127.0.0.1:8081")]
@@ -58,6 +62,14 @@ struct Cli {
     #[arg(long, env = "MOCK_RATES_NO_RESUMPTION", requires = "tls",
           value_parser = clap::builder::BoolishValueParser::new())]
     no_resumption: bool,
+    /// Offer only HTTP/1.1 by ALPN, not h2, so clients that insist on HTTP/2 are refused.
+    #[arg(long, env = "MOCK_RATES_NO_HTTP2", requires = "tls",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    no_http2: bool,
+    /// SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection (no limit when unset).
+    #[arg(long, env = "MOCK_RATES_MAX_CONCURRENT_STREAMS", value_name = "N", requires = "tls",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_concurrent_streams: Option<u32>,
     /// Write the CA's certificate (PEM) to this file before announcing the address.
     #[arg(long, env = "MOCK_RATES_CA_OUT", value_name = "PATH", requires = "tls")]
     ca_out: Option<PathBuf>,
@@ -92,6 +104,8 @@ impl Cli {
             keep_alive: Duration::from_secs(self.keep_alive_secs),
             tls: self.tls.then_some(TlsSettings {
                 resumption: !self.no_resumption,
+                http2: !self.no_http2,
+                max_concurrent_streams: self.max_concurrent_streams,
                 ..TlsSettings::default()
             }),
         }

@@ -104,6 +104,8 @@ async fn live(request: &Request<'_>, state: &MockState, buffers: &mut Buffers) -
             Outcome::Drip
         }
         Some(FaultMode::Hang) => Outcome::Hang,
+        Some(FaultMode::Goaway) => Outcome::GoAway,
+        Some(FaultMode::Refused) => Outcome::Refuse,
     }
 }
 

@@ -1,4 +1,5 @@
-//! How a server answers when nothing is going wrong: content type, framing, timestamps, TLS.
+//! How a server answers when nothing is going wrong: content type, framing, timestamps, TLS
+//! and HTTP/2.
 
 use std::time::Duration;
 
@@ -50,6 +51,12 @@ pub struct TlsSettings {
     /// How long a client may take to finish its handshake before the connection is dropped
     /// (a silent one would hold a task forever). 5 s; a client run under valgrind needs more.
     pub handshake_timeout: Duration,
+    /// Whether `h2` is offered by ALPN (before `http/1.1`): a client that picks it is served
+    /// HTTP/2. Off, only `http/1.1` is offered, so a client that insists on HTTP/2 fails.
+    pub http2: bool,
+    /// The `SETTINGS_MAX_CONCURRENT_STREAMS` sent on each HTTP/2 connection: most streams a
+    /// client may have open on it at once. `None` sends no limit.
+    pub max_concurrent_streams: Option<u32>,
 }
 
 impl Default for TlsSettings {
@@ -58,6 +65,8 @@ impl Default for TlsSettings {
             // Resumption is what production servers offer, so it is what clients meet by default.
             resumption: true,
             handshake_timeout: Duration::from_secs(5),
+            http2: true,
+            max_concurrent_streams: None,
         }
     }
 }

@@ -36,6 +36,18 @@ pub struct Stats {
     pub tls12_handshakes: u64,
     /// TLS handshakes that failed or timed out: the connection was closed without a request.
     pub tls_handshake_failures: u64,
+    /// Connections that negotiated HTTP/2 by ALPN and sent its preface (also in `connections`).
+    pub h2_connections: u64,
+    /// HTTP/2 streams accepted: one per HTTP/2 request (also in `requests`).
+    pub h2_streams: u64,
+    /// Most HTTP/2 streams open at once on one connection: above the stream limit it can
+    /// never go, and it shows whether a client really multiplexes. Zeroed by
+    /// `POST /__admin/reset-peaks` as well as by a reset.
+    pub h2_peak_streams: u64,
+    /// Most HTTP/2 connections with a stream open at once: how many connections a client
+    /// spread a burst of requests over (idle ones do not count). Zeroed like
+    /// `h2_peak_streams`.
+    pub h2_peak_connections: u64,
 }
 
 /// The shared state of one server: settings, counters, RNG. A cheap handle (an `Arc`).
@@ -63,6 +75,13 @@ struct Inner {
     tls13_handshakes: AtomicU64,
     tls12_handshakes: AtomicU64,
     tls_handshake_failures: AtomicU64,
+    max_concurrent_streams: Option<u32>,
+    h2_connections: AtomicU64,
+    h2_streams: AtomicU64,
+    h2_peak_streams: AtomicU64,
+    /// HTTP/2 connections with a stream open now.
+    h2_busy_connections: AtomicU64,
+    h2_peak_connections: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -115,6 +134,15 @@ impl MockState {
                 tls13_handshakes: AtomicU64::new(0),
                 tls12_handshakes: AtomicU64::new(0),
                 tls_handshake_failures: AtomicU64::new(0),
+                max_concurrent_streams: settings
+                    .tls
+                    .as_ref()
+                    .and_then(|tls| tls.max_concurrent_streams),
+                h2_connections: AtomicU64::new(0),
+                h2_streams: AtomicU64::new(0),
+                h2_peak_streams: AtomicU64::new(0),
+                h2_busy_connections: AtomicU64::new(0),
+                h2_peak_connections: AtomicU64::new(0),
             }),
         })
     }
@@ -132,6 +160,10 @@ impl MockState {
             tls13_handshakes: inner.tls13_handshakes.load(Ordering::Relaxed),
             tls12_handshakes: inner.tls12_handshakes.load(Ordering::Relaxed),
             tls_handshake_failures: inner.tls_handshake_failures.load(Ordering::Relaxed),
+            h2_connections: inner.h2_connections.load(Ordering::Relaxed),
+            h2_streams: inner.h2_streams.load(Ordering::Relaxed),
+            h2_peak_streams: inner.h2_peak_streams.load(Ordering::Relaxed),
+            h2_peak_connections: inner.h2_peak_connections.load(Ordering::Relaxed),
         }
     }
 
@@ -170,9 +202,22 @@ impl MockState {
             &self.inner.tls13_handshakes,
             &self.inner.tls12_handshakes,
             &self.inner.tls_handshake_failures,
+            &self.inner.h2_connections,
+            &self.inner.h2_streams,
         ] {
             counter.store(0, Ordering::Relaxed);
         }
+        self.reset_peaks();
+    }
+
+    /// Zeroes the peaks (`h2_peak_streams`, `h2_peak_connections`) only, so that a client can
+    /// measure the peaks of one burst without losing the other counters or the faults.
+    pub fn reset_peaks(&self) {
+        self.inner.h2_peak_streams.store(0, Ordering::Relaxed);
+        self.inner.h2_peak_connections.store(
+            self.inner.h2_busy_connections.load(Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
     }
 
     pub(crate) fn content_type(&self) -> ContentType {
@@ -220,6 +265,32 @@ impl MockState {
 
     pub(crate) fn count_connection(&self) {
         self.inner.connections.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn max_concurrent_streams(&self) -> Option<u32> {
+        self.inner.max_concurrent_streams
+    }
+
+    pub(crate) fn count_h2_connection(&self) {
+        self.inner.h2_connections.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts one HTTP/2 stream, `open` of them now open on its connection.
+    pub(crate) fn count_h2_stream(&self, open: u64) {
+        let inner = &self.inner;
+        inner.h2_streams.fetch_add(1, Ordering::Relaxed);
+        inner.h2_peak_streams.fetch_max(open, Ordering::Relaxed);
+        if open == 1 {
+            let busy = inner.h2_busy_connections.fetch_add(1, Ordering::Relaxed) + 1;
+            inner.h2_peak_connections.fetch_max(busy, Ordering::Relaxed);
+        }
+    }
+
+    /// The last open stream of an HTTP/2 connection ended.
+    pub(crate) fn count_h2_connection_idle(&self) {
+        self.inner
+            .h2_busy_connections
+            .fetch_sub(1, Ordering::Relaxed);
     }
 
     pub(crate) fn count_request(&self) {

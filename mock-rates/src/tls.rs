@@ -1,5 +1,5 @@
 //! HTTPS on the listener: a CA and a certificate for `localhost`/`127.0.0.1` made at start,
-//! the rustls server configuration, and the handshake, bounded in time.
+//! the rustls server configuration (ALPN included), and the handshake, bounded in time.
 
 use std::fmt;
 use std::io;
@@ -20,9 +20,9 @@ use tokio_rustls::server::TlsStream;
 
 use crate::settings::TlsSettings;
 
-/// Protocols offered by ALPN. Only HTTP/1.1 is served for now; `h2` goes first here once it
-/// is, and the negotiated one (`ServerConnection::alpn_protocol`) picks the connection code.
-const ALPN: [&[u8]; 1] = [b"http/1.1"];
+/// Protocols offered by ALPN, in the server's order of preference; the negotiated one
+/// ([`Handshake::h2`]) picks the connection code. `h2` is left out when HTTP/2 is off.
+const ALPN: [&[u8]; 2] = [b"h2", b"http/1.1"];
 
 /// The TLS side of a server: its acceptor and the PEM of the CA that signed its certificate.
 pub(crate) struct Tls {
@@ -47,6 +47,8 @@ impl fmt::Debug for Tls {
 pub(crate) struct Handshake {
     pub resumed: bool,
     pub tls13: bool,
+    /// The client chose `h2` by ALPN.
+    pub h2: bool,
 }
 
 impl Tls {
@@ -64,7 +66,11 @@ impl Tls {
             .with_no_client_auth()
             .with_single_cert(vec![leaf.cert], leaf.key)
             .map_err(io::Error::other)?;
-        config.alpn_protocols = ALPN.iter().map(|protocol| protocol.to_vec()).collect();
+        config.alpn_protocols = ALPN
+            .iter()
+            .filter(|protocol| settings.http2 || **protocol != b"h2")
+            .map(|protocol| protocol.to_vec())
+            .collect();
         if !settings.resumption {
             // No stored sessions covers TLS 1.2 ids and TLS 1.3 stateful tickets; the default
             // ticketer makes no stateless tickets, and sending none keeps clients from trying.
@@ -101,6 +107,7 @@ impl Tls {
         let handshake = Handshake {
             resumed: connection.handshake_kind() == Some(HandshakeKind::Resumed),
             tls13: connection.protocol_version() == Some(ProtocolVersion::TLSv1_3),
+            h2: connection.alpn_protocol() == Some(b"h2"),
         };
         Ok((stream, handshake))
     }

@@ -139,8 +139,43 @@ fn tls_writes_the_ca_and_no_resumption_makes_every_handshake_full() {
 }
 
 #[test]
+fn no_http2_offers_only_http_1_1() {
+    let ca_out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("mock-rates-ca-h2-{}.pem", std::process::id()));
+    let ca_arg = ca_out.to_str().expect("a UTF-8 temporary path");
+    let (_running, _scheme, addr) = spawn_with(
+        &[
+            "--tls",
+            "--ca-out",
+            ca_arg,
+            "--max-concurrent-streams",
+            "10",
+        ],
+        &[("MOCK_RATES_NO_HTTP2", "1")],
+    );
+    let ca_pem = std::fs::read_to_string(&ca_out).expect("the CA was written before the announce");
+    let _ = std::fs::remove_file(&ca_out);
+    let mut only_h2 = std::sync::Arc::unwrap_or_clone(tls_client::trusting(&ca_pem));
+    only_h2.alpn_protocols = vec![b"h2".to_vec()];
+    let refused = tls_client::connect(addr, "localhost", &std::sync::Arc::new(only_h2));
+    assert!(refused.is_err(), "a client that offers only h2 is refused");
+    let config = tls_client::trusting(&ca_pem);
+    let stream = tls_client::connect(addr, "localhost", &config).unwrap();
+    assert_eq!(
+        stream.tls().and_then(|tls| tls.alpn_protocol()),
+        Some(&b"http/1.1"[..])
+    );
+}
+
+#[test]
 fn tls_flags_are_refused_without_tls() {
-    for args in [&["--no-resumption"][..], &["--ca-out", "ca.pem"]] {
+    for args in [
+        &["--no-resumption"][..],
+        &["--ca-out", "ca.pem"],
+        &["--no-http2"],
+        &["--max-concurrent-streams", "10"],
+        &["--tls", "--max-concurrent-streams", "0"],
+    ] {
         let status = Command::new(BINARY)
             .args(args)
             .stderr(Stdio::null())

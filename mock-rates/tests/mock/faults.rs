@@ -159,6 +159,20 @@ fn drip_keeps_sending_single_byte_chunks() {
 }
 
 #[test]
+fn goaway_and_refused_close_an_http_1_1_connection_unanswered() {
+    for mode in [FaultMode::Goaway, FaultMode::Refused] {
+        each_protocol(|tls| {
+            let server = faulty(tls, fault(mode));
+            let mut client = Client::connect(&server);
+            client.send("GET", LIVE, &[], "");
+            // A clean close (a close_notify over TLS), with not a byte of an answer.
+            assert!(client.read_to_end().unwrap().is_empty(), "{mode:?}");
+            assert_eq!(server.state().stats().faults_injected, 1);
+        });
+    }
+}
+
+#[test]
 fn hang_sends_nothing() {
     each_protocol(|tls| {
         let server = faulty(tls, fault(FaultMode::Hang));

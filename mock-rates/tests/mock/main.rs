@@ -6,6 +6,7 @@ mod binary;
 mod faults;
 mod fidelity;
 mod helpers;
+mod http2;
 mod keep_alive;
 mod live;
 mod protocol;

@@ -1,0 +1,457 @@
+//! HTTP/2 by ALPN: the same answers as HTTP/1.1, streams multiplexed on one connection and
+//! counted, the stream limit, each fault as HTTP/2 has it, and the idle close. Driven with the
+//! `h2` crate's client over tokio-rustls, on a runtime of the test's own.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use h2::client::SendRequest;
+use h2::{Reason, RecvStream};
+use mock_rates::{FaultMode, Faults, Framing, MockServer, Settings, TlsSettings};
+use rustls::pki_types::ServerName;
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+use crate::helpers::{Client, server_with};
+use crate::tls_client;
+
+const LIVE: &str = "/api/live?pairs=EURUSD,USDJPY";
+
+fn h2_server(tls: TlsSettings, settings: Settings) -> MockServer {
+    server_with(Settings {
+        tls: Some(tls),
+        ..settings
+    })
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+/// A TLS connection offering `alpn`, and the protocol the server chose.
+async fn tls_connect(
+    server: &MockServer,
+    alpn: &[&[u8]],
+) -> std::io::Result<(tokio_rustls::client::TlsStream<TcpStream>, Option<Vec<u8>>)> {
+    let mut config = Arc::unwrap_or_clone(tls_client::trusting(server.ca_pem().unwrap()));
+    config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
+    let socket = TcpStream::connect(server.addr()).await?;
+    let stream = TlsConnector::from(Arc::new(config))
+        .connect(ServerName::try_from("localhost").unwrap(), socket)
+        .await?;
+    let chosen = stream.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
+    Ok((stream, chosen))
+}
+
+/// An HTTP/2 connection, driven on its own task until the server or the client ends it.
+async fn connect(
+    server: &MockServer,
+) -> (
+    SendRequest<Bytes>,
+    tokio::task::JoinHandle<Result<(), h2::Error>>,
+) {
+    let (stream, chosen) = tls_connect(server, &[b"h2", b"http/1.1"]).await.unwrap();
+    assert_eq!(chosen.as_deref(), Some(&b"h2"[..]), "the server prefers h2");
+    let (send, connection) = h2::client::handshake(stream).await.unwrap();
+    let driver = tokio::spawn(connection);
+    (send, driver)
+}
+
+/// Sends a GET on a new stream; the answer's head, or why the stream failed.
+async fn get(
+    send: &SendRequest<Bytes>,
+    path: &str,
+) -> Result<http::Response<RecvStream>, h2::Error> {
+    let mut send = send.clone().ready().await?;
+    let request = http::Request::get(format!("https://localhost{path}"))
+        .body(())
+        .unwrap();
+    let (response, _body) = send.send_request(request, true)?;
+    response.await
+}
+
+/// The body's DATA frames, or the error that ended it.
+async fn frames(body: &mut RecvStream) -> Result<Vec<Bytes>, h2::Error> {
+    let mut frames = Vec::new();
+    while let Some(frame) = body.data().await {
+        let frame = frame?;
+        body.flow_control().release_capacity(frame.len())?;
+        frames.push(frame);
+    }
+    Ok(frames)
+}
+
+async fn text(response: http::Response<RecvStream>) -> String {
+    let frames = frames(&mut response.into_body()).await.unwrap();
+    String::from_utf8(frames.concat()).unwrap()
+}
+
+fn with_faults(faults: Faults) -> Settings {
+    Settings {
+        faults,
+        ..Settings::default()
+    }
+}
+
+fn fault(mode: FaultMode) -> Settings {
+    with_faults(Faults {
+        mode,
+        ..Faults::default()
+    })
+}
+
+#[test]
+fn h2_by_alpn_answers_like_http_1_1() {
+    let server = h2_server(TlsSettings::default(), Settings::default());
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        let response = get(&send, LIVE).await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.version(), http::Version::HTTP_2);
+        assert_eq!(response.headers()["content-type"], "application/json");
+        let length: usize = response.headers()["content-length"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let body = text(response).await;
+        assert_eq!(body.len(), length);
+        let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(json["code"], 200);
+        assert!(json["rates"]["EURUSD"]["rate"].is_number(), "{body}");
+
+        let missing = get(&send, "/nowhere").await.unwrap();
+        assert_eq!(missing.status(), 404);
+        assert_eq!(
+            missing.headers()["content-type"],
+            "application/problem+json"
+        );
+    });
+    let stats = server.state().stats();
+    assert_eq!(
+        (stats.connections, stats.h2_connections, stats.h2_streams),
+        (1, 1, 2)
+    );
+    assert_eq!(stats.requests, 2);
+}
+
+#[test]
+fn a_client_offering_only_http_1_1_gets_http_1_1() {
+    let server = h2_server(TlsSettings::default(), Settings::default());
+    runtime().block_on(async {
+        let (_stream, chosen) = tls_connect(&server, &[b"http/1.1"]).await.unwrap();
+        assert_eq!(chosen.as_deref(), Some(&b"http/1.1"[..]));
+    });
+    assert_eq!(server.state().stats().h2_connections, 0);
+}
+
+#[test]
+fn with_http2_off_a_client_insisting_on_h2_is_refused() {
+    let server = h2_server(
+        TlsSettings {
+            http2: false,
+            ..TlsSettings::default()
+        },
+        Settings::default(),
+    );
+    runtime().block_on(async {
+        let error = tls_connect(&server, &[b"h2"]).await.unwrap_err();
+        let refused = error
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>());
+        assert!(
+            matches!(
+                refused,
+                Some(rustls::Error::AlertReceived(
+                    rustls::AlertDescription::NoApplicationProtocol
+                ))
+            ),
+            "{error:?}"
+        );
+        let (_stream, chosen) = tls_connect(&server, &[b"h2", b"http/1.1"]).await.unwrap();
+        assert_eq!(chosen.as_deref(), Some(&b"http/1.1"[..]));
+    });
+}
+
+/// Sends `count` GETs at once on one connection, each on a task of its own; their statuses.
+async fn concurrently(send: &SendRequest<Bytes>, count: usize) -> Vec<u16> {
+    let calls: Vec<_> = (0..count)
+        .map(|_| {
+            let send = send.clone();
+            tokio::spawn(async move {
+                let response = get(&send, LIVE).await.unwrap();
+                let status = response.status().as_u16();
+                text(response).await;
+                status
+            })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for call in calls {
+        statuses.push(call.await.unwrap());
+    }
+    statuses
+}
+
+#[test]
+fn concurrent_requests_are_streams_of_one_connection() {
+    let server = h2_server(
+        TlsSettings::default(),
+        with_faults(Faults {
+            latency_ms: 100,
+            ..Faults::default()
+        }),
+    );
+    let started = Instant::now();
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        assert_eq!(concurrently(&send, 30).await, vec![200; 30]);
+    });
+    // Thirty answers 100 ms late each, at once: well under the 3 s they would take in turn.
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let stats = server.state().stats();
+    assert_eq!((stats.h2_connections, stats.h2_streams), (1, 30));
+    assert_eq!(stats.h2_peak_streams, 30, "all thirty were open at once");
+    assert_eq!(stats.h2_peak_connections, 1);
+}
+
+#[test]
+fn peaks_are_per_burst_after_a_peaks_reset() {
+    let server = h2_server(
+        TlsSettings::default(),
+        with_faults(Faults {
+            latency_ms: 50,
+            ..Faults::default()
+        }),
+    );
+    runtime().block_on(async {
+        let (first, _first_driver) = connect(&server).await;
+        let (second, _second_driver) = connect(&server).await;
+        // Two connections busy at once, eight streams on the busier.
+        let (a, b) = tokio::join!(concurrently(&first, 8), concurrently(&second, 3));
+        assert_eq!((a.len(), b.len()), (8, 3));
+        let stats = server.state().stats();
+        assert_eq!((stats.h2_peak_connections, stats.h2_peak_streams), (2, 8));
+
+        // The endpoint zeroes the peaks and nothing else (over HTTP/1.1: it is the bench's).
+        let mut admin = Client::connect(&server);
+        let response = admin.request("POST", "/__admin/reset-peaks", "");
+        assert_eq!(response.status, 200);
+        let after = server.state().stats();
+        assert_eq!((after.h2_peak_connections, after.h2_peak_streams), (0, 0));
+        assert_eq!(after.h2_streams, 11);
+        assert_eq!(server.state().faults().latency_ms, 50);
+
+        assert_eq!(concurrently(&second, 2).await.len(), 2);
+        let stats = server.state().stats();
+        assert_eq!((stats.h2_peak_connections, stats.h2_peak_streams), (1, 2));
+    });
+}
+
+#[test]
+fn the_stream_limit_is_announced_and_kept() {
+    let server = h2_server(
+        TlsSettings {
+            max_concurrent_streams: Some(10),
+            ..TlsSettings::default()
+        },
+        with_faults(Faults {
+            latency_ms: 50,
+            ..Faults::default()
+        }),
+    );
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        // The client learns the limit from the server's SETTINGS with the first answer.
+        get(&send, "/health").await.unwrap();
+        assert_eq!(send.current_max_send_streams(), 10);
+        // The h2 client queues what the limit does not let through.
+        assert_eq!(concurrently(&send, 25).await, vec![200; 25]);
+    });
+    let stats = server.state().stats();
+    assert_eq!((stats.h2_connections, stats.h2_streams), (1, 26));
+    assert_eq!(
+        stats.h2_peak_streams, 10,
+        "never more than the limit, and it was reached"
+    );
+    assert_eq!(
+        stats.h2_peak_connections, 1,
+        "the client queued on one connection"
+    );
+}
+
+#[test]
+fn reset_and_refused_reset_the_stream_and_keep_the_connection() {
+    for (mode, reason) in [
+        (FaultMode::Reset, Reason::INTERNAL_ERROR),
+        (FaultMode::Refused, Reason::REFUSED_STREAM),
+    ] {
+        let server = h2_server(TlsSettings::default(), fault(mode));
+        runtime().block_on(async {
+            let (send, _driver) = connect(&server).await;
+            let error = get(&send, LIVE).await.unwrap_err();
+            assert_eq!(error.reason(), Some(reason), "{mode:?}: {error}");
+            assert!(error.is_reset(), "{mode:?}: {error}");
+            // Only the stream was hit: the same connection still answers.
+            assert_eq!(get(&send, "/health").await.unwrap().status(), 200);
+        });
+        assert_eq!(server.state().stats().h2_connections, 1);
+    }
+}
+
+#[test]
+fn goaway_ends_the_connection_unanswered() {
+    let server = h2_server(TlsSettings::default(), fault(FaultMode::Goaway));
+    runtime().block_on(async {
+        let (send, driver) = connect(&server).await;
+        let error = get(&send, LIVE).await.unwrap_err();
+        assert!(!error.is_reset(), "the stream itself is not reset: {error}");
+        // The stream fails as the connection closes; the connection says why.
+        let ended = tokio::time::timeout(Duration::from_secs(2), driver)
+            .await
+            .expect("the server closes the connection after its GOAWAY")
+            .unwrap()
+            .unwrap_err();
+        assert!(ended.is_go_away() && ended.is_remote(), "{ended:?}");
+        assert_eq!(ended.reason(), Some(Reason::INTERNAL_ERROR), "{ended}");
+    });
+}
+
+#[test]
+fn eof_and_truncated_reset_the_stream_after_what_was_sent() {
+    for mode in [FaultMode::Eof, FaultMode::Truncated] {
+        let server = h2_server(TlsSettings::default(), fault(mode));
+        runtime().block_on(async {
+            let (send, _driver) = connect(&server).await;
+            // The reset follows the head at once, so the client may report it for either.
+            let (error, received) = match get(&send, LIVE).await {
+                Err(error) => (error, 0),
+                Ok(response) => {
+                    assert_eq!(response.status(), 200, "{mode:?}");
+                    let mut body = response.into_body();
+                    let mut received = 0;
+                    loop {
+                        match body.data().await {
+                            Some(Ok(frame)) => received += frame.len(),
+                            Some(Err(error)) => break (error, received),
+                            None => panic!("{mode:?}: the body ended cleanly"),
+                        }
+                    }
+                }
+            };
+            assert!(error.is_reset(), "{mode:?}: {error}");
+            assert_eq!(error.reason(), Some(Reason::INTERNAL_ERROR), "{mode:?}");
+            if mode == FaultMode::Eof {
+                assert_eq!(received, 0, "no body before the reset");
+            }
+        });
+    }
+}
+
+#[test]
+fn status_latency_malformed_and_chunked_work_as_over_http_1_1() {
+    let status = h2_server(
+        TlsSettings::default(),
+        with_faults(Faults {
+            mode: FaultMode::Status,
+            status: 503,
+            ..Faults::default()
+        }),
+    );
+    let malformed = h2_server(TlsSettings::default(), fault(FaultMode::Malformed));
+    let chunked = h2_server(
+        TlsSettings::default(),
+        Settings {
+            framing: Framing::Chunked,
+            ..Settings::default()
+        },
+    );
+    let slow = h2_server(
+        TlsSettings::default(),
+        with_faults(Faults {
+            latency_ms: 200,
+            ..Faults::default()
+        }),
+    );
+    runtime().block_on(async {
+        let (send, _driver) = connect(&status).await;
+        let response = get(&send, LIVE).await.unwrap();
+        assert_eq!(response.status(), 503);
+        assert_eq!(response.headers()["retry-after"], "1");
+
+        let (send, _driver) = connect(&malformed).await;
+        let body = text(get(&send, LIVE).await.unwrap()).await;
+        assert!(serde_json::from_str::<serde_json::Value>(&body).is_err());
+        assert!(body.ends_with("<html>"), "{body}");
+
+        let (send, _driver) = connect(&chunked).await;
+        let response = get(&send, LIVE).await.unwrap();
+        assert!(response.headers().get("content-length").is_none());
+        let parts = frames(&mut response.into_body()).await.unwrap();
+        let non_empty = parts.iter().filter(|part| !part.is_empty()).count();
+        assert_eq!(non_empty, 2, "a chunked body goes out in two DATA frames");
+        serde_json::from_slice::<serde_json::Value>(&parts.concat()).unwrap();
+
+        let (send, _driver) = connect(&slow).await;
+        let started = Instant::now();
+        assert_eq!(get(&send, LIVE).await.unwrap().status(), 200);
+        assert!(started.elapsed() >= Duration::from_millis(200));
+    });
+}
+
+#[test]
+fn drip_and_hang_hold_the_stream_not_the_connection() {
+    let drip = h2_server(TlsSettings::default(), fault(FaultMode::Drip));
+    let hang = h2_server(TlsSettings::default(), fault(FaultMode::Hang));
+    runtime().block_on(async {
+        let (send, _driver) = connect(&drip).await;
+        let response = get(&send, LIVE).await.unwrap();
+        let mut body = response.into_body();
+        let started = Instant::now();
+        let mut received = 0;
+        while started.elapsed() < Duration::from_millis(450) {
+            let frame = body.data().await.unwrap().unwrap();
+            assert_eq!(frame.len(), 1, "one byte per DATA frame");
+            received += 1;
+        }
+        // One byte each 100 ms: 4 to 6 in 450 ms, never the whole body.
+        assert!((3..=6).contains(&received), "{received}");
+        // Other streams on the connection are not held up.
+        assert_eq!(get(&send, "/health").await.unwrap().status(), 200);
+
+        let (send, _driver) = connect(&hang).await;
+        let hanging = tokio::time::timeout(Duration::from_millis(300), get(&send, LIVE)).await;
+        assert!(hanging.is_err(), "no answer to a hanging stream");
+        assert_eq!(get(&send, "/health").await.unwrap().status(), 200);
+    });
+}
+
+#[test]
+fn an_idle_connection_is_closed_after_the_keep_alive() {
+    let server = h2_server(
+        TlsSettings::default(),
+        Settings {
+            keep_alive: Duration::from_millis(300),
+            ..Settings::default()
+        },
+    );
+    runtime().block_on(async {
+        let (send, driver) = connect(&server).await;
+        assert_eq!(get(&send, LIVE).await.unwrap().status(), 200);
+        let started = Instant::now();
+        tokio::time::timeout(Duration::from_secs(3), driver)
+            .await
+            .expect("the server closes an idle HTTP/2 connection")
+            .unwrap()
+            .expect("a graceful GOAWAY: no error");
+        assert!(started.elapsed() >= Duration::from_millis(250));
+    });
+}
