@@ -75,7 +75,9 @@ pub struct Cli {
     /// latency, connections, cost, load and fanout: the protocols each client is measured over,
     /// comma-separated: http (HTTP/1.1 in the clear), https (HTTP/1.1 over TLS, against a
     /// mock-rates of the bench's own with a CA made at start, and for load and fanout a payment
-    /// service of its own pointed at it; skipped with --mock-url). [default: http,https]
+    /// service of its own pointed at it; skipped with --mock-url), h2 (HTTP/2 over TLS by ALPN,
+    /// likewise, for latency, load and fanout; not ureq, which speaks HTTP/1.1 only).
+    /// [default: http,https,h2]
     #[arg(
         long = "protocol",
         value_enum,
@@ -190,6 +192,9 @@ pub enum Command {
         /// With `--tls`: refuse session resumption, so that every handshake is a full one.
         #[arg(long, requires = "tls")]
         no_resumption: bool,
+        /// With `--tls`: the HTTP/2 connections' SETTINGS_MAX_CONCURRENT_STREAMS.
+        #[arg(long, requires = "tls", value_name = "N")]
+        max_concurrent_streams: Option<u32>,
         /// Exit at once if this process is not our parent any more.
         #[arg(long)]
         parent_pid: Option<u32>,

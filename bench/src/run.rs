@@ -12,10 +12,12 @@ use time::format_description::well_known::Rfc3339;
 use crate::cli::{self, Cli, Command};
 use crate::error::BenchError;
 use crate::machine::Sampler;
-use crate::model::{Protocol, Results, RunSettings};
-use crate::servers::{self, ApiEndpoint, MockEndpoint, Stack};
+use crate::model::{Protocol, Results, RunSettings, SuiteName};
+use crate::servers::mock::TlsChild;
+use crate::servers::{self, ApiEndpoint, MockEndpoint, Serving, TlsServers};
 use crate::suites::{self, SuiteContext};
 use crate::{baseline, env, release, report};
+use rates_common::HttpVersion;
 
 /// The process entry point.
 pub fn main() -> ExitCode {
@@ -38,12 +40,20 @@ pub fn main() -> ExitCode {
             tls,
             ca_out,
             no_resumption,
+            max_concurrent_streams,
             parent_pid,
         }) => match servers::mock::run_child(
             listen,
             cpu,
-            ca_out.as_deref().filter(|_| tls),
-            !no_resumption,
+            ca_out
+                .as_deref()
+                .filter(|_| tls)
+                .map(|ca_out| TlsChild {
+                    ca_out,
+                    resumption: !no_resumption,
+                    max_concurrent_streams,
+                })
+                .as_ref(),
             parent_pid,
         ) {
             Ok(()) => ExitCode::SUCCESS,
@@ -126,14 +136,9 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     if let Some(api) = api.as_ref().filter(|api| api.pid().is_some()) {
         settings.api = format!("child process at {}", api.base_url());
     }
-    let https = start_https_stack(&settings, mock.as_ref(), api.as_ref())?;
-    if let Some((mock, api)) = &https {
-        settings.https_servers = Some(format!(
-            "payment service: child process at {} (rates.ca_file: the mock's CA); mock-rates \
-             serving TLS: child process at {}",
-            api.base_url(),
-            mock.base_url()
-        ));
+    let tls = start_tls_servers(&settings, mock.as_ref(), api.as_ref())?;
+    if let Some(tls) = &tls {
+        settings.https_servers = Some(describe_tls_servers(tls));
     }
     print(&report::header(&environment, &settings));
     if let Some(mock) = &mock
@@ -147,11 +152,7 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
         settings: &settings,
         mock: mock.as_ref(),
         api: api.as_ref(),
-        https: https.as_ref().map(|(mock, api)| Stack {
-            protocol: Protocol::Https,
-            mock,
-            api,
-        }),
+        tls: tls.as_ref().map(TlsServers::stacks).unwrap_or_default(),
     };
     let mut sampler = Sampler::start();
     for &suite in &settings.suites {
@@ -160,7 +161,8 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
         results.machine.push(sampler.take(suite));
     }
     drop(sampler);
-    drop(https);
+    drop(context);
+    drop(tls);
     drop(api);
     drop(mock);
 
@@ -224,38 +226,96 @@ fn start_mock(url: Option<&str>) -> Result<MockEndpoint, BenchError> {
     }
 }
 
-/// The payment service and mock-rates over TLS that the suites driving the service use for
-/// `https`, when one of them runs over it; the bench must run its own servers for that (a mock
-/// given by URL serves plain HTTP), and says so when it does not.
-fn start_https_stack(
+/// The payment services and mock-rates over TLS that the suites driving the service use for
+/// `https` and `h2` (see [`TlsServers`]), when one of them runs over either; the bench must
+/// run its own servers for that (a mock given by URL serves plain HTTP), and says so when it
+/// does not.
+fn start_tls_servers(
     settings: &RunSettings,
     mock: Option<&MockEndpoint>,
     api: Option<&ApiEndpoint>,
-) -> Result<Option<(MockEndpoint, ApiEndpoint)>, BenchError> {
-    let suites: Vec<&str> = settings
+) -> Result<Option<TlsServers>, BenchError> {
+    let suites: Vec<SuiteName> = settings
         .suites
         .iter()
+        .copied()
         .filter(|suite| suite.drives_api_over_protocols())
-        .map(|suite| suite.as_str())
         .collect();
-    if suites.is_empty() || !settings.protocols.contains(&Protocol::Https) {
+    let over = |protocol: Protocol| {
+        settings.protocols.contains(&protocol)
+            && suites.iter().any(|suite| suite.runs_over(protocol))
+    };
+    let (https, h2) = (over(Protocol::Https), over(Protocol::H2));
+    if !https && !h2 {
         return Ok(None);
     }
     let own_servers =
         mock.is_some_and(MockEndpoint::is_child) && api.is_some_and(|api| api.pid().is_some());
     if !own_servers {
+        let names: Vec<&str> = suites.iter().map(|suite| suite.as_str()).collect();
         eprintln!(
-            "bench: {}: https left out: it needs the bench's own mock-rates and payment \
-             service, and --mock-url or --api-url gives servers over plain HTTP",
-            suites.join(", ")
+            "bench: {}: https and h2 left out: they need the bench's own mock-rates and \
+             payment service, and --mock-url or --api-url gives servers over plain HTTP",
+            names.join(", ")
         );
         return Ok(None);
     }
     let exe = std::env::current_exe()
         .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
     let mock = MockEndpoint::spawn_on(&exe, None, true)?;
-    let api = ApiEndpoint::spawn_over_tls(&exe, &mock)?;
-    Ok(Some((mock, api)))
+    let https = https
+        .then(|| ApiEndpoint::spawn_over_tls(&exe, &mock, HttpVersion::Http11))
+        .transpose()?;
+    let h2_api = h2
+        .then(|| ApiEndpoint::spawn_over_tls(&exe, &mock, HttpVersion::Http2))
+        .transpose()?;
+    let limited = match settings.fanout.h2_stream_limit {
+        Some(limit) if h2 && suites.contains(&SuiteName::Fanout) => {
+            let limited = MockEndpoint::spawn_serving(
+                &exe,
+                None,
+                Serving::Https {
+                    resumption: true,
+                    max_concurrent_streams: Some(limit),
+                },
+            )?;
+            let api = ApiEndpoint::spawn_over_tls(&exe, &limited, HttpVersion::Http2)?;
+            Some((limit, limited, api))
+        }
+        _ => None,
+    };
+    Ok(Some(TlsServers {
+        mock,
+        https,
+        h2: h2_api,
+        limited,
+    }))
+}
+
+/// The header's line on the servers over TLS.
+fn describe_tls_servers(tls: &TlsServers) -> String {
+    let mut parts = vec![format!(
+        "mock-rates serving TLS (h2 and http/1.1 by ALPN): child process at {}",
+        tls.mock.base_url()
+    )];
+    for (protocol, api) in [("https", &tls.https), ("h2", &tls.h2)] {
+        if let Some(api) = api {
+            parts.push(format!(
+                "payment service over {protocol}: child process at {} (rates.ca_file: the \
+                 mock's CA)",
+                api.base_url()
+            ));
+        }
+    }
+    if let Some((limit, mock, api)) = &tls.limited {
+        parts.push(format!(
+            "fanout over h2 with a stream limit of {limit}: mock-rates at {}, payment service \
+             at {}",
+            mock.base_url(),
+            api.base_url()
+        ));
+    }
+    parts.join("; ")
 }
 
 fn start_api(url: Option<&str>, rates_url: &str) -> Result<ApiEndpoint, BenchError> {

@@ -36,6 +36,9 @@ pub struct Stats {
     pub tls12_handshakes: u64,
     /// TLS handshakes that failed or timed out: the connection was closed without a request.
     pub tls_handshake_failures: u64,
+    /// Completed TLS handshakes in which the client chose `h2` by ALPN (the others chose
+    /// `http/1.1` or nothing), whether or not an HTTP/2 preface followed.
+    pub tls_alpn_h2: u64,
     /// Connections that negotiated HTTP/2 by ALPN and sent its preface (also in `connections`).
     pub h2_connections: u64,
     /// HTTP/2 streams accepted: one per HTTP/2 request (also in `requests`).
@@ -76,6 +79,7 @@ struct Inner {
     tls12_handshakes: AtomicU64,
     tls_handshake_failures: AtomicU64,
     max_concurrent_streams: Option<u32>,
+    tls_alpn_h2: AtomicU64,
     h2_connections: AtomicU64,
     h2_streams: AtomicU64,
     h2_peak_streams: AtomicU64,
@@ -138,6 +142,7 @@ impl MockState {
                     .tls
                     .as_ref()
                     .and_then(|tls| tls.max_concurrent_streams),
+                tls_alpn_h2: AtomicU64::new(0),
                 h2_connections: AtomicU64::new(0),
                 h2_streams: AtomicU64::new(0),
                 h2_peak_streams: AtomicU64::new(0),
@@ -160,6 +165,7 @@ impl MockState {
             tls13_handshakes: inner.tls13_handshakes.load(Ordering::Relaxed),
             tls12_handshakes: inner.tls12_handshakes.load(Ordering::Relaxed),
             tls_handshake_failures: inner.tls_handshake_failures.load(Ordering::Relaxed),
+            tls_alpn_h2: inner.tls_alpn_h2.load(Ordering::Relaxed),
             h2_connections: inner.h2_connections.load(Ordering::Relaxed),
             h2_streams: inner.h2_streams.load(Ordering::Relaxed),
             h2_peak_streams: inner.h2_peak_streams.load(Ordering::Relaxed),
@@ -202,6 +208,7 @@ impl MockState {
             &self.inner.tls13_handshakes,
             &self.inner.tls12_handshakes,
             &self.inner.tls_handshake_failures,
+            &self.inner.tls_alpn_h2,
             &self.inner.h2_connections,
             &self.inner.h2_streams,
         ] {
@@ -254,6 +261,9 @@ impl MockState {
         };
         for counter in [kind, version] {
             counter.fetch_add(1, Ordering::Relaxed);
+        }
+        if handshake.h2 {
+            inner.tls_alpn_h2.fetch_add(1, Ordering::Relaxed);
         }
     }
 

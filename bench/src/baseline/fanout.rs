@@ -136,6 +136,7 @@ mod tests {
         FanoutRow {
             client: ClientName::Hyper,
             protocol: Protocol::Http,
+            stream_limit: None,
             tls: None,
             mode,
             group_size,
@@ -147,6 +148,8 @@ mod tests {
             failures: 0,
             upstream_calls: None,
             connections_opened: Some(2),
+            h2: None,
+            warm_up_connections: None,
             max_connections: None,
             blocking_threads: None,
             wall_ms: wall_ms.to_vec(),

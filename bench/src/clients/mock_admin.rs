@@ -87,6 +87,27 @@ impl<'a> MockAdmin<'a> {
         self.stats().ok()
     }
 
+    /// Zeroes the server's HTTP/2 peaks (`POST /__admin/reset-peaks`), so that the next read
+    /// gives the peaks of what happened in between. Like every call, it costs the mock one
+    /// connection: make it before the read that a difference starts from.
+    pub fn reset_peaks(&self) -> Result<(), MockError> {
+        let url = format!("{}/__admin/reset-peaks", self.base_url);
+        let response = self
+            .agent()
+            .post(&url)
+            .header("connection", "close")
+            .send_empty()
+            .map_err(|error| MockError(format!("POST {url}: {error}")))?;
+        if response.status() == 200 {
+            Ok(())
+        } else {
+            Err(MockError(format!(
+                "POST {url}: status {}",
+                response.status()
+            )))
+        }
+    }
+
     /// Sets the server's faults (and added latency) with `PUT /__admin/faults`.
     pub fn set_faults(&self, faults: &Faults) -> Result<(), MockError> {
         let url = format!("{}/__admin/faults", self.base_url);
@@ -125,6 +146,12 @@ pub struct Counted {
     /// Of those, the TLS 1.3 ones and the TLS 1.2 ones.
     pub tls13: u64,
     pub tls12: u64,
+    /// Of the handshakes, those that chose `h2` by ALPN (the reads' own never do: they are
+    /// HTTP/1.1); of the connections, those that spoke HTTP/2, and the HTTP/2 streams
+    /// (requests) on them.
+    pub alpn_h2: u64,
+    pub h2_connections: u64,
+    pub h2_streams: u64,
 }
 
 impl Counted {
@@ -162,6 +189,9 @@ impl Counted {
             tls12: after
                 .tls12_handshakes
                 .checked_sub(before.tls12_handshakes)?,
+            alpn_h2: after.tls_alpn_h2.checked_sub(before.tls_alpn_h2)?,
+            h2_connections: after.h2_connections.checked_sub(before.h2_connections)?,
+            h2_streams: after.h2_streams.checked_sub(before.h2_streams)?,
         })
     }
 
@@ -176,6 +206,9 @@ impl Counted {
             tls_resumed: total.tls_resumed + more.tls_resumed,
             tls13: total.tls13 + more.tls13,
             tls12: total.tls12 + more.tls12,
+            alpn_h2: total.alpn_h2 + more.alpn_h2,
+            h2_connections: total.h2_connections + more.h2_connections,
+            h2_streams: total.h2_streams + more.h2_streams,
         })
     }
 }

@@ -89,11 +89,18 @@ impl ClientName {
         self.library_default() == self
     }
 
+    /// Whether the client can speak `protocol`: ureq speaks HTTP/1.1 only, by design.
+    pub fn speaks(self, protocol: Protocol) -> bool {
+        protocol != Protocol::H2 || self.library_default() != ClientName::Ureq
+    }
+
     /// Whether a run measures this client over `protocol` when the clients were not named.
     /// Over plain HTTP a client with another TLS backend is its library's default client with
-    /// a TLS connector that is never used, so it is a row only when named with `--clients`.
+    /// a TLS connector that is never used, so it is a row only when named with `--clients`;
+    /// over h2 the other TLS backends are left out too (their TLS is what the https rows
+    /// measure), and a client that cannot speak it always is.
     pub fn measured_by_default_over(self, protocol: Protocol) -> bool {
-        self.is_library_default() || protocol != Protocol::Http
+        self.speaks(protocol) && (self.is_library_default() || protocol == Protocol::Https)
     }
 }
 
@@ -129,5 +136,25 @@ mod tests {
             ClientName::UreqNativeTls.library_default(),
             ClientName::Ureq
         );
+    }
+
+    #[test]
+    fn over_h2_the_default_backends_that_speak_it() {
+        let over_h2: Vec<ClientName> = ClientName::ALL
+            .into_iter()
+            .filter(|client| client.measured_by_default_over(Protocol::H2))
+            .collect();
+        assert_eq!(
+            over_h2,
+            [
+                ClientName::Hyper,
+                ClientName::Awc,
+                ClientName::Reqwest,
+                ClientName::Isahc
+            ]
+        );
+        assert!(!ClientName::UreqNativeTls.speaks(Protocol::H2));
+        assert!(ClientName::AwcOpenssl.speaks(Protocol::H2));
+        assert!(ClientName::Ureq.speaks(Protocol::Https));
     }
 }

@@ -182,7 +182,8 @@ impl ClientTrust {
     pub fn over(protocol: Protocol) -> &'static [Self] {
         match protocol {
             Protocol::Http => &[Self::Plain],
-            Protocol::Https => &[Self::SystemRoots, Self::SystemRootsAndCa],
+            // Never measured over h2 (`SuiteName::runs_over`): its builds are https's.
+            Protocol::Https | Protocol::H2 => &[Self::SystemRoots, Self::SystemRootsAndCa],
         }
     }
 }

@@ -17,6 +17,10 @@ pub struct FanoutSettings {
     pub repetitions: u32,
     /// Times each sequential group was sent.
     pub sequential_repetitions: u32,
+    /// Over h2, the concurrent groups are sent again through a mock-rates whose HTTP/2
+    /// connections allow this many streams at once; `None`: not sent (or a run from before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub h2_stream_limit: Option<u32>,
 }
 
 impl FanoutSettings {
@@ -59,6 +63,9 @@ pub struct FanoutRow {
     /// What the service's client spoke to mock-rates.
     #[serde(default)]
     pub protocol: Protocol,
+    /// Over h2, the mock's stream limit (SETTINGS_MAX_CONCURRENT_STREAMS) when it sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_limit: Option<u32>,
     /// Over `https`: the TLS mock-rates counted for this client, from its warm-up group on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<NegotiatedTls>,
@@ -84,6 +91,15 @@ pub struct FanoutRow {
     pub upstream_calls: Option<u64>,
     /// TCP connections mock-rates accepted during these batches.
     pub connections_opened: Option<u64>,
+    /// Over h2: how the calls spread over HTTP/2 connections and streams, as mock-rates
+    /// counted them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub h2: Option<H2Spread>,
+    /// The TCP connections the client's un-timed warm-up group opened (the largest size, all
+    /// at once, from a pool idle for longer than its idle timeout): what a cold burst opens.
+    /// The same on every row of the client's series.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_up_connections: Option<u64>,
     /// The api's `rates.max_connections` for this client (per worker), from `GET /clients`.
     pub max_connections: Option<u64>,
     /// The api's `rates.blocking_threads` for a blocking client (ureq), from `GET /clients`.
@@ -96,17 +112,36 @@ pub struct FanoutRow {
     pub first_error: Option<String>,
 }
 
-/// A client over a protocol: a column of the fanout tables, a line of its charts.
+/// How a row's calls over h2 spread over connections and streams, as mock-rates counted them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct H2Spread {
+    /// HTTP/2 streams during the row's batches: one per call.
+    pub streams: u64,
+    /// The most HTTP/2 connections with a stream open at once during a batch, the most of
+    /// any batch (mock-rates' peak, reset before each batch).
+    pub peak_connections: u64,
+    /// The most streams open at once on one connection during a batch, likewise.
+    pub peak_streams: u64,
+}
+
+/// A client over a protocol (and over h2, a stream limit or none): a column of the fanout
+/// tables, a line of its charts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FanoutSeries {
     pub client: ClientName,
     pub protocol: Protocol,
+    pub stream_limit: Option<u32>,
 }
 
 impl FanoutSeries {
-    /// `hyper` over http, `hyper over https` over https.
+    /// `hyper` over http, `hyper over https` over https, `hyper over h2 (10 streams)` against
+    /// a mock with a stream limit.
     pub fn label(self) -> String {
-        self.protocol.qualify(self.client)
+        let label = self.protocol.qualify(self.client);
+        match self.stream_limit {
+            Some(limit) => format!("{label} ({limit} streams)"),
+            None => label,
+        }
     }
 }
 
@@ -115,6 +150,7 @@ impl FanoutRow {
         FanoutSeries {
             client: self.client,
             protocol: self.protocol,
+            stream_limit: self.stream_limit,
         }
     }
 
@@ -152,6 +188,7 @@ mod tests {
         FanoutRow {
             client: ClientName::Ureq,
             protocol: Protocol::Http,
+            stream_limit: None,
             tls: None,
             mode: FanoutMode::Concurrent,
             group_size: 70,
@@ -163,6 +200,8 @@ mod tests {
             failures: 0,
             upstream_calls: None,
             connections_opened: None,
+            h2: None,
+            warm_up_connections: None,
             max_connections,
             blocking_threads,
             wall_ms: Vec::new(),

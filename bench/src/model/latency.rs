@@ -92,15 +92,25 @@ pub struct NegotiatedTls {
     pub version: String,
     /// Handshakes, full or resumed: one per connection.
     pub handshakes: u64,
+    /// "HTTP/2" or "HTTP/1.1": what every one of those connections spoke, by mock-rates'
+    /// count of its HTTP/2 connections; empty in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub http_version: String,
 }
 
 impl NegotiatedTls {
-    /// `rustls (aws-lc-rs) TLSv1.3`: the backend, its crypto, and the version counted.
+    /// `rustls (aws-lc-rs) TLSv1.3, HTTP/2`: the backend, its crypto, and the TLS and HTTP
+    /// versions counted.
     pub fn describe(&self) -> String {
-        if self.backend.is_empty() {
+        let mut text = if self.backend.is_empty() {
             self.version.clone()
         } else {
             format!("{} ({}) {}", self.backend, self.provider, self.version)
+        };
+        if !self.http_version.is_empty() {
+            text.push_str(", ");
+            text.push_str(&self.http_version);
         }
+        text
     }
 }

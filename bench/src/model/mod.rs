@@ -29,7 +29,7 @@ pub use connections::{
 pub use cost::{CostRow, CostSettings};
 pub use decode::{DecodeBody, DecodeMethod, DecodeRow};
 pub use environment::{CrateVersion, Environment};
-pub use fanout::{FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, group_sizes};
+pub use fanout::{FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, H2Spread, group_sizes};
 pub use faults::{
     FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
 };

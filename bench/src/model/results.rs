@@ -84,16 +84,22 @@ impl Results {
         }
     }
 
-    /// The clients over each protocol that have fanout rows: protocol by protocol, each in the
-    /// run's client order.
+    /// The clients over each protocol that have fanout rows: protocol by protocol (over h2,
+    /// without a stream limit first), each in the run's client order.
     pub fn fanout_series(&self) -> Vec<FanoutSeries> {
+        let limits = [None, self.settings.fanout.h2_stream_limit];
         Protocol::ALL
             .into_iter()
-            .flat_map(|protocol| {
+            .flat_map(|protocol| limits.into_iter().map(move |limit| (protocol, limit)))
+            .flat_map(|(protocol, stream_limit)| {
                 self.settings
                     .clients
                     .iter()
-                    .map(move |&client| FanoutSeries { client, protocol })
+                    .map(move |&client| FanoutSeries {
+                        client,
+                        protocol,
+                        stream_limit,
+                    })
             })
             .filter(|series| self.fanout.iter().any(|row| row.series() == *series))
             .collect()

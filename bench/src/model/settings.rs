@@ -86,9 +86,21 @@ impl SuiteName {
     }
 
     /// Whether the suite drives the payment service over each of the run's protocols, so that
-    /// `https` needs a service of its own calling a mock-rates over TLS.
+    /// `https` and `h2` need a service of their own calling a mock-rates over TLS.
     pub fn drives_api_over_protocols(self) -> bool {
         matches!(self, SuiteName::Load | SuiteName::Fanout)
+    }
+
+    /// Whether the suite measures its clients over `protocol` when the run names it. HTTP/2
+    /// changes how calls share connections, which latency, load and fanout show; the
+    /// connections and cost suites measure connection set-up and instructions per call, where
+    /// its ALPN adds nothing to what the https rows say.
+    pub fn runs_over(self, protocol: Protocol) -> bool {
+        match self {
+            SuiteName::Latency | SuiteName::Load | SuiteName::Fanout => true,
+            SuiteName::Connections | SuiteName::Cost => protocol != Protocol::H2,
+            SuiteName::Decode | SuiteName::Faults => protocol == Protocol::Http,
+        }
     }
 
     /// Whether the suite drives the payment service over HTTP (and so needs it started).
@@ -173,7 +185,36 @@ impl RunSettings {
         self.clients
             .iter()
             .copied()
-            .filter(|client| self.clients_named || client.measured_by_default_over(protocol))
+            .filter(|client| {
+                client.speaks(protocol)
+                    && (self.clients_named || client.measured_by_default_over(protocol))
+            })
             .collect()
+    }
+
+    /// The run's protocols that `suite` measures over, in the run's order.
+    pub fn protocols_of(&self, suite: SuiteName) -> Vec<Protocol> {
+        self.protocols
+            .iter()
+            .copied()
+            .filter(|&protocol| suite.runs_over(protocol))
+            .collect()
+    }
+
+    /// The clients of the run that cannot speak `protocol` at all (ureq over h2), for the
+    /// tables to name why they have no rows.
+    pub fn clients_unable(&self, protocol: Protocol) -> Vec<ClientName> {
+        let mut unable: Vec<ClientName> = Vec::new();
+        for client in &self.clients {
+            let shown = if self.clients_named {
+                *client
+            } else {
+                client.library_default()
+            };
+            if !client.speaks(protocol) && !unable.contains(&shown) {
+                unable.push(shown);
+            }
+        }
+        unable
     }
 }

@@ -63,7 +63,7 @@ fn calls_table(protocol: Protocol, rows: &[&ConnectionsRow]) -> Table {
     let time = |micros: Option<f64>| format_time(micros, "us");
     let handshakes = |row: &ConnectionsRow, per_call: Option<f64>| match row.protocol {
         Protocol::Http => "-".to_owned(),
-        Protocol::Https => optional(per_call, |count| format!("{count:.2}")),
+        Protocol::Https | Protocol::H2 => optional(per_call, |count| format!("{count:.2}")),
     };
     Table {
         title: format!(

@@ -1,7 +1,7 @@
 //! How figures are written in every table: one unit per time column, bytes and ratios as
 //! BenchmarkDotNet prints them, milliseconds with the precision their size calls for.
 
-use crate::model::{NegotiatedTls, Protocol};
+use crate::model::{ClientName, NegotiatedTls, Protocol, RunSettings, SuiteName};
 
 /// A row's Protocol cell: `http`, or `https rustls (aws-lc-rs) TLSv1.3` with the TLS the row
 /// negotiated.
@@ -10,6 +10,27 @@ pub fn protocol_cell(protocol: Protocol, tls: Option<&NegotiatedTls>) -> String 
         || protocol.to_string(),
         |tls| format!("{protocol} {}", tls.describe()),
     )
+}
+
+/// Why the run's clients that cannot speak `protocol` have no rows over it, when `suite` ran
+/// over it: "ureq speaks HTTP/1.1 only: no rows over h2."
+pub fn unable_note(settings: &RunSettings, suite: SuiteName, protocol: Protocol) -> Option<String> {
+    if !settings.suites.contains(&suite) || !settings.protocols_of(suite).contains(&protocol) {
+        return None;
+    }
+    let unable: Vec<&str> = settings
+        .clients_unable(protocol)
+        .into_iter()
+        .map(ClientName::as_str)
+        .collect();
+    (!unable.is_empty()).then(|| {
+        format!(
+            "{} speak{} {} only, by design: no rows over {protocol}.",
+            unable.join(" and "),
+            if unable.len() == 1 { "s" } else { "" },
+            Protocol::Http.http_version()
+        )
+    })
 }
 
 /// How the times of one table are written: one unit and one number of decimals for every

@@ -79,7 +79,20 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
                 .into_iter()
                 .map(ClientName::as_str)
                 .collect();
-            format!("over {protocol} {}", over.join(", "))
+            let unable: Vec<&str> = settings
+                .clients_unable(protocol)
+                .into_iter()
+                .map(ClientName::as_str)
+                .collect();
+            if unable.is_empty() {
+                format!("over {protocol} {}", over.join(", "))
+            } else {
+                format!(
+                    "over {protocol} {} (not {}: HTTP/1.1 only)",
+                    over.join(", "),
+                    unable.join(", ")
+                )
+            }
         })
         .collect();
     let protocols = names(
@@ -122,11 +135,18 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
         lines.push(format!("{} (over {protocols})", load_line(&settings.load)));
     }
     if settings.suites.contains(&SuiteName::Fanout) {
-        let modes = if settings.protocols.contains(&Protocol::Https) {
-            "; over https concurrent groups only"
-        } else {
-            ""
-        };
+        let fanout_protocols = settings.protocols_of(SuiteName::Fanout);
+        let mut modes = String::new();
+        if fanout_protocols.iter().any(|protocol| protocol.is_tls()) {
+            modes.push_str("; over TLS concurrent groups only");
+        }
+        if let Some(limit) = settings
+            .fanout
+            .h2_stream_limit
+            .filter(|_| fanout_protocols.contains(&Protocol::H2))
+        {
+            let _ = write!(modes, "; over h2 again with a stream limit of {limit}");
+        }
         lines.push(format!(
             "{} (over {protocols}{modes})",
             fanout_line(&settings.fanout)
@@ -142,7 +162,7 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
         ));
     }
     if let Some(https) = &settings.https_servers {
-        lines.push(format!("over https: {https}"));
+        lines.push(format!("over TLS: {https}"));
     }
     lines
 }
@@ -151,7 +171,7 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
 fn connections_line(settings: &RunSettings) -> String {
     let sizes = &settings.connections;
     let protocols: Vec<&str> = settings
-        .protocols
+        .protocols_of(SuiteName::Connections)
         .iter()
         .map(|protocol| protocol.as_str())
         .collect();

@@ -1,7 +1,9 @@
 //! The latency suite's section: the BenchmarkDotNet-style table and what it counts.
 
-use crate::model::{BareFigures, ClientName, LatencyRow, Protocol, Results};
-use crate::report::format::{TimeFormat, format_bytes, format_count, format_ratio, protocol_cell};
+use crate::model::{BareFigures, ClientName, LatencyRow, Protocol, Results, SuiteName};
+use crate::report::format::{
+    TimeFormat, format_bytes, format_count, format_ratio, protocol_cell, unable_note,
+};
 use crate::report::noise;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
@@ -39,6 +41,12 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
         "us",
     );
     notes.extend(https_costs(&results.latency));
+    notes.extend(h2_costs(&results.latency));
+    notes.extend(unable_note(
+        &results.settings,
+        SuiteName::Latency,
+        Protocol::H2,
+    ));
     notes.extend(results.latency.iter().filter_map(|row| {
         let error = row.first_error.as_ref()?;
         Some(format!(
@@ -57,11 +65,13 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     Some(section.with_notes(notes).with_charts(charts, "latency"))
 }
 
-const HTTPS: &str = "Over `https`, each client calls a mock-rates of the suite's own serving \
-    TLS with a CA made at start, which the client trusts besides the system's roots; the \
+const HTTPS: &str = "Over `https` (HTTP/1.1) and `h2` (HTTP/2, clients built with \
+    `rates.http_version = \"2\"`, offering only `h2` by ALPN), each client calls a mock-rates \
+    of the suite's own serving TLS with a CA made at start, which the client trusts besides the system's roots; the \
     Protocol column gives the client's TLS library and crypto provider, as its adapter states \
-    them, and the TLS version mock-rates counted, not what the client claims (a row over https \
-    that negotiated none would stop the run). awc-openssl, reqwest-native-tls and \
+    them, and the TLS and HTTP versions mock-rates counted, not what the client claims (a row \
+    over TLS that negotiated none, or a connection that spoke another HTTP version, would stop \
+    the run). awc-openssl, reqwest-native-tls and \
     ureq-native-tls are awc, reqwest and ureq with another TLS backend: over http they would be \
     the same client as the bare name, so they have rows there only when named with `--clients`, \
     and their https/http ratio below divides by the bare name's http row. The connection, and \
@@ -259,6 +269,35 @@ fn https_costs(rows: &[LatencyRow]) -> Vec<String> {
     } else {
         vec![format!(
             "A pooled call over https against one over http (means): {}.",
+            parts.join(", ")
+        )]
+    }
+}
+
+/// Per client over h2 and https: what a pooled call over HTTP/2 costs against one over
+/// HTTP/1.1 with the same TLS (one call at a time: HTTP/2's multiplexing has nothing to
+/// share here, so this is its framing, HPACK and flow control).
+fn h2_costs(rows: &[LatencyRow]) -> Vec<String> {
+    let parts: Vec<String> = rows
+        .iter()
+        .filter(|row| row.protocol == Protocol::H2)
+        .filter_map(|row| {
+            let https = rows
+                .iter()
+                .find(|other| other.client == row.client && other.protocol == Protocol::Https)?;
+            let times = row.mean_us? / https.mean_us?;
+            let allocs = row.allocs_per_op - https.allocs_per_op;
+            Some(format!(
+                "{} {times:.2}x ({allocs:+.0} allocations)",
+                row.client
+            ))
+        })
+        .collect();
+    if parts.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "A pooled call over h2 against one over https, the same TLS (means): {}.",
             parts.join(", ")
         )]
     }

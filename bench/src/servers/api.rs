@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use api::configuration::Settings;
 use api::startup::Application;
+use rates_common::HttpVersion;
 
 use crate::servers::child::{self, ChildError, ChildProcess};
 use crate::servers::mock::MockEndpoint;
@@ -45,8 +46,12 @@ impl ApiEndpoint {
             OsStr::new("--rates-url"),
             OsStr::new(rates_url),
         ];
+        // Also as the setting itself: the service checks its settings as it loads them
+        // (`rates.http_version = "2"` needs an https:// base URL), before `--rates-url`.
+        let mut env = env.to_vec();
+        env.push(("APP__RATES__BASE_URL", rates_url));
         let (process, base_url) =
-            ChildProcess::spawn_with_env("api", exe, &args, env, READY_PREFIX)?;
+            ChildProcess::spawn_with_env("api", exe, &args, &env, READY_PREFIX)?;
         Ok(Self {
             base_url,
             process: Some(process),
@@ -54,13 +59,18 @@ impl ApiEndpoint {
     }
 
     /// [`ApiEndpoint::spawn`] with `mock`, a mock-rates over TLS, as its upstream, trusting
-    /// the mock's CA through `rates.ca_file` (`APP__RATES__CA_FILE`) as a user would. The CA is
-    /// written to a file of the temporary directory and removed once the service has read it
-    /// (it reads it while building its clients, before it listens).
+    /// the mock's CA through `rates.ca_file` (`APP__RATES__CA_FILE`) as a user would, its
+    /// clients speaking `http_version` (`APP__RATES__HTTP_VERSION`). The CA is written to a
+    /// file of the temporary directory and removed once the service has read it (it reads it
+    /// while building its clients, before it listens).
     ///
     /// # Errors
     /// `mock` serves plain HTTP, the CA cannot be written, or the service does not start.
-    pub fn spawn_over_tls(exe: &Path, mock: &MockEndpoint) -> Result<Self, ChildError> {
+    pub fn spawn_over_tls(
+        exe: &Path,
+        mock: &MockEndpoint,
+        http_version: HttpVersion,
+    ) -> Result<Self, ChildError> {
         let spawn_error = |source| ChildError::Spawn {
             name: "api",
             source,
@@ -77,7 +87,10 @@ impl ApiEndpoint {
         let spawned = Self::spawn_with_env(
             exe,
             mock.base_url(),
-            &[("APP__RATES__CA_FILE", ca_file.as_str())],
+            &[
+                ("APP__RATES__CA_FILE", ca_file.as_str()),
+                ("APP__RATES__HTTP_VERSION", http_version.as_str()),
+            ],
         );
         let _ = std::fs::remove_file(&path);
         spawned

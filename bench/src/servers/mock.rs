@@ -20,9 +20,21 @@ const READY_PREFIX: &str = "mock-rates listening on ";
 pub enum Serving {
     /// HTTP/1.1 in the clear.
     Http,
-    /// HTTP/1.1 over TLS, with a CA made at start. With `resumption` off every handshake is a
-    /// full one: no TLS 1.2 session ids, no TLS 1.3 tickets.
-    Https { resumption: bool },
+    /// HTTP/2 and HTTP/1.1 over TLS (offered by ALPN), with a CA made at start. With
+    /// `resumption` off every handshake is a full one: no TLS 1.2 session ids, no TLS 1.3
+    /// tickets. `max_concurrent_streams` is each HTTP/2 connection's stream limit.
+    Https {
+        resumption: bool,
+        max_concurrent_streams: Option<u32>,
+    },
+}
+
+impl Serving {
+    /// TLS as production servers offer it: resumption allowed, no stream limit.
+    pub const HTTPS: Serving = Serving::Https {
+        resumption: true,
+        max_concurrent_streams: None,
+    };
 }
 
 /// A mock-rates server the bench talks to: its own child process, or one given by URL.
@@ -47,11 +59,7 @@ impl MockEndpoint {
     /// Like [`MockEndpoint::spawn`], the child running on `cpu` only, if given, and serving
     /// HTTPS with a CA of its own with `tls` (resumption allowed, as production servers do).
     pub fn spawn_on(exe: &Path, cpu: Option<usize>, tls: bool) -> Result<Self, ChildError> {
-        let serving = if tls {
-            Serving::Https { resumption: true }
-        } else {
-            Serving::Http
-        };
+        let serving = if tls { Serving::HTTPS } else { Serving::Http };
         Self::spawn_serving(exe, cpu, serving)
     }
 
@@ -79,8 +87,19 @@ impl MockEndpoint {
                 path.as_os_str(),
             ]);
         }
-        if serving == (Serving::Https { resumption: false }) {
-            args.push(OsStr::new("--no-resumption"));
+        let streams;
+        if let Serving::Https {
+            resumption,
+            max_concurrent_streams,
+        } = serving
+        {
+            if !resumption {
+                args.push(OsStr::new("--no-resumption"));
+            }
+            if let Some(limit) = max_concurrent_streams {
+                streams = limit.to_string();
+                args.extend([OsStr::new("--max-concurrent-streams"), OsStr::new(&streams)]);
+            }
         }
         let (process, base_url) = ChildProcess::spawn("mock-rates", exe, &args, READY_PREFIX)?;
         let ca_pem = match &ca_out {
@@ -155,14 +174,23 @@ fn ca_path() -> PathBuf {
     child::scratch_path("mock-ca", "pem")
 }
 
+/// How a mock-rates child serves TLS.
+#[derive(Debug)]
+pub struct TlsChild<'a> {
+    /// Where its CA is written before the address is announced.
+    pub ca_out: &'a Path,
+    /// Whether session resumption is allowed.
+    pub resumption: bool,
+    /// Each HTTP/2 connection's stream limit.
+    pub max_concurrent_streams: Option<u32>,
+}
+
 /// The child's side: serve mock-rates on `listen` until stdin closes or the parent dies; over
-/// TLS when `ca_out` is given, its CA written there before the address is announced, and
-/// session resumption allowed with `resumption`.
+/// TLS as `tls` says when given.
 pub fn run_child(
     listen: SocketAddr,
     cpu: Option<usize>,
-    ca_out: Option<&Path>,
-    resumption: bool,
+    tls: Option<&TlsChild<'_>>,
     parent_pid: Option<u32>,
 ) -> io::Result<()> {
     crate::alloc::stop_counting();
@@ -179,18 +207,19 @@ pub fn run_child(
         .enable_all()
         .build()?;
     let state = MockState::try_new(Settings {
-        tls: ca_out.as_ref().map(|_| TlsSettings {
-            resumption,
+        tls: tls.map(|tls| TlsSettings {
+            resumption: tls.resumption,
+            max_concurrent_streams: tls.max_concurrent_streams,
             ..TlsSettings::default()
         }),
         ..Settings::default()
     })?;
-    if let (Some(path), Some(pem)) = (ca_out, state.ca_pem()) {
-        std::fs::write(path, pem)?;
+    if let (Some(tls), Some(pem)) = (tls, state.ca_pem()) {
+        std::fs::write(tls.ca_out, pem)?;
     }
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen).await?;
-        child::announce(READY_PREFIX, listener.local_addr()?, ca_out.is_some())?;
+        child::announce(READY_PREFIX, listener.local_addr()?, tls.is_some())?;
         let (closed, stdin_closed) = tokio::sync::oneshot::channel::<()>();
         child::on_parent_gone(move || {
             let _ = closed.send(());

@@ -59,19 +59,19 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
     }
     let exe = std::env::current_exe()
         .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
-    let work: usize = settings
-        .protocols
+    let protocols = settings.protocols_of(SuiteName::Cost);
+    let work: usize = protocols
         .iter()
         .map(|&protocol| settings.clients_over(protocol).len())
         .sum();
     let bar = progress_bar(SuiteName::Cost, 2 * work as u64);
     let mut rows = Vec::new();
-    for &protocol in &settings.protocols {
+    for &protocol in &protocols {
         let own_mock = if mock.is_child() {
             Some(hosted_mock(protocol)?)
-        } else if protocol == Protocol::Https {
+        } else if protocol.is_tls() {
             eprintln!(
-                "bench: cost: https left out: it needs a mock-rates of the bench's own, and \
+                "bench: cost: {protocol} left out: it needs a mock-rates of the bench's own, and \
                  --mock-url gives one over plain HTTP"
             );
             continue;
@@ -93,12 +93,10 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
             let shorter = run(low)?;
             let longer = run(high)?;
             let counted = Counted::between(before.as_ref(), admin.counters().as_ref());
-            let negotiated = match protocol {
-                Protocol::Http => None,
-                Protocol::Https => {
-                    Some(tls::negotiated(client, protocol.qualify(client), counted)?)
-                }
-            };
+            let negotiated = protocol
+                .is_tls()
+                .then(|| tls::negotiated(client, protocol, protocol.qualify(client), counted))
+                .transpose()?;
             measured.push(row(
                 client,
                 protocol,
@@ -126,7 +124,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
 /// under callgrind), over TLS for `https` with a handshake limit that a client run under
 /// valgrind can meet (building a native-tls connector there takes seconds).
 fn hosted_mock(protocol: Protocol) -> Result<MockEndpoint, BenchError> {
-    let tls = (protocol == Protocol::Https).then(|| TlsSettings {
+    let tls = protocol.is_tls().then(|| TlsSettings {
         handshake_timeout: CHILD_LIMIT,
         ..TlsSettings::default()
     });

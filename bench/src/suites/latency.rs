@@ -128,15 +128,15 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow
         .transpose()
         .map_err(|source| BenchError::io(Path::new("the CPU affinity"), source))?;
     let mut rows = Vec::new();
-    for &protocol in &settings.protocols {
-        let tls = protocol == Protocol::Https;
+    for protocol in settings.protocols_of(SuiteName::Latency) {
+        let tls = protocol.is_tls();
         let own_mock = if mock.is_child() && (tls || settings.latency_cpu.is_some()) {
             let exe = std::env::current_exe()
                 .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
             Some(MockEndpoint::spawn_on(&exe, settings.latency_cpu, tls)?)
         } else if tls {
             eprintln!(
-                "bench: latency: https left out: it needs a mock-rates of the bench's own, \
+                "bench: latency: {protocol} left out: it needs a mock-rates of the bench's own, \
                  and --mock-url gives one over plain HTTP"
             );
             continue;
@@ -160,6 +160,7 @@ fn measure(
 ) -> Result<Vec<LatencyRow>, BenchError> {
     let client_settings = ClientSettings {
         extra_ca_pem: mock.ca_pem().cloned(),
+        http_version: protocol.client_http_version(),
         ..ClientSettings::for_base_url(mock.base_url())
     };
     let pairs = cross_rate_pairs();
@@ -436,10 +437,10 @@ fn summarize(
     protocol: Protocol,
 ) -> Result<LatencyRow, BenchError> {
     let (port, bare) = (&run.port, &run.bare);
-    let tls = match protocol {
-        Protocol::Http => None,
-        Protocol::Https => Some(tls::negotiated(run.name, run.name, port.counted)?),
-    };
+    let tls = protocol
+        .is_tls()
+        .then(|| tls::negotiated(run.name, protocol, run.name, port.counted))
+        .transpose()?;
     let to_us = |nanos: f64| nanos / 1_000.0;
     let noise = run.noise().in_unit(to_us);
     let summary = SampleSummary::of(&successful(port));

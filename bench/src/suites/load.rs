@@ -114,15 +114,16 @@ fn scenarios_over(settings: &RunSettings, protocol: Protocol) -> Vec<Scenario> {
         .collect()
 }
 
-/// Over `https`, the TLS mock-rates counted for a payments scenario from its warm-up on.
+/// Over `https` and `h2`, the TLS (and HTTP version) mock-rates counted for a payments
+/// scenario from its warm-up on.
 fn negotiated(
     protocol: Protocol,
     scenario: Scenario,
     counted: Option<Counted>,
 ) -> Result<Option<NegotiatedTls>, BenchError> {
-    match (protocol, scenario.client()) {
-        (Protocol::Https, Some(client)) => {
-            tls::negotiated(client, protocol.qualify(scenario), counted).map(Some)
+    match scenario.client() {
+        Some(client) if protocol.is_tls() => {
+            tls::negotiated(client, protocol, protocol.qualify(scenario), counted).map(Some)
         }
         _ => Ok(None),
     }
@@ -164,7 +165,9 @@ pub fn run(settings: &RunSettings, stack: Stack<'_>, wrk: bool) -> Result<LoadRu
 
     let admin = mock.admin();
     let counters = || admin.counters();
-    let pool_bound = (stack.protocol == Protocol::Https)
+    let pool_bound = stack
+        .protocol
+        .is_tls()
         .then(|| upstream_pool_bound(api))
         .flatten();
     let mut rows = Vec::with_capacity(targets.len());
@@ -317,7 +320,7 @@ fn load_row(
         api_busy_after_ms: readings.api_busy_after_ms,
         mock_tls_handshakes: readings
             .mock
-            .filter(|_| protocol == Protocol::Https)
+            .filter(|_| protocol.is_tls())
             .map(|counted| counted.tls_handshakes),
         upstream_calls,
         reuse_ratio: upstream_calls

@@ -26,25 +26,31 @@ pub struct SuiteContext<'a> {
     pub mock: Option<&'a MockEndpoint>,
     /// The payment service, present when any selected suite drives it over HTTP.
     pub api: Option<&'a ApiEndpoint>,
-    /// A payment service calling a mock-rates over TLS: present when a suite that drives the
-    /// service runs over `https` and the bench runs its own servers.
-    pub https: Option<Stack<'a>>,
+    /// Payment services calling a mock-rates over TLS (see [`crate::servers::TlsServers`]):
+    /// present when a suite that drives the service runs over `https` or `h2` and the bench
+    /// runs its own servers.
+    pub tls: Vec<Stack<'a>>,
 }
 
 impl<'a> SuiteContext<'a> {
     /// What `suite` runs over, one stack per protocol of the run, in the run's order: `http`
-    /// with the run's servers, `https` with the TLS stack when there is one (its absence was
-    /// said when the run started).
+    /// with the run's servers, `https` and `h2` with the TLS stacks when there are some (their
+    /// absence was said when the run started); the fanout suite also gets the h2 stack with a
+    /// stream limit.
     fn stacks(&self, suite: SuiteName) -> Result<Vec<Stack<'a>>, BenchError> {
         let mut stacks = Vec::with_capacity(self.settings.protocols.len());
-        for &protocol in &self.settings.protocols {
+        for protocol in self.settings.protocols_of(suite) {
             match protocol {
                 Protocol::Http => stacks.push(Stack {
                     protocol,
                     mock: self.mock.ok_or(BenchError::NoMock(suite))?,
                     api: self.api.ok_or(BenchError::NoApi(suite))?,
+                    stream_limit: None,
                 }),
-                Protocol::Https => stacks.extend(self.https),
+                Protocol::Https | Protocol::H2 => stacks.extend(self.tls.iter().filter(|stack| {
+                    stack.protocol == protocol
+                        && (stack.stream_limit.is_none() || suite == SuiteName::Fanout)
+                })),
             }
         }
         Ok(stacks)

@@ -1,17 +1,20 @@
-//! What a suite over `https` checks of every row: the TLS that mock-rates itself counted.
+//! What a suite over `https` or `h2` checks of every row: the TLS and the HTTP version that
+//! mock-rates itself counted.
 
 use std::fmt::Display;
 
 use crate::clients::Counted;
 use crate::error::BenchError;
-use crate::model::{ClientName, NegotiatedTls};
+use crate::model::{ClientName, NegotiatedTls, Protocol};
 use crate::suites::adapters;
 
-/// The TLS mock-rates counted for `client`'s calls (`who` names the row in errors): a row over
-/// `https` whose calls negotiated none (or whose handshakes could not be counted) is an error,
-/// not a figure.
+/// The TLS and HTTP version mock-rates counted for `client`'s calls over `protocol` (`who`
+/// names the row in errors): a row whose calls negotiated no TLS (or whose handshakes could
+/// not be counted), or whose connections did not all speak the protocol's HTTP version, is an
+/// error, not a figure.
 pub fn negotiated(
     client: ClientName,
+    protocol: Protocol,
     who: impl Display,
     counted: Option<Counted>,
 ) -> Result<NegotiatedTls, BenchError> {
@@ -25,12 +28,32 @@ pub fn negotiated(
             "{who}: its calls over https negotiated no TLS that mock-rates counted"
         ))
     })?;
+    // By ALPN, handshake by handshake: a connection a client opened and then left unused
+    // (hyper-util racing connections on a cold pool) has its handshake's choice too.
+    let (handshakes, h2) = (counted.tls_handshakes, counted.alpn_h2);
+    let mismatch = match protocol {
+        Protocol::H2 if h2 < handshakes => Some(format!(
+            "{} of its {handshakes} TLS handshakes did not choose h2",
+            handshakes - h2
+        )),
+        Protocol::Http | Protocol::Https if h2 > 0 => Some(format!(
+            "{h2} of its {handshakes} TLS handshakes chose h2, where its client was built for \
+             HTTP/1.1"
+        )),
+        _ => None,
+    };
+    if let Some(mismatch) = mismatch {
+        return Err(BenchError::Tls(format!(
+            "{who}: over {protocol}, mock-rates counted that {mismatch}"
+        )));
+    }
     let stack = adapters::tls_stack(client);
     Ok(NegotiatedTls {
         backend: stack.backend.to_owned(),
         provider: stack.provider.to_owned(),
         version: version.to_owned(),
         handshakes: counted.tls_handshakes,
+        http_version: protocol.http_version().to_owned(),
     })
 }
 
@@ -58,13 +81,16 @@ mod tests {
             tls_resumed: 0,
             tls13: 1,
             tls12: 0,
+            alpn_h2: 0,
+            h2_connections: 0,
+            h2_streams: 0,
         };
-        let counted = negotiated(ClientName::Hyper, "hyper", Some(tls13)).unwrap();
+        let counted = negotiated(ClientName::Hyper, Protocol::Https, "hyper", Some(tls13)).unwrap();
         assert_eq!(
             (counted.version.as_str(), counted.handshakes),
             ("TLSv1.3", 1)
         );
-        assert_eq!(counted.describe(), "rustls (aws-lc-rs) TLSv1.3");
+        assert_eq!(counted.describe(), "rustls (aws-lc-rs) TLSv1.3, HTTP/1.1");
         let both = Counted {
             tls_handshakes: 2,
             tls_full: 2,
@@ -72,7 +98,7 @@ mod tests {
             ..tls13
         };
         assert_eq!(
-            negotiated(ClientName::Hyper, "hyper", Some(both))
+            negotiated(ClientName::Hyper, Protocol::Https, "hyper", Some(both))
                 .unwrap()
                 .version,
             "TLSv1.3 + TLSv1.2"
@@ -84,12 +110,41 @@ mod tests {
             ..tls13
         };
         assert!(matches!(
-            negotiated(ClientName::Hyper, "hyper", Some(none)),
+            negotiated(ClientName::Hyper, Protocol::Https, "hyper", Some(none)),
             Err(BenchError::Tls(message)) if message.contains("negotiated no TLS")
         ));
         assert!(matches!(
-            negotiated(ClientName::Hyper, "hyper", None),
+            negotiated(ClientName::Hyper, Protocol::Https, "hyper", None),
             Err(BenchError::Tls(message)) if message.contains("could not be counted")
+        ));
+    }
+
+    #[test]
+    fn every_connection_must_have_spoken_the_protocol_s_http_version() {
+        let over_h2 = Counted {
+            connections: 2,
+            live_requests: 70,
+            tls_handshakes: 2,
+            tls_full: 2,
+            tls13: 2,
+            alpn_h2: 2,
+            h2_connections: 2,
+            h2_streams: 70,
+            ..Counted::default()
+        };
+        let counted = negotiated(ClientName::Reqwest, Protocol::H2, "reqwest", Some(over_h2));
+        assert_eq!(counted.unwrap().http_version, "HTTP/2");
+        let one_fell_back = Counted {
+            alpn_h2: 1,
+            ..over_h2
+        };
+        assert!(matches!(
+            negotiated(ClientName::Reqwest, Protocol::H2, "reqwest", Some(one_fell_back)),
+            Err(BenchError::Tls(message)) if message.contains("1 of its 2 TLS handshakes did not choose h2")
+        ));
+        assert!(matches!(
+            negotiated(ClientName::Reqwest, Protocol::Https, "reqwest", Some(over_h2)),
+            Err(BenchError::Tls(message)) if message.contains("chose h2")
         ));
     }
 }

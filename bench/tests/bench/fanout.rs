@@ -103,3 +103,65 @@ fn groups_overlap_in_concurrent_mode_and_every_payment_reaches_the_upstream() {
         assert!(out.join(file).is_file(), "{file} missing");
     }
 }
+
+#[test]
+fn over_h2_groups_are_streams_and_the_stream_limit_is_met_and_reported() {
+    let out = scratch_dir("fanout-h2");
+    let results = run_ok(
+        &[
+            "--suite",
+            "fanout",
+            "--protocol",
+            "h2",
+            "--clients",
+            "hyper,ureq",
+            "--group-sizes",
+            "4,12",
+            "--upstream-latency-ms",
+            "20",
+            "--fanout-repetitions",
+            "1",
+            "--h2-stream-limit",
+            "4",
+        ],
+        &out,
+    );
+    assert_eq!(results["settings"]["fanout"]["h2_stream_limit"], 4);
+    let rows = results["fanout"].as_array().unwrap();
+    // hyper only (ureq speaks HTTP/1.1 only), concurrent only, without and with the limit.
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for row in rows {
+        assert_eq!(row["client"], "hyper", "{row}");
+        assert_eq!(row["protocol"], "h2", "{row}");
+        assert_eq!(row["mode"], "concurrent", "{row}");
+        assert_eq!(row["failures"], 0, "{row}");
+        assert_eq!(row["tls"]["http_version"], "HTTP/2", "{row}");
+        let size = row["group_size"].as_u64().unwrap();
+        // One stream per payment, counted by the mock, and peaks that a batch can reach.
+        assert_eq!(row["h2"]["streams"], size, "{row}");
+        let peak_streams = row["h2"]["peak_streams"].as_u64().unwrap();
+        let peak_connections = row["h2"]["peak_connections"].as_u64().unwrap();
+        assert!(peak_streams >= 1 && peak_connections >= 1, "{row}");
+        assert!(peak_streams * peak_connections >= size.min(4), "{row}");
+        match row["stream_limit"].as_u64() {
+            // The mock never lets more streams than its limit open on one connection.
+            Some(limit) => {
+                assert_eq!(limit, 4, "{row}");
+                assert!(peak_streams <= limit, "{row}");
+            }
+            None => assert!(peak_streams <= size, "{row}"),
+        }
+        assert!(row["warm_up_connections"].as_u64().unwrap() >= 1, "{row}");
+    }
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for text in [
+        "fanout, concurrent, upstream over h2: wall time of a group",
+        "fanout, concurrent, upstream over h2 with a stream limit of 4: wall time",
+        "fanout over h2 at the server's stream limit: a concurrent group of 12",
+        "fanout over h2: a concurrent group of 12 against the targets",
+        "ureq speaks HTTP/1.1 only, by design: no rows over h2.",
+        "hyper over h2 (4 streams) ",
+    ] {
+        assert!(report.contains(text), "report.md lacks {text:?}");
+    }
+}

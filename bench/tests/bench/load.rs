@@ -6,13 +6,15 @@ use serde_json::Value;
 
 use crate::{positive, run_ok, scratch_dir};
 
-/// Over http, then over https (without the health check, which does not reach the upstream).
-const SCENARIOS: [&str; 5] = [
+/// Over http, then over https (without the health check, which does not reach the upstream),
+/// then over h2 (without ureq, which speaks HTTP/1.1 only).
+const SCENARIOS: [&str; 6] = [
     "GET /health/live",
     "POST /payments/hyper",
     "POST /payments/ureq",
     "POST /payments/hyper",
     "POST /payments/ureq",
+    "POST /payments/hyper",
 ];
 
 fn rows_of<'a>(results: &'a Value, suite: &str) -> &'a Vec<Value> {
@@ -79,8 +81,14 @@ fn every_scenario_completes_its_requests_without_a_failure() {
         } else {
             // Against the payment service of the bench's own that calls a mock over TLS:
             // what mock-rates counted, within the pool's bound.
-            assert_eq!(row["protocol"], "https", "{row}");
+            let (protocol, http_version) = if index < 5 {
+                ("https", "HTTP/1.1")
+            } else {
+                ("h2", "HTTP/2")
+            };
+            assert_eq!(row["protocol"], protocol, "{row}");
             assert_eq!(row["tls"]["version"], "TLSv1.3", "{row}");
+            assert_eq!(row["tls"]["http_version"], http_version, "{row}");
             let handshakes = row["tls"]["handshakes"].as_u64().unwrap();
             assert!(handshakes >= 1, "{row}");
             assert!(handshakes <= row["pool_bound"].as_u64().unwrap(), "{row}");

@@ -83,7 +83,11 @@ fn the_mock_child_over_tls_resumes_sessions_unless_told_not_to() {
     let exe = Path::new(env!("CARGO_BIN_EXE_bench"));
     let pairs = bench::suites::latency::cross_rate_pairs();
     for resumption in [true, false] {
-        let mock = MockEndpoint::spawn_serving(exe, None, Serving::Https { resumption }).unwrap();
+        let serving = Serving::Https {
+            resumption,
+            max_concurrent_streams: None,
+        };
+        let mock = MockEndpoint::spawn_serving(exe, None, serving).unwrap();
         // A new connection per call, from a client that keeps its TLS sessions.
         let settings = ClientSettings {
             extra_ca_pem: mock.ca_pem().cloned(),

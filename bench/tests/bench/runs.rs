@@ -7,6 +7,8 @@ use crate::{bench, positive, read_json, run_ok, scratch_dir};
 const CLIENTS: [&str; 5] = ["hyper", "awc", "reqwest", "ureq", "isahc"];
 /// awc, reqwest and ureq with their other TLS backends: rows over https only, by default.
 const OTHER_BACKENDS: [&str; 3] = ["awc-openssl", "reqwest-native-tls", "ureq-native-tls"];
+/// The clients that speak HTTP/2: rows over h2, by default with their default backends.
+const H2_CLIENTS: [&str; 4] = ["hyper", "awc", "reqwest", "isahc"];
 
 #[test]
 fn latency_runs_every_client_through_the_mock_child_process() {
@@ -37,24 +39,38 @@ fn latency_runs_every_client_through_the_mock_child_process() {
         .iter()
         .map(|row| row["client"].as_str().unwrap())
         .collect();
-    // Every client over http, then every client and backend over https (the default
-    // protocols).
+    // Every client over http, then every client and backend over https, then the clients
+    // that speak HTTP/2 over h2 (the default protocols).
+    let https_rows = CLIENTS.len() + OTHER_BACKENDS.len();
     assert_eq!(
         clients,
-        [&CLIENTS[..], &CLIENTS[..], &OTHER_BACKENDS[..]].concat()
+        [
+            &CLIENTS[..],
+            &CLIENTS[..],
+            &OTHER_BACKENDS[..],
+            &H2_CLIENTS[..]
+        ]
+        .concat()
     );
     assert_eq!(
         results["settings"]["protocols"],
-        serde_json::json!(["http", "https"])
+        serde_json::json!(["http", "https", "h2"])
     );
     for (index, row) in rows.iter().enumerate() {
         if index < CLIENTS.len() {
             assert_eq!(row["protocol"], "http", "{row}");
             assert!(row.get("tls").is_none(), "{row}");
         } else {
-            assert_eq!(row["protocol"], "https", "{row}");
-            // What mock-rates counted: one TLS 1.3 handshake per connection the client opened.
+            let (protocol, http_version) = if index < CLIENTS.len() + https_rows {
+                ("https", "HTTP/1.1")
+            } else {
+                ("h2", "HTTP/2")
+            };
+            assert_eq!(row["protocol"], protocol, "{row}");
+            // What mock-rates counted: one TLS 1.3 handshake per connection the client opened,
+            // each choosing the protocol's HTTP version by ALPN.
             assert_eq!(row["tls"]["version"], "TLSv1.3", "{row}");
+            assert_eq!(row["tls"]["http_version"], http_version, "{row}");
             assert_eq!(row["tls"]["handshakes"], row["connections_opened"], "{row}");
             // The backend is the adapter's: rustls for the bare names but isahc's libcurl.
             let backend = row["tls"]["backend"].as_str().unwrap();
@@ -101,6 +117,8 @@ fn latency_runs_every_client_through_the_mock_child_process() {
     // Each protocol's rows are compared with hyper over the same protocol.
     assert_eq!(rows[0]["ratio"], 1.0);
     assert_eq!(rows[CLIENTS.len()]["ratio"], 1.0);
+    assert_eq!(rows[CLIENTS.len() + https_rows]["ratio"], 1.0);
+    assert!(report_mentions_ureq_over_h2(&out));
     assert!(results["decode"].as_array().unwrap().is_empty());
     for file in ["report.md", "latency_mean.svg", "latency_allocations.svg"] {
         assert!(out.join(file).is_file(), "{file} missing");
@@ -108,6 +126,13 @@ fn latency_runs_every_client_through_the_mock_child_process() {
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("libcurl's own malloc (isahc) is not counted"));
     assert!(report.contains("what the port and the adapter cost"));
+}
+
+/// Whether the report says why ureq has no h2 rows.
+fn report_mentions_ureq_over_h2(out: &std::path::Path) -> bool {
+    std::fs::read_to_string(out.join("report.md"))
+        .unwrap()
+        .contains("ureq speaks HTTP/1.1 only, by design: no rows over h2.")
 }
 
 #[test]

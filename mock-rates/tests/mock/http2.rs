@@ -136,6 +136,7 @@ fn h2_by_alpn_answers_like_http_1_1() {
         (stats.connections, stats.h2_connections, stats.h2_streams),
         (1, 1, 2)
     );
+    assert_eq!(stats.tls_alpn_h2, 1);
     assert_eq!(stats.requests, 2);
 }
 
@@ -145,8 +146,12 @@ fn a_client_offering_only_http_1_1_gets_http_1_1() {
     runtime().block_on(async {
         let (_stream, chosen) = tls_connect(&server, &[b"http/1.1"]).await.unwrap();
         assert_eq!(chosen.as_deref(), Some(&b"http/1.1"[..]));
+        // A client that chose h2 and left before its preface is counted by its handshake.
+        let (_stream, chosen) = tls_connect(&server, &[b"h2"]).await.unwrap();
+        assert_eq!(chosen.as_deref(), Some(&b"h2"[..]));
     });
-    assert_eq!(server.state().stats().h2_connections, 0);
+    let stats = server.state().stats();
+    assert_eq!((stats.tls_alpn_h2, stats.h2_connections), (1, 0));
 }
 
 #[test]

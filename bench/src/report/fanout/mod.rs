@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 
 use crate::model::{
-    ClientName, FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, Protocol, Results, group_sizes,
+    ClientName, FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, Protocol, Results, SuiteName,
+    group_sizes,
 };
-use crate::report::format::{format_ms, protocol_cell};
+use crate::report::format::{format_ms, protocol_cell, unable_note};
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use crate::stats::median_of;
@@ -56,12 +57,28 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     for table in tables(results) {
         section = section.with(Part::Table(table));
     }
+    let h2_tables = h2::tables(results);
+    if !h2_tables.is_empty() {
+        section = section.with(Part::Prose(H2.to_owned()));
+    }
+    for table in h2_tables {
+        section = section.with(Part::Table(table));
+    }
     if shows_reference(settings) {
         section = section.with(Part::Prose(reference_note()));
     }
     Some(
         section
-            .with_notes(notes(results))
+            .with_notes(
+                notes(results)
+                    .into_iter()
+                    .chain(unable_note(
+                        &results.settings,
+                        SuiteName::Fanout,
+                        Protocol::H2,
+                    ))
+                    .collect(),
+            )
             .with(Part::Prose(HOW_MEASURED.to_owned()))
             .with(Part::DetailTable(detail_table(&results.fanout)))
             .with_charts(charts, "fanout"),
@@ -87,6 +104,17 @@ fn reference_note() -> String {
     }
     note
 }
+
+const H2: &str = "Over `h2` the service's clients are built with `rates.http_version = \"2\"` \
+    and call the same mock-rates over HTTP/2 (its CA trusted as over https). mock-rates counts \
+    what the clients did with each batch: **busy connections** is the most HTTP/2 connections \
+    with a stream open at once, and **streams on one** the most streams open at once on one \
+    connection, both reset before every batch and the most of any batch kept. A client that \
+    multiplexes sends a whole group on one connection. The second table sends the same groups \
+    through a mock-rates whose connections allow only so many streams at once \
+    (`SETTINGS_MAX_CONCURRENT_STREAMS`, `--h2-stream-limit`), to a service of its own, and reads \
+    from the figures what each client does past the limit: queue on the one connection (one \
+    round of upstream latency per limit's worth of calls), open more connections, or fail.";
 
 const HOW_MEASURED: &str = "Each client runs as one block: an un-timed warm-up group \
     (concurrent, the largest size), its concurrent groups, then its sequential ones. Over \
@@ -131,17 +159,40 @@ fn cell(row: &FanoutRow) -> String {
     text
 }
 
-/// One table per protocol and mode: rows are group sizes, columns the clients (and, at 360 ms,
-/// the reference's figures).
+/// What the upstream of a table's columns was: a protocol, and over h2 a stream limit or none.
+type Upstream = (Protocol, Option<u32>);
+
+/// The upstreams of `series`, each once, in their order.
+fn upstreams(series: &[FanoutSeries]) -> Vec<Upstream> {
+    let mut upstreams: Vec<Upstream> = Vec::new();
+    for series in series {
+        let upstream = (series.protocol, series.stream_limit);
+        if !upstreams.contains(&upstream) {
+            upstreams.push(upstream);
+        }
+    }
+    upstreams
+}
+
+/// "over h2", or "over h2 with a stream limit of 10".
+fn describe_upstream((protocol, stream_limit): Upstream) -> String {
+    match stream_limit {
+        Some(limit) => format!("over {protocol} with a stream limit of {limit}"),
+        None => format!("over {protocol}"),
+    }
+}
+
+/// One table per upstream and mode: rows are group sizes, columns the clients (and, at 360
+/// ms, the reference's figures).
 fn tables(results: &Results) -> Vec<Table> {
     let all = results.fanout_series();
-    Protocol::ALL
+    upstreams(&all)
         .into_iter()
-        .flat_map(|protocol| {
+        .flat_map(|upstream| {
             let series: Vec<FanoutSeries> = all
                 .iter()
                 .copied()
-                .filter(|series| series.protocol == protocol)
+                .filter(|series| (series.protocol, series.stream_limit) == upstream)
                 .collect();
             FanoutMode::ALL
                 .into_iter()
@@ -149,9 +200,9 @@ fn tables(results: &Results) -> Vec<Table> {
                     results
                         .fanout
                         .iter()
-                        .any(|row| row.mode == mode && row.protocol == protocol)
+                        .any(|row| row.mode == mode && (row.protocol, row.stream_limit) == upstream)
                 })
-                .map(|mode| mode_table(results, protocol, mode, &series))
+                .map(|mode| mode_table(results, upstream, mode, &series))
                 .collect::<Vec<_>>()
         })
         .collect()
@@ -159,7 +210,7 @@ fn tables(results: &Results) -> Vec<Table> {
 
 fn mode_table(
     results: &Results,
-    protocol: Protocol,
+    upstream: Upstream,
     mode: FanoutMode,
     series: &[FanoutSeries],
 ) -> Table {
@@ -207,9 +258,10 @@ fn mode_table(
         .collect();
     Table {
         title: format!(
-            "fanout, {}, upstream over {protocol}: wall time of a group (the api's wall_time_ms, \
-             median of {}; efficiency = ideal / wall in brackets)",
+            "fanout, {}, upstream {}: wall time of a group (the api's wall_time_ms, median of \
+             {}; efficiency = ideal / wall in brackets)",
             mode.as_str(),
+            describe_upstream(upstream),
             settings.repetitions_of(mode)
         ),
         columns,
@@ -234,6 +286,7 @@ fn detail_table(rows: &[FanoutRow]) -> Table {
             ("Efficiency", Right),
             ("Upstream calls", Right),
             ("Connections", Right),
+            ("HTTP/2 streams; busy conns; on one", Right),
             ("Failures", Right),
         ],
         rows: rows
@@ -242,7 +295,13 @@ fn detail_table(rows: &[FanoutRow]) -> Table {
                 let unknown = || "?".to_owned();
                 vec![
                     row.client.to_string(),
-                    protocol_cell(row.protocol, row.tls.as_ref()),
+                    match row.stream_limit {
+                        Some(limit) => format!(
+                            "{} ({limit} streams)",
+                            protocol_cell(row.protocol, row.tls.as_ref())
+                        ),
+                        None => protocol_cell(row.protocol, row.tls.as_ref()),
+                    },
                     row.mode.as_str().to_owned(),
                     row.group_size.to_string(),
                     row.repetitions.to_string(),
@@ -255,6 +314,15 @@ fn detail_table(rows: &[FanoutRow]) -> Table {
                         .map_or_else(unknown, |calls| calls.to_string()),
                     row.connections_opened
                         .map_or_else(unknown, |count| count.to_string()),
+                    row.h2.map_or_else(
+                        || "-".to_owned(),
+                        |spread| {
+                            format!(
+                                "{}; {}; {}",
+                                spread.streams, spread.peak_connections, spread.peak_streams
+                            )
+                        },
+                    ),
                     row.failures.to_string(),
                 ]
             })
@@ -394,6 +462,8 @@ fn caps_note(rows: &[FanoutRow], clients: &[ClientName]) -> String {
     }
     note
 }
+
+mod h2;
 
 /// Fanout results for tests.
 #[cfg(test)]

@@ -8,6 +8,7 @@ use crate::model::{ClientName, FanoutMode, FanoutRow, Protocol, Results};
 pub fn row(client: ClientName, mode: FanoutMode, size: u32, wall: f64, ideal: f64) -> FanoutRow {
     FanoutRow {
         protocol: Protocol::Http,
+        stream_limit: None,
         tls: None,
         client,
         mode,
@@ -20,6 +21,8 @@ pub fn row(client: ClientName, mode: FanoutMode, size: u32, wall: f64, ideal: f6
         failures: 0,
         upstream_calls: Some(u64::from(size)),
         connections_opened: Some(1),
+        h2: None,
+        warm_up_connections: None,
         max_connections: Some(100),
         blocking_threads: (client == ClientName::Ureq).then_some(64),
         wall_ms: vec![wall],

@@ -4,7 +4,8 @@
 mod tables;
 mod targets;
 
-use crate::model::Results;
+use crate::model::{Protocol, Results, SuiteName};
+use crate::report::format::unable_note;
 use crate::report::load::tables::{
     GENERATOR_TARGET, capacity_tables, load_tables, scenario_label, wrk_table,
 };
@@ -61,7 +62,13 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     } else if let Some(why) = &results.generator_skipped {
         section = section.with(Part::Text(format!("generator check: {why}")));
     }
-    Some(section.with_notes(first_errors(results)))
+    let mut notes = first_errors(results);
+    notes.extend(unable_note(
+        &results.settings,
+        SuiteName::Load,
+        Protocol::H2,
+    ));
+    Some(section.with_notes(notes))
 }
 
 /// The first failure of each row that had one.
@@ -251,6 +258,7 @@ mod tests {
                 provider: "OpenSSL (system)".to_owned(),
                 version: "TLSv1.3".to_owned(),
                 handshakes,
+                http_version: "HTTP/1.1".to_owned(),
             }),
             pool_bound: Some(200),
             mock_tls_handshakes: Some(0),

@@ -57,7 +57,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Rows, BenchErr
         .transpose()
         .map_err(|source| BenchError::io(Path::new("the CPU affinity"), source))?;
     let mut rows = Rows::default();
-    for &protocol in &settings.protocols {
+    for protocol in settings.protocols_of(SuiteName::Connections) {
         let Some(servers) = Servers::start(protocol, settings.latency_cpu, mock)? else {
             eprintln!(
                 "bench: connections: https left out: it needs mock-rates of the bench's own, \
@@ -101,12 +101,16 @@ impl<'a> Servers<'a> {
             .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
         let (serving, no_resumption) = match protocol {
             Protocol::Http => (Serving::Http, None),
-            Protocol::Https => (
-                Serving::Https { resumption: true },
+            // Never over h2 (see `SuiteName::runs_over`); it would be https's servers.
+            Protocol::Https | Protocol::H2 => (
+                Serving::HTTPS,
                 Some(MockEndpoint::spawn_serving(
                     &exe,
                     cpu,
-                    Serving::Https { resumption: false },
+                    Serving::Https {
+                        resumption: false,
+                        max_concurrent_streams: None,
+                    },
                 )?),
             ),
         };

@@ -346,6 +346,7 @@ mod tests {
             tls_resumed: resumed,
             tls13: full + resumed,
             tls12: 0,
+            ..Counted::default()
         }
     }
 

@@ -15,11 +15,15 @@
 //! land on one api worker, whose per-worker caps (`rates.max_connections`, and
 //! `rates.blocking_threads` for ureq) bound how many calls of a group overlap.
 //!
-//! The suite runs once per protocol (see [`crate::servers::Stack`]). Over `https` only the
-//! concurrent groups are sent: a sequential group is N pooled calls one after another, N
-//! upstream latencies whatever the protocol, so it would repeat the `http` rows at length; a
-//! concurrent group opens up to N connections, each with its handshake, which is what TLS
-//! changes. Every `https` row states the TLS mock-rates counted.
+//! The suite runs once per protocol (see [`crate::servers::Stack`]). Over `https` and `h2`
+//! only the concurrent groups are sent: a sequential group is N pooled calls one after
+//! another, N upstream latencies whatever the protocol, so it would repeat the `http` rows at
+//! length; a concurrent group opens up to N connections, each with its handshake, which is
+//! what TLS changes, or N streams on one connection, which is what HTTP/2 changes. Every row
+//! over TLS states the TLS and HTTP version mock-rates counted. Over `h2` the suite runs again
+//! against a mock-rates with a stream limit (`SETTINGS_MAX_CONCURRENT_STREAMS`), and each row
+//! has the mock's peaks over its batches: the most HTTP/2 connections busy at once, and the
+//! most streams open at once on one of them.
 
 mod batches;
 mod ideal;
@@ -32,9 +36,10 @@ use mock_rates::Faults;
 use crate::clients::{ApiClient, Counted, FaultsGuard, MockAdmin};
 use crate::error::BenchError;
 use crate::model::{
-    ClientName, FanoutMode, FanoutRow, NegotiatedTls, Protocol, RunSettings, SuiteName,
+    ClientName, FanoutMode, FanoutRow, FanoutSeries, H2Spread, NegotiatedTls, Protocol,
+    RunSettings, SuiteName,
 };
-use crate::servers::{ApiEndpoint, Stack};
+use crate::servers::Stack;
 use crate::stats::median_of;
 use crate::suites::fanout::batches::{BatchOutcome, Batches};
 use crate::suites::fanout::ideal::{efficiency, ideal_ms};
@@ -72,7 +77,7 @@ pub fn run(settings: &RunSettings, stack: Stack<'_>) -> Result<Vec<FanoutRow>, B
             ..Faults::default()
         },
     )?;
-    let rows = measure(settings, stack.protocol, &admin, api, &caps);
+    let rows = measure(settings, stack, &admin, &caps);
     latency.clear()?;
     rows
 }
@@ -89,6 +94,9 @@ struct Cell {
     failures: u64,
     /// What mock-rates counted during this cell's batches.
     counted: Option<Counted>,
+    /// Over h2, the mock's peaks, the most of any batch: HTTP/2 connections busy at once,
+    /// and streams open at once on one connection.
+    peaks: Option<(u64, u64)>,
     first_error: Option<String>,
 }
 
@@ -96,17 +104,17 @@ struct Cell {
 fn modes_over(protocol: Protocol) -> &'static [FanoutMode] {
     match protocol {
         Protocol::Http => &[FanoutMode::Concurrent, FanoutMode::Sequential],
-        Protocol::Https => &[FanoutMode::Concurrent],
+        Protocol::Https | Protocol::H2 => &[FanoutMode::Concurrent],
     }
 }
 
 fn measure(
     settings: &RunSettings,
-    protocol: Protocol,
+    stack: Stack<'_>,
     admin: &MockAdmin<'_>,
-    api: &ApiEndpoint,
     caps: &ApiCaps,
 ) -> Result<Vec<FanoutRow>, BenchError> {
+    let (protocol, api) = (stack.protocol, stack.api);
     let fanout = &settings.fanout;
     let clients = settings.clients_over(protocol);
     let modes = modes_over(protocol);
@@ -138,7 +146,8 @@ fn measure(
 
     let mut cells = Vec::new();
     let mut warm_up = HashMap::new();
-    let over = |client: ClientName| protocol.qualify(client);
+    let over = |client: ClientName| label(stack, client);
+    let peaks_counted = protocol == Protocol::H2;
     for &client in &clients {
         bar.set_message(format!("{} warm-up", over(client)));
         // Not a row: it only fills the api's pool; a failure here shows again in the rows.
@@ -163,6 +172,7 @@ fn measure(
                 request_ms: Vec::new(),
                 failures: 0,
                 counted: Some(Counted::default()),
+                peaks: peaks_counted.then_some((0, 0)),
                 first_error: None,
             }));
             let repetitions = fanout.repetitions_of(mode);
@@ -174,10 +184,16 @@ fn measure(
                         mode.as_str(),
                         cell.size
                     ));
+                    // Before the first read, whose difference must not see its connection.
+                    let peaks_reset = peaks_counted && admin.reset_peaks().is_ok();
                     let before = admin.counters();
                     let outcome = batches.send(client, mode, cell.size);
-                    let counted = Counted::between(before.as_ref(), admin.counters().as_ref());
-                    cell.record(outcome, counted);
+                    let after = admin.counters();
+                    let counted = Counted::between(before.as_ref(), after.as_ref());
+                    let peaks = after
+                        .filter(|_| peaks_reset)
+                        .map(|after| (after.h2_peak_connections, after.h2_peak_streams));
+                    cell.record(outcome, counted, peaks);
                     bar.inc(ideal(mode, cell.size));
                 }
             }
@@ -185,19 +201,38 @@ fn measure(
     }
     bar.finish_and_clear();
 
-    let negotiated = negotiated_per_client(protocol, &clients, &cells, &warm_up)?;
-    Ok(rows(cells, caps, &negotiated, (latency, jitter)))
+    let negotiated = negotiated_per_client(stack, &clients, &cells, &warm_up)?;
+    let context = RowContext {
+        caps,
+        negotiated: &negotiated,
+        warm_up: &warm_up,
+        latency_jitter: (latency, jitter),
+        stream_limit: stack.stream_limit,
+    };
+    Ok(rows(cells, &context))
 }
 
-/// Over https, each client's TLS as mock-rates counted it from its warm-up on; empty over http.
+/// A client's rows over `stack`, as the progress bar and errors name them.
+fn label(stack: Stack<'_>, client: ClientName) -> String {
+    FanoutSeries {
+        client,
+        protocol: stack.protocol,
+        stream_limit: stack.stream_limit,
+    }
+    .label()
+}
+
+/// Over TLS, each client's TLS and HTTP version as mock-rates counted them from its warm-up
+/// on; empty over http.
 fn negotiated_per_client(
-    protocol: Protocol,
+    stack: Stack<'_>,
     clients: &[ClientName],
     cells: &[Cell],
     warm_up: &HashMap<ClientName, Option<Counted>>,
 ) -> Result<HashMap<ClientName, NegotiatedTls>, BenchError> {
+    let protocol = stack.protocol;
     let mut negotiated = HashMap::new();
-    if protocol == Protocol::Https {
+    if protocol.is_tls() {
         for &client in clients {
             let counted = cells
                 .iter()
@@ -205,20 +240,32 @@ fn negotiated_per_client(
                 .fold(warm_up.get(&client).copied().flatten(), |total, cell| {
                     Counted::add(total, cell.counted)
                 });
-            let who = protocol.qualify(client);
-            negotiated.insert(client, tls::negotiated(client, who, counted)?);
+            let who = label(stack, client);
+            negotiated.insert(client, tls::negotiated(client, protocol, who, counted)?);
         }
     }
     Ok(negotiated)
 }
 
+/// What every row of one stack shares, beside its cell.
+struct RowContext<'a> {
+    caps: &'a ApiCaps,
+    negotiated: &'a HashMap<ClientName, NegotiatedTls>,
+    /// What mock-rates counted during each client's warm-up group.
+    warm_up: &'a HashMap<ClientName, Option<Counted>>,
+    latency_jitter: (u64, u64),
+    stream_limit: Option<u32>,
+}
+
 /// The rows, from the cells measured.
-fn rows(
-    cells: Vec<Cell>,
-    caps: &ApiCaps,
-    negotiated: &HashMap<ClientName, NegotiatedTls>,
-    (latency, jitter): (u64, u64),
-) -> Vec<FanoutRow> {
+fn rows(cells: Vec<Cell>, context: &RowContext<'_>) -> Vec<FanoutRow> {
+    let RowContext {
+        caps,
+        negotiated,
+        warm_up,
+        latency_jitter: (latency, jitter),
+        stream_limit,
+    } = *context;
     cells
         .into_iter()
         .map(|cell| {
@@ -232,6 +279,7 @@ fn rows(
             FanoutRow {
                 client: cell.client,
                 protocol: cell.protocol,
+                stream_limit,
                 tls: negotiated.get(&cell.client).cloned(),
                 mode: cell.mode,
                 group_size: cell.size,
@@ -243,6 +291,18 @@ fn rows(
                 failures: cell.failures,
                 upstream_calls: cell.counted.map(|counted| counted.live_requests),
                 connections_opened: cell.counted.map(|counted| counted.connections),
+                h2: cell.peaks.zip(cell.counted).map(
+                    |((peak_connections, peak_streams), counted)| H2Spread {
+                        streams: counted.h2_streams,
+                        peak_connections,
+                        peak_streams,
+                    },
+                ),
+                warm_up_connections: warm_up
+                    .get(&cell.client)
+                    .copied()
+                    .flatten()
+                    .map(|counted| counted.connections),
                 max_connections,
                 blocking_threads,
                 wall_ms: cell.wall_ms,
@@ -254,8 +314,17 @@ fn rows(
 }
 
 impl Cell {
-    fn record(&mut self, outcome: BatchOutcome, counted: Option<Counted>) {
+    fn record(
+        &mut self,
+        outcome: BatchOutcome,
+        counted: Option<Counted>,
+        peaks: Option<(u64, u64)>,
+    ) {
         self.sent += 1;
+        self.peaks = self
+            .peaks
+            .zip(peaks)
+            .map(|(most, these)| (most.0.max(these.0), most.1.max(these.1)));
         self.failures += outcome.failed;
         match outcome.timing {
             Some((wall, request)) => {

@@ -12,6 +12,8 @@ const DEFAULT_REPETITIONS: u32 = 3;
 /// Sequential groups are the suite's long part (the default sizes add up to 265 upstream
 /// latencies per client and repetition) and vary little: N calls in a row already average.
 const DEFAULT_SEQUENTIAL_REPETITIONS: u32 = 1;
+/// The stream limit: well under the largest group, so that every client meets it.
+const DEFAULT_H2_STREAM_LIMIT: u32 = 10;
 
 /// The suite's flags (flattened into the bench's).
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -44,6 +46,13 @@ pub struct FanoutArgs {
     /// already average out. [default: 1]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub fanout_sequential_repetitions: Option<u32>,
+
+    /// fanout over h2: the concurrent groups are sent again through a mock-rates whose
+    /// HTTP/2 connections allow this many streams at once (SETTINGS_MAX_CONCURRENT_STREAMS), to
+    /// show what each client does past it: queue, open more connections, or fail. 0 leaves
+    /// those rows out. [default: 10]
+    #[arg(long, value_name = "N")]
+    pub h2_stream_limit: Option<u32>,
 }
 
 /// The suite's settings: the flags given, else the defaults (of `--quick`, if given).
@@ -72,6 +81,8 @@ pub fn resolve(args: &FanoutArgs, quick: bool) -> FanoutSettings {
         sequential_repetitions: args
             .fanout_sequential_repetitions
             .unwrap_or(DEFAULT_SEQUENTIAL_REPETITIONS),
+        h2_stream_limit: Some(args.h2_stream_limit.unwrap_or(DEFAULT_H2_STREAM_LIMIT))
+            .filter(|&limit| limit > 0),
     }
 }
 
@@ -125,5 +136,11 @@ mod tests {
         assert_eq!(chosen.group_sizes, [5, 20, 70]);
         assert_eq!(chosen.repetitions_of(FanoutMode::Concurrent), 5);
         assert_eq!(chosen.repetitions_of(FanoutMode::Sequential), 2);
+        assert_eq!(defaults.h2_stream_limit, Some(10));
+        assert_eq!(resolved(&["--h2-stream-limit", "0"]).h2_stream_limit, None);
+        assert_eq!(
+            resolved(&["--h2-stream-limit", "4"]).h2_stream_limit,
+            Some(4)
+        );
     }
 }
