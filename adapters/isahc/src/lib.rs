@@ -44,7 +44,7 @@ use isahc::{AsyncBody, HttpClient};
 use openssl::x509::X509;
 use rates_common::{
     BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
-    connect_timeout_error, describe, find_in_chain, timeout_error, tls_error,
+    connect_timeout_error, describe, find_in_chain, not_http2, timeout_error, tls_error,
 };
 use tempfile::NamedTempFile;
 
@@ -157,7 +157,7 @@ impl IsahcRates {
 
     fn error(&self, error: &isahc::Error) -> RatesError {
         if is_tls_failure(error) {
-            return tls_error(describe(error), self.http_version);
+            return self.tls_error(error);
         }
         match error.kind() {
             // libcurl says "Timeout was reached" for both timeouts; only a call that got as far
@@ -171,6 +171,28 @@ impl IsahcRates {
             }
             _ => broken_transfer(describe(error)),
         }
+    }
+}
+
+impl IsahcRates {
+    /// A failed handshake. libcurl's reason (its error buffer) does not reach isahc's errors
+    /// from a transfer: a refused `h2` comes as a bare `[35] SSL connect error`, the code of
+    /// any handshake failure that is not a refused certificate. With `h2` offered alone, that
+    /// is what an upstream that does not agree to HTTP/2 causes, and the error says so, as a
+    /// likely cause rather than a certainty.
+    fn tls_error(&self, error: &isahc::Error) -> RatesError {
+        let description = describe(error);
+        let bare_connect_error = self.http_version == HttpVersion::Http2
+            && find_in_chain::<curl::Error>(error).is_some_and(|curl| {
+                curl.is_ssl_connect_error() && curl.extra_description().is_none()
+            });
+        if bare_connect_error {
+            return not_http2(format!(
+                "the handshake failed ({description}); libcurl gives no reason, and with h2 \
+                 offered alone this is how an upstream that does not speak it refuses"
+            ));
+        }
+        tls_error(description, self.http_version)
     }
 }
 
