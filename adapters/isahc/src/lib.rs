@@ -58,14 +58,18 @@ pub struct IsahcRates {
     call: UpstreamCall,
 }
 
-/// The libcurl isahc runs on and its TLS library, as libcurl reports them at run time:
-/// `libcurl 8.22.0 with OpenSSL/3.0.19`.
+/// The libcurl isahc runs on, its TLS library and its HTTP/2 library, as libcurl reports
+/// them at run time: `libcurl 8.22.0 with OpenSSL/3.0.19 and nghttp2 1.68.1`.
 pub fn libcurl_version() -> String {
     let version = curl::Version::get();
     format!(
-        "libcurl {} with {}",
+        "libcurl {} with {} and {}",
         version.version(),
-        version.ssl_version().unwrap_or("no TLS library")
+        version.ssl_version().unwrap_or("no TLS library"),
+        version.nghttp2_version().map_or_else(
+            || "no HTTP/2".to_owned(),
+            |nghttp2| format!("nghttp2 {nghttp2}")
+        )
     )
 }
 
@@ -294,6 +298,20 @@ mod tests {
         };
         let error = IsahcRates::new(&settings).unwrap_err();
         assert!(error.reason.contains("extra CA"), "{error}");
+    }
+
+    #[test]
+    fn libcurl_is_built_with_http2() {
+        assert!(
+            curl::Version::get().feature_http2(),
+            "{}",
+            libcurl_version()
+        );
+        assert!(
+            libcurl_version().contains("nghttp2 1."),
+            "{}",
+            libcurl_version()
+        );
     }
 
     #[test]
