@@ -14,11 +14,13 @@
 //!
 //! ALPN offers the one protocol of `http_version` on either backend, `http/1.1` or `h2`,
 //! never both (awc's own default offers both), set on the TLS config awc is given; awc speaks
-//! h2 on a connection whose handshake chose it, and the answer's version is checked. awc's
-//! pool lends a connection to one request at a time, h2 or not (`ConnectionPool::call` in
-//! `client/pool.rs` takes it out of the pool until it is released), so over HTTP/2 concurrent
-//! calls each open a connection of their own, up to `limit` = `max_connections`: awc does not
-//! multiplex. For an `http://`
+//! h2 on a connection whose handshake chose it, and the answer's version is checked. awc
+//! multiplexes: it puts an h2 connection back in its pool as soon as a request is sent
+//! (`send_request` in `client/h2proto.rs`), for the next request to share. It does not check
+//! a pooled h2 connection before lending it (only HTTP/1.1 ones are probed), so after a GOAWAY
+//! ended one, the next call is given it and fails (`Connect`) without reaching the upstream;
+//! the call after opens a new connection. The contract checks exactly that for awc. For an
+//! `http://`
 //! upstream no roots are loaded by this adapter; note that awc's `Connector::new()` itself
 //! builds an unused OpenSSL context (system roots included) once per client whenever awc's
 //! `openssl` feature is compiled.

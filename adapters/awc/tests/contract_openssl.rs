@@ -1,4 +1,5 @@
-//! The adapter contract, run against awc with its OpenSSL backend over plain HTTP and over TLS.
+//! The adapter contract, run against awc with its OpenSSL backend over plain HTTP, over TLS
+//! and over HTTP/2.
 
 rates_contract::contract_tests!(
     make = |settings: &rates_common::ClientSettings| {
@@ -7,5 +8,6 @@ rates_contract::contract_tests!(
                 .expect("the contract's settings are valid"),
         ) as Box<dyn application::RatesProvider>
     },
-    tls
+    tls,
+    h2_goaway_costs_the_next_call
 );

@@ -11,7 +11,11 @@
 //!
 //! which expands to one `#[actix_rt::test]` per case (the adapter crate needs `actix-rt` as a
 //! dev-dependency); `contract_tests!(make = ..., tls)` runs every case over plain HTTP and
-//! over TLS, plus the cases only TLS has. Each case builds its own client through `make`, inside the test's actix
+//! over TLS, plus the cases only TLS has; `contract_tests!(make = ..., tls, h2)` also runs
+//! them over HTTP/2 (the client built with `http_version` "2"), with the cases only HTTP/2
+//! has; `h2_goaway_costs_the_next_call` in place of `h2` for a client that lends again an h2
+//! connection a GOAWAY ended (awc), which is checked for that instead of for recovering at
+//! once. Each case builds its own client through `make`, inside the test's actix
 //! runtime, as an actix worker would, and checks the adapter through the port (and the payment
 //! use case where it says more).
 //!
@@ -20,6 +24,7 @@
 
 mod answers;
 mod faults;
+mod h2;
 mod pool;
 mod support;
 mod tls;
@@ -58,11 +63,48 @@ macro_rules! for_each_case {
             faults::percent_of_calls_reset,
             faults::a_fault_does_not_break_the_next_call,
             pool::connections_are_reused,
-            pool::no_idle_connections_means_no_reuse,
-            pool::stale_keep_alive_connection_is_not_used,
             pool::idle_connections_are_dropped_after_idle_timeout,
             pool::calls_beyond_max_connections_wait_for_a_slot,
             pool::busy_slots_make_the_call_unavailable,
+        }
+    };
+}
+
+/// The cases about HTTP/1.1's keep-alive that do not carry over to HTTP/2, in the form of
+/// [`for_each_case!`]; run over HTTP/1.1 only.
+/// - `max_idle_per_host = 0` retires an HTTP/1.1 connection after each response; an h2
+///   connection is shared by the calls in flight, and whether a client keeps it between calls
+///   is its own pool's policy for h2, not this setting's.
+/// - A stale keep-alive connection is one the server closed while idle. An h2 server ends an
+///   idle connection gracefully instead (GOAWAY, a PING, then the final GOAWAY), and serves a
+///   stream sent before the final GOAWAY: libcurl, which reads an idle connection only when a
+///   transfer runs, reuses it and is served, so no second connection need open. A call after
+///   a GOAWAY that ended the connection is `h2::h2_faults_do_not_break_the_next_call`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! for_each_http1_case {
+    ($callback:ident { $($before:tt)* }) => {
+        $crate::$callback! { { $($before)* }
+            pool::no_idle_connections_means_no_reuse,
+            pool::stale_keep_alive_connection_is_not_used,
+        }
+    };
+}
+
+/// The cases only HTTP/2 has, for every client that speaks it, in the form of
+/// [`for_each_case!`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! for_each_h2_case {
+    ($callback:ident { $($before:tt)* }) => {
+        $crate::$callback! { { $($before)* }
+            h2::goaway_is_connect,
+            h2::refused_stream_is_connect,
+            h2::a_reset_stream_does_not_cost_the_connection,
+            h2::concurrent_calls_share_one_connection,
+            h2::the_servers_stream_limit_is_kept,
+            h2::http2_against_an_http1_only_upstream_fails_clearly,
+            h2::http11_over_tls_stays_http11_against_an_h2_upstream,
         }
     };
 }
@@ -98,24 +140,57 @@ macro_rules! entry_points {
 #[doc(hidden)]
 pub mod cases {
     crate::for_each_case!(entry_points {});
+    crate::for_each_http1_case!(entry_points {});
     crate::for_each_tls_case!(entry_points {});
+    crate::for_each_h2_case!(entry_points {});
+    crate::entry_points! { {}
+        h2::h2_faults_do_not_break_the_next_call,
+        h2::after_a_goaway_the_next_call_fails_on_the_ended_connection,
+    }
 }
 
 /// Expands to one `#[actix_rt::test]` per contract case, each calling its case with `make`,
 /// over plain HTTP; with `tls`, to a module `http` of those and a module `https` running every
-/// case over TLS, and the cases only TLS has.
+/// case over TLS, and the cases only TLS has; with `tls, h2` (or `tls,
+/// h2_goaway_costs_the_next_call`), also to a module `h2` running the cases that apply to
+/// HTTP/2 over it, and the cases only HTTP/2 has.
 #[macro_export]
 macro_rules! contract_tests {
     (make = $make:expr $(,)?) => {
         $crate::for_each_case!(test_functions { $make, $crate::Protocol::Http });
+        $crate::for_each_http1_case!(test_functions { $make, $crate::Protocol::Http });
     };
     (make = $make:expr, tls $(,)?) => {
         mod http {
             $crate::for_each_case!(test_functions { $make, $crate::Protocol::Http });
+            $crate::for_each_http1_case!(test_functions { $make, $crate::Protocol::Http });
         }
         mod https {
             $crate::for_each_case!(test_functions { $make, $crate::Protocol::Https });
+            $crate::for_each_http1_case!(test_functions { $make, $crate::Protocol::Https });
             $crate::for_each_tls_case!(test_functions { $make, $crate::Protocol::Https });
+        }
+    };
+    (make = $make:expr, tls, h2 $(,)?) => {
+        $crate::contract_tests!(make = $make, tls);
+        mod h2 {
+            $crate::for_each_case!(test_functions { $make, $crate::Protocol::H2 });
+            $crate::for_each_tls_case!(test_functions { $make, $crate::Protocol::H2 });
+            $crate::for_each_h2_case!(test_functions { $make, $crate::Protocol::H2 });
+            $crate::test_functions! { { $make, $crate::Protocol::H2 }
+                h2::h2_faults_do_not_break_the_next_call,
+            }
+        }
+    };
+    (make = $make:expr, tls, h2_goaway_costs_the_next_call $(,)?) => {
+        $crate::contract_tests!(make = $make, tls);
+        mod h2 {
+            $crate::for_each_case!(test_functions { $make, $crate::Protocol::H2 });
+            $crate::for_each_tls_case!(test_functions { $make, $crate::Protocol::H2 });
+            $crate::for_each_h2_case!(test_functions { $make, $crate::Protocol::H2 });
+            $crate::test_functions! { { $make, $crate::Protocol::H2 }
+                h2::after_a_goaway_the_next_call_fails_on_the_ended_connection,
+            }
         }
     };
 }

@@ -15,7 +15,7 @@ use application::{
 };
 use domain::{Amount, Currency, CurrencyPair, Rate, RateTimestamp};
 use mock_rates::{FaultMode, Faults, MockServer, Settings, TlsSettings, rate_text};
-use rates_common::ClientSettings;
+use rates_common::{ClientSettings, HttpVersion};
 
 /// Builds the adapter under test from the settings a case chooses.
 pub type MakeProvider = dyn Fn(&ClientSettings) -> Box<dyn RatesProvider>;
@@ -36,8 +36,11 @@ pub(crate) const TIMER_SLACK: Duration = Duration::from_millis(5);
 pub enum Protocol {
     /// HTTP/1.1 in the clear.
     Http,
-    /// HTTP/1.1 over TLS, mock-rates' CA trusted through `extra_ca_pem`.
+    /// HTTP/1.1 over TLS, mock-rates' CA trusted through `extra_ca_pem`. The mock offers `h2`
+    /// as well by ALPN; the client, on `http_version` "1.1", offers `http/1.1` alone.
     Https,
+    /// HTTP/2 over TLS, by ALPN: the client built with `http_version` "2".
+    H2,
 }
 
 thread_local! {
@@ -59,13 +62,21 @@ pub(crate) fn protocol() -> Protocol {
 pub(crate) fn scheme() -> &'static str {
     match protocol() {
         Protocol::Http => "http",
-        Protocol::Https => "https",
+        Protocol::Https | Protocol::H2 => "https",
+    }
+}
+
+/// The HTTP version clients are built with for this thread's protocol.
+pub(crate) fn http_version() -> HttpVersion {
+    match protocol() {
+        Protocol::Http | Protocol::Https => HttpVersion::Http11,
+        Protocol::H2 => HttpVersion::Http2,
     }
 }
 
 /// Starts mock-rates with `settings`, over this thread's protocol.
 pub(crate) fn start(settings: Settings) -> MockServer {
-    let tls = (protocol() == Protocol::Https).then(TlsSettings::default);
+    let tls = (protocol() != Protocol::Http).then(TlsSettings::default);
     MockServer::start(Settings { tls, ..settings }).expect("mock-rates starts on 127.0.0.1:0")
 }
 
@@ -91,9 +102,10 @@ pub(crate) fn status(code: u16) -> Faults {
     }
 }
 
-/// Short timeouts, everything else as configured by default.
+/// Short timeouts and this thread's HTTP version, everything else as configured by default.
 pub(crate) fn client_settings(base_url: String) -> ClientSettings {
     ClientSettings {
+        http_version: http_version(),
         connect_timeout: CONNECT_TIMEOUT,
         timeout: TIMEOUT,
         pool_wait: Duration::from_millis(100),

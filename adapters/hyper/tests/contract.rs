@@ -1,9 +1,10 @@
-//! The adapter contract, run against hyper over plain HTTP and over TLS.
+//! The adapter contract, run against hyper over plain HTTP, over TLS and over HTTP/2.
 
 rates_contract::contract_tests!(
     make = |settings: &rates_common::ClientSettings| {
         Box::new(rates_hyper::HyperRates::new(settings).expect("the contract's settings are valid"))
             as Box<dyn application::RatesProvider>
     },
-    tls
+    tls,
+    h2
 );

@@ -44,7 +44,7 @@ use isahc::{AsyncBody, HttpClient};
 use openssl::x509::X509;
 use rates_common::{
     BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
-    connect_timeout_error, describe, find_in_chain, timeout_error, tls_error,
+    connect_timeout_error, describe, find_in_chain, not_http2, timeout_error, tls_error,
 };
 use tempfile::NamedTempFile;
 
@@ -58,14 +58,18 @@ pub struct IsahcRates {
     call: UpstreamCall,
 }
 
-/// The libcurl isahc runs on and its TLS library, as libcurl reports them at run time:
-/// `libcurl 8.22.0 with OpenSSL/3.0.19`.
+/// The libcurl isahc runs on, its TLS library and its HTTP/2 library, as libcurl reports
+/// them at run time: `libcurl 8.22.0 with OpenSSL/3.0.19 and nghttp2 1.68.1`.
 pub fn libcurl_version() -> String {
     let version = curl::Version::get();
     format!(
-        "libcurl {} with {}",
+        "libcurl {} with {} and {}",
         version.version(),
-        version.ssl_version().unwrap_or("no TLS library")
+        version.ssl_version().unwrap_or("no TLS library"),
+        version.nghttp2_version().map_or_else(
+            || "no HTTP/2".to_owned(),
+            |nghttp2| format!("nghttp2 {nghttp2}")
+        )
     )
 }
 
@@ -157,7 +161,7 @@ impl IsahcRates {
 
     fn error(&self, error: &isahc::Error) -> RatesError {
         if is_tls_failure(error) {
-            return tls_error(describe(error), self.http_version);
+            return self.tls_error(error);
         }
         match error.kind() {
             // libcurl says "Timeout was reached" for both timeouts; only a call that got as far
@@ -171,6 +175,28 @@ impl IsahcRates {
             }
             _ => broken_transfer(describe(error)),
         }
+    }
+}
+
+impl IsahcRates {
+    /// A failed handshake. libcurl's reason (its error buffer) does not reach isahc's errors
+    /// from a transfer: a refused `h2` comes as a bare `[35] SSL connect error`, the code of
+    /// any handshake failure that is not a refused certificate. With `h2` offered alone, that
+    /// is what an upstream that does not agree to HTTP/2 causes, and the error says so, as a
+    /// likely cause rather than a certainty.
+    fn tls_error(&self, error: &isahc::Error) -> RatesError {
+        let description = describe(error);
+        let bare_connect_error = self.http_version == HttpVersion::Http2
+            && find_in_chain::<curl::Error>(error).is_some_and(|curl| {
+                curl.is_ssl_connect_error() && curl.extra_description().is_none()
+            });
+        if bare_connect_error {
+            return not_http2(format!(
+                "the handshake failed ({description}); libcurl gives no reason, and with h2 \
+                 offered alone this is how an upstream that does not speak it refuses"
+            ));
+        }
+        tls_error(description, self.http_version)
     }
 }
 
@@ -272,6 +298,20 @@ mod tests {
         };
         let error = IsahcRates::new(&settings).unwrap_err();
         assert!(error.reason.contains("extra CA"), "{error}");
+    }
+
+    #[test]
+    fn libcurl_is_built_with_http2() {
+        assert!(
+            curl::Version::get().feature_http2(),
+            "{}",
+            libcurl_version()
+        );
+        assert!(
+            libcurl_version().contains("nghttp2 1."),
+            "{}",
+            libcurl_version()
+        );
     }
 
     #[test]

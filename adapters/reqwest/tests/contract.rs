@@ -1,5 +1,5 @@
 //! The adapter contract, run against reqwest with its default TLS backend (rustls, aws-lc-rs)
-//! over plain HTTP and over TLS.
+//! over plain HTTP, over TLS and over HTTP/2.
 
 rates_contract::contract_tests!(
     make = |settings: &rates_common::ClientSettings| {
@@ -7,5 +7,6 @@ rates_contract::contract_tests!(
             rates_reqwest::ReqwestRates::new(settings).expect("the contract's settings are valid"),
         ) as Box<dyn application::RatesProvider>
     },
-    tls
+    tls,
+    h2
 );

@@ -1,5 +1,6 @@
 //! The adapter contract, run against ureq with its default TLS backend (rustls, ring) over
-//! plain HTTP and over TLS.
+//! plain HTTP and over TLS; not over HTTP/2, which ureq does not speak (refused at build:
+//! `every_backend_refuses_http2` in `src/lib.rs`).
 
 rates_contract::contract_tests!(
     make = |settings: &rates_common::ClientSettings| {

@@ -1,4 +1,5 @@
-//! The adapter contract, run against ureq with native-tls over plain HTTP and over TLS.
+//! The adapter contract, run against ureq with native-tls over plain HTTP and over TLS
+//! (not HTTP/2, which ureq does not speak).
 
 rates_contract::contract_tests!(
     make = |settings: &rates_common::ClientSettings| {

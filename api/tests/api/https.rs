@@ -67,6 +67,38 @@ async fn every_client_refuses_the_upstream_without_its_ca() {
     assert_eq!(app.mock.state().stats().live_requests, 0);
 }
 
+/// With `rates.http_version = "2"` every client that speaks HTTP/2 converts over it, each on
+/// a connection of its own that negotiated h2; ureq, which does not, is not served.
+#[actix_web::test]
+async fn every_http2_client_converts_over_http2() {
+    let ca_dir = tempdir("h2-ca");
+    let ca_file = ca_dir.join("mock-ca.pem");
+    let mock = mock_rates::MockServer::start(tls_mock()).expect("mock-rates starts");
+    std::fs::write(&ca_file, mock.ca_pem().expect("a TLS mock has a CA")).expect("CA written");
+    let app = spawn_app_on(mock, |settings| {
+        settings.rates.ca_file = ca_file.display().to_string();
+        settings.rates.http_version = rates_common::HttpVersion::Http2;
+    })
+    .await;
+    let mut served = 0;
+    for name in client_names(&app).await {
+        let response = app.post_payment(&name, PAYMENT).await;
+        if name.starts_with("ureq") {
+            assert_problem(response, 404, "unknown-client").await;
+            continue;
+        }
+        assert_eq!(response.status(), 200, "{name}");
+        let payment: Value = response.json().await.expect("JSON");
+        assert_eq!(payment["converted_amount"], "116.02", "{name}: {payment}");
+        served += 1;
+    }
+    assert_eq!(served, 6);
+    let stats = app.mock.state().stats();
+    assert_eq!((stats.live_requests, stats.h2_streams), (6, 6), "{stats:?}");
+    assert_eq!(stats.h2_connections, 6, "{stats:?}");
+    std::fs::remove_dir_all(&ca_dir).ok();
+}
+
 /// With `rates.http_version = "2"`, ureq (HTTP/1.1 only) is not served and `GET /clients` says
 /// so; every other client offers `h2` alone, which this upstream (HTTP/1.1 only by ALPN)
 /// refuses: 502 `/problems/upstream-tls`, and no request reaches it.
@@ -113,7 +145,10 @@ async fn an_unreadable_ca_file_fails_at_start_naming_the_setting() {
 
 /// TLS whose ALPN offers `http/1.1` alone.
 fn http1_only_tls() -> mock_rates::TlsSettings {
-    mock_rates::TlsSettings::default()
+    mock_rates::TlsSettings {
+        http2: false,
+        ..mock_rates::TlsSettings::default()
+    }
 }
 
 fn tempdir(name: &str) -> PathBuf {
