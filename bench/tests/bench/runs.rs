@@ -61,26 +61,8 @@ fn latency_runs_every_client_through_the_mock_child_process() {
             assert_eq!(row["protocol"], "http", "{row}");
             assert!(row.get("tls").is_none(), "{row}");
         } else {
-            let (protocol, http_version) = if index < CLIENTS.len() + https_rows {
-                ("https", "HTTP/1.1")
-            } else {
-                ("h2", "HTTP/2")
-            };
-            assert_eq!(row["protocol"], protocol, "{row}");
-            // What mock-rates counted: one TLS 1.3 handshake per connection the client opened,
-            // each choosing the protocol's HTTP version by ALPN.
-            assert_eq!(row["tls"]["version"], "TLSv1.3", "{row}");
-            assert_eq!(row["tls"]["http_version"], http_version, "{row}");
-            assert_eq!(row["tls"]["handshakes"], row["connections_opened"], "{row}");
-            // The backend is the adapter's: rustls for the bare names but isahc's libcurl.
-            let backend = row["tls"]["backend"].as_str().unwrap();
-            let expected = match row["client"].as_str().unwrap() {
-                "isahc" => "libcurl",
-                "awc-openssl" => "openssl",
-                "reqwest-native-tls" | "ureq-native-tls" => "native-tls",
-                _ => "rustls",
-            };
-            assert_eq!(backend, expected, "{row}");
+            let over_https = index < CLIENTS.len() + https_rows;
+            check_tls(row, if over_https { "https" } else { "h2" });
         }
         assert_eq!(row["calls"], 10, "{row}");
         assert_eq!(row["failures"], 0, "{row}");
@@ -126,6 +108,29 @@ fn latency_runs_every_client_through_the_mock_child_process() {
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("libcurl's own malloc (isahc) is not counted"));
     assert!(report.contains("what the port and the adapter cost"));
+}
+
+/// A latency row over TLS: what mock-rates counted, one TLS 1.3 handshake per connection the
+/// client opened, each choosing the protocol's HTTP version by ALPN, and the adapter's backend.
+fn check_tls(row: &serde_json::Value, protocol: &str) {
+    assert_eq!(row["protocol"], protocol, "{row}");
+    let http_version = if protocol == "h2" {
+        "HTTP/2"
+    } else {
+        "HTTP/1.1"
+    };
+    assert_eq!(row["tls"]["version"], "TLSv1.3", "{row}");
+    assert_eq!(row["tls"]["http_version"], http_version, "{row}");
+    assert_eq!(row["tls"]["handshakes"], row["connections_opened"], "{row}");
+    // The backend is the adapter's: rustls for the bare names but isahc's libcurl.
+    let backend = row["tls"]["backend"].as_str().unwrap();
+    let expected = match row["client"].as_str().unwrap() {
+        "isahc" => "libcurl",
+        "awc-openssl" => "openssl",
+        "reqwest-native-tls" | "ureq-native-tls" => "native-tls",
+        _ => "rustls",
+    };
+    assert_eq!(backend, expected, "{row}");
 }
 
 /// Whether the report says why ureq has no h2 rows.
