@@ -159,6 +159,7 @@ fn over_h2_groups_are_streams_and_the_stream_limit_is_met_and_reported() {
         "fanout, concurrent, upstream over h2 with a stream limit of 4: wall time",
         "fanout over h2 at the server's stream limit: a concurrent group of 12",
         "fanout over h2: a concurrent group of 12 against the targets",
+        "| Opened (warm-up) |",
         "ureq speaks HTTP/1.1 only, by design: no rows over h2.",
         "hyper over h2 (4 streams) ",
     ] {
