@@ -170,6 +170,9 @@ pub enum Command {
         /// Its CA, for a mock over TLS.
         #[arg(long, value_name = "PATH")]
         ca_file: Option<std::path::PathBuf>,
+        /// Speak HTTP/2 to it (`rates.http_version = "2"`; needs --ca-file's TLS).
+        #[arg(long, requires = "ca_file")]
+        http2: bool,
         /// Calls to make.
         #[arg(long)]
         calls: u32,

@@ -76,8 +76,9 @@ pub fn main() -> ExitCode {
             client,
             url,
             ca_file,
+            http2,
             calls,
-        }) => match suites::cost::run_child(client, &url, ca_file.as_deref(), calls) {
+        }) => match suites::cost::run_child(client, &url, ca_file.as_deref(), http2, calls) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("cost: {error}");
@@ -177,10 +178,14 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
     report::json::write(&results, &dir.join("results.json"))?;
     let charts = write_report(&results, &dir)?;
+    let files: Vec<&str> = ["results.json", "report.md"]
+        .into_iter()
+        .chain(charts.iter().map(String::as_str))
+        .collect();
     print(&format!(
-        "\nWrote {} (results.json, report.md, {})\n",
+        "\nWrote {} ({})\n",
         dir.display(),
-        charts.join(", ")
+        files.join(", ")
     ));
     Ok(RunOutput { results, dir })
 }

@@ -92,13 +92,13 @@ impl SuiteName {
     }
 
     /// Whether the suite measures its clients over `protocol` when the run names it. HTTP/2
-    /// changes how calls share connections, which latency, load and fanout show; the
-    /// connections and cost suites measure connection set-up and instructions per call, where
-    /// its ALPN adds nothing to what the https rows say.
+    /// changes how calls share connections, which latency, load and fanout show, and what a
+    /// call costs, which cost counts; the connections suite measures connection set-up, where
+    /// HTTP/2 adds only its preface to the https handshake.
     pub fn runs_over(self, protocol: Protocol) -> bool {
         match self {
-            SuiteName::Latency | SuiteName::Load | SuiteName::Fanout => true,
-            SuiteName::Connections | SuiteName::Cost => protocol != Protocol::H2,
+            SuiteName::Latency | SuiteName::Load | SuiteName::Fanout | SuiteName::Cost => true,
+            SuiteName::Connections => protocol != Protocol::H2,
             SuiteName::Decode | SuiteName::Faults => protocol == Protocol::Http,
         }
     }

@@ -3,6 +3,7 @@
 
 use crate::model::{
     ClientName, ClientTrust, ConnectionMode, ConnectionsRow, ConstructionRow, Protocol, Results,
+    SuiteName,
 };
 use crate::report::format::{format_bytes, format_count, format_ratio, format_time, optional};
 use crate::report::section::{Part, Section};
@@ -212,12 +213,21 @@ fn left_out(results: &Results) -> Vec<String> {
     let mut notes = Vec::new();
     for protocol in Protocol::ALL {
         if !rows.iter().any(|row| row.protocol == protocol) {
-            if results.settings.protocols.contains(&protocol) {
-                notes.push(format!(
+            if !results.settings.protocols.contains(&protocol) {
+                continue;
+            }
+            notes.push(if SuiteName::Connections.runs_over(protocol) {
+                format!(
                     "{protocol}: left out: it needs mock-rates of the bench's own, and \
                      --mock-url gives one over plain HTTP."
-                ));
-            }
+                )
+            } else {
+                format!(
+                    "{protocol}: not measured here: a connection's set-up over HTTP/2 is the \
+                     https one (TLS and ALPN) plus the HTTP/2 preface; the latency, load and \
+                     fanout suites measure h2."
+                )
+            });
             continue;
         }
         for mode in ConnectionMode::ALL {

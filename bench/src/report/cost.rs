@@ -1,7 +1,7 @@
 //! The cost suite's section: instructions and allocations per call, counted under callgrind.
 
-use crate::model::{CostRow, Results};
-use crate::report::format::{format_bytes, format_count, format_ratio, protocol_cell};
+use crate::model::{CostRow, Protocol, Results, SuiteName};
+use crate::report::format::{format_bytes, format_count, format_ratio, protocol_cell, unable_note};
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 
@@ -16,8 +16,47 @@ pub fn section(results: &Results) -> Option<Section> {
     Some(
         Section::new("cost")
             .with(Part::Table(table(&results.cost)))
-            .with(Part::Prose(NOTE.to_owned())),
+            .with(Part::Prose(NOTE.to_owned()))
+            .with_notes(
+                h2_against_https(&results.cost)
+                    .into_iter()
+                    .chain(unable_note(
+                        &results.settings,
+                        SuiteName::Cost,
+                        Protocol::H2,
+                    ))
+                    .collect(),
+            ),
     )
+}
+
+/// Per client over h2 and https: the instructions and allocations a pooled call over HTTP/2
+/// costs the client against one over HTTP/1.1 with the same TLS; mock-rates is not counted.
+fn h2_against_https(rows: &[CostRow]) -> Option<String> {
+    let parts: Vec<String> = rows
+        .iter()
+        .filter(|row| row.protocol == Protocol::H2)
+        .filter_map(|row| {
+            let https = rows
+                .iter()
+                .find(|other| other.client == row.client && other.protocol == Protocol::Https)?;
+            (https.instructions_per_call > 0.0).then(|| {
+                format!(
+                    "{} {:.2}x instructions ({:+.0} allocations)",
+                    row.client,
+                    row.instructions_per_call / https.instructions_per_call,
+                    row.allocs_per_call - https.allocs_per_call
+                )
+            })
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "A pooled call over h2 against one over https, the same TLS, in the client's own \
+             process: {}.",
+            parts.join(", ")
+        )
+    })
 }
 
 fn table(rows: &[CostRow]) -> Table {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mock_rates::{Settings, TlsSettings};
-use rates_common::ClientSettings;
+use rates_common::{ClientSettings, HttpVersion};
 
 use crate::alloc::AllocSnapshot;
 use crate::clients::Counted;
@@ -85,7 +85,14 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
         for client in settings.clients_over(protocol) {
             let run = |calls: u32| {
                 bar.set_message(format!("{} {calls} calls", protocol.qualify(client)));
-                let run = callgrind(&exe, client, mock.base_url(), ca_file.as_ref(), calls);
+                let run = callgrind(
+                    &exe,
+                    client,
+                    protocol,
+                    mock.base_url(),
+                    ca_file.as_ref(),
+                    calls,
+                );
                 bar.inc(1);
                 run
             };
@@ -170,6 +177,7 @@ fn row(
 fn callgrind(
     exe: &Path,
     client: ClientName,
+    protocol: Protocol,
     url: &str,
     ca_file: Option<&CaFile>,
     calls: u32,
@@ -184,6 +192,9 @@ fn callgrind(
         .args(["--calls", &calls.to_string()]);
     if let Some(ca_file) = ca_file {
         command.arg("--ca-file").arg(&ca_file.path);
+    }
+    if protocol == Protocol::H2 {
+        command.arg("--http2");
     }
     let output = command
         .output()
@@ -279,6 +290,7 @@ pub fn run_child(
     client: ClientName,
     url: &str,
     ca_file: Option<&Path>,
+    http2: bool,
     calls: u32,
 ) -> io::Result<()> {
     let extra_ca_pem = ca_file.map(std::fs::read).transpose()?.map(Into::into);
@@ -288,6 +300,11 @@ pub fn run_child(
         extra_ca_pem,
         connect_timeout: CHILD_LIMIT,
         timeout: CHILD_LIMIT,
+        http_version: if http2 {
+            HttpVersion::Http2
+        } else {
+            HttpVersion::Http11
+        },
         ..ClientSettings::for_base_url(url)
     };
     let pairs = cross_rate_pairs();
