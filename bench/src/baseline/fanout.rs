@@ -5,15 +5,15 @@ use crate::baseline::rank::{LEVEL, mann_whitney, smallest_p, values_needed};
 use crate::baseline::rules::{counts_differ, missing, pairs};
 use crate::model::{Both, FanoutChange, FanoutRow, Judged};
 
-/// Rows matched by client, protocol, mode and group size.
+/// Rows matched by client, protocol (and stream limit), mode and group size.
 pub fn fanout(then: &[FanoutRow], now: &[FanoutRow]) -> Vec<FanoutChange> {
     pairs(then, now, |old, new| {
-        (old.client, old.protocol, old.mode, old.group_size)
-            == (new.client, new.protocol, new.mode, new.group_size)
+        (old.series(), old.mode, old.group_size) == (new.series(), new.mode, new.group_size)
     })
     .map(|(old, new)| FanoutChange {
         client: new.client,
         protocol: new.protocol,
+        stream_limit: new.stream_limit,
         mode: new.mode,
         group_size: new.group_size,
         batches: Both {
@@ -229,6 +229,28 @@ mod tests {
         uncounted.connections_opened = None;
         let change = &fanout(&[then], &[uncounted])[0];
         assert_eq!(change.connections_opened.rule, "no connection count now");
+    }
+
+    #[test]
+    fn rows_at_the_stream_limit_are_compared_with_their_own() {
+        let over_h2 = |stream_limit: Option<u32>, wall: &[f64]| FanoutRow {
+            protocol: Protocol::H2,
+            stream_limit,
+            ..row(FanoutMode::Concurrent, 70, wall)
+        };
+        let queued: Vec<f64> = SEVEN.iter().map(|ms| ms * 7.0).collect();
+        let then = [over_h2(None, &SEVEN), over_h2(Some(10), &queued)];
+        let now = [over_h2(Some(10), &queued), over_h2(None, &SEVEN)];
+        let changes = fanout(&then, &now);
+        assert_eq!(changes.len(), 2);
+        for change in &changes {
+            assert_eq!(change.wall_ms_median.significant, Some(false), "{change:?}");
+        }
+        let limits: Vec<Option<u32>> = changes.iter().map(|change| change.stream_limit).collect();
+        assert!(
+            limits.contains(&None) && limits.contains(&Some(10)),
+            "{limits:?}"
+        );
     }
 
     #[test]

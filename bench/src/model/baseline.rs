@@ -120,6 +120,9 @@ pub struct CapacityChange {
 pub struct FanoutChange {
     pub client: ClientName,
     pub protocol: Protocol,
+    /// Over h2, the mock's stream limit of the rows compared, if it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_limit: Option<u32>,
     pub mode: FanoutMode,
     pub group_size: u32,
     /// Fully successful batches behind each median.

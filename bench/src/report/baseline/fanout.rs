@@ -1,7 +1,7 @@
 //! The fanout suite's rows against the baseline.
 
 use crate::baseline::{RANK_TEST_LEVEL, rank_test_values_needed};
-use crate::model::FanoutChange;
+use crate::model::{FanoutChange, FanoutSeries};
 use crate::report::baseline::cells::{Figure, count_word, direction, ratio, then_now, verdict};
 use crate::report::format::{format_ms, optional};
 use crate::report::table::{Align, Table};
@@ -72,7 +72,12 @@ pub fn table(file: &str, changes: &[FanoutChange]) -> Table {
                     ),
                 ]);
                 vec![
-                    change.protocol.qualify(change.client),
+                    FanoutSeries {
+                        client: change.client,
+                        protocol: change.protocol,
+                        stream_limit: change.stream_limit,
+                    }
+                    .label(),
                     change.mode.as_str().to_owned(),
                     change.group_size.to_string(),
                     then_now(
