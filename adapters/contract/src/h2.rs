@@ -19,21 +19,19 @@ use crate::support::{
 /// GOAWAY on the connection, the stream left unanswered: `Connect` (not a `Timeout`: the
 /// client hears the connection end, it does not wait the timeout out).
 pub(crate) async fn goaway_is_connect(make: &MakeProvider) {
-    let mock = start(faulty(fault(FaultMode::Goaway)));
-    let rates = make(&ClientSettings {
-        timeout: RETRIES_TIMEOUT,
-        ..settings_for(&mock)
-    });
-    let error = fetch_error(&*rates, &["EURUSD"]).await;
-    assert_kind(&error, RatesErrorKind::Connect);
-    assert_h2(&mock);
+    every_call_is_connect(make, FaultMode::Goaway).await;
 }
 
 /// RST_STREAM(REFUSED_STREAM): the stream was not processed. A client may retry it (it is
 /// safe to: libcurl does, five times, each on a new connection), but against an upstream that
 /// refuses every stream the call ends as `Connect`. The timeout leaves the retries room.
 pub(crate) async fn refused_stream_is_connect(make: &MakeProvider) {
-    let mock = start(faulty(fault(FaultMode::Refused)));
+    every_call_is_connect(make, FaultMode::Refused).await;
+}
+
+/// A call against an upstream that ends every stream with `mode` fails as `Connect`, over h2.
+async fn every_call_is_connect(make: &MakeProvider, mode: FaultMode) {
+    let mock = start(faulty(fault(mode)));
     let rates = make(&ClientSettings {
         timeout: RETRIES_TIMEOUT,
         ..settings_for(&mock)

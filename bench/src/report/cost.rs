@@ -1,7 +1,9 @@
 //! The cost suite's section: instructions and allocations per call, counted under callgrind.
 
 use crate::model::{CostRow, Protocol, Results, SuiteName};
-use crate::report::format::{format_bytes, format_count, format_ratio, protocol_cell, unable_note};
+use crate::report::format::{
+    format_bytes, format_count, format_ratio, h2_against_https, protocol_cell, unable_note,
+};
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 
@@ -18,7 +20,7 @@ pub fn section(results: &Results) -> Option<Section> {
             .with(Part::Table(table(&results.cost)))
             .with(Part::Prose(NOTE.to_owned()))
             .with_notes(
-                h2_against_https(&results.cost)
+                h2_costs(&results.cost)
                     .into_iter()
                     .chain(unable_note(
                         &results.settings,
@@ -32,31 +34,22 @@ pub fn section(results: &Results) -> Option<Section> {
 
 /// Per client over h2 and https: the instructions and allocations a pooled call over HTTP/2
 /// costs the client against one over HTTP/1.1 with the same TLS; mock-rates is not counted.
-fn h2_against_https(rows: &[CostRow]) -> Option<String> {
-    let parts: Vec<String> = rows
-        .iter()
-        .filter(|row| row.protocol == Protocol::H2)
-        .filter_map(|row| {
-            let https = rows
-                .iter()
-                .find(|other| other.client == row.client && other.protocol == Protocol::Https)?;
+fn h2_costs(rows: &[CostRow]) -> Option<String> {
+    h2_against_https(
+        rows,
+        |row| (row.client, row.protocol),
+        |h2, https| {
             (https.instructions_per_call > 0.0).then(|| {
                 format!(
                     "{} {:.2}x instructions ({:+.0} allocations)",
-                    row.client,
-                    row.instructions_per_call / https.instructions_per_call,
-                    row.allocs_per_call - https.allocs_per_call
+                    h2.client,
+                    h2.instructions_per_call / https.instructions_per_call,
+                    h2.allocs_per_call - https.allocs_per_call
                 )
             })
-        })
-        .collect();
-    (!parts.is_empty()).then(|| {
-        format!(
-            "A pooled call over h2 against one over https, the same TLS, in the client's own \
-             process: {}.",
-            parts.join(", ")
-        )
-    })
+        },
+        "A pooled call over h2 against one over https, the same TLS, in the client's own process",
+    )
 }
 
 fn table(rows: &[CostRow]) -> Table {

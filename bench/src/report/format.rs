@@ -12,6 +12,27 @@ pub fn protocol_cell(protocol: Protocol, tls: Option<&NegotiatedTls>) -> String 
     )
 }
 
+/// A note comparing each client's row over h2 with its row over https: `compare` writes one
+/// client's part (or none), and the note is `intro: part, part.`; `None` without any part.
+pub fn h2_against_https<R>(
+    rows: &[R],
+    key: impl Fn(&R) -> (ClientName, Protocol),
+    compare: impl Fn(&R, &R) -> Option<String>,
+    intro: &str,
+) -> Option<String> {
+    let parts: Vec<String> = rows
+        .iter()
+        .filter(|row| key(row).1 == Protocol::H2)
+        .filter_map(|row| {
+            let https = rows
+                .iter()
+                .find(|other| key(other) == (key(row).0, Protocol::Https))?;
+            compare(row, https)
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("{intro}: {}.", parts.join(", ")))
+}
+
 /// Why the run's clients that cannot speak `protocol` have no rows over it, when `suite` ran
 /// over it: "ureq speaks HTTP/1.1 only: no rows over h2."
 pub fn unable_note(settings: &RunSettings, suite: SuiteName, protocol: Protocol) -> Option<String> {

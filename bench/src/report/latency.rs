@@ -2,7 +2,8 @@
 
 use crate::model::{BareFigures, ClientName, LatencyRow, Protocol, Results, SuiteName};
 use crate::report::format::{
-    TimeFormat, format_bytes, format_count, format_ratio, protocol_cell, unable_note,
+    TimeFormat, format_bytes, format_count, format_ratio, h2_against_https, protocol_cell,
+    unable_note,
 };
 use crate::report::noise;
 use crate::report::section::{Part, Section};
@@ -277,30 +278,20 @@ fn https_costs(rows: &[LatencyRow]) -> Vec<String> {
 /// Per client over h2 and https: what a pooled call over HTTP/2 costs against one over
 /// HTTP/1.1 with the same TLS (one call at a time: HTTP/2's multiplexing has nothing to
 /// share here, so this is its framing, HPACK and flow control).
-fn h2_costs(rows: &[LatencyRow]) -> Vec<String> {
-    let parts: Vec<String> = rows
-        .iter()
-        .filter(|row| row.protocol == Protocol::H2)
-        .filter_map(|row| {
-            let https = rows
-                .iter()
-                .find(|other| other.client == row.client && other.protocol == Protocol::Https)?;
-            let times = row.mean_us? / https.mean_us?;
-            let allocs = row.allocs_per_op - https.allocs_per_op;
+fn h2_costs(rows: &[LatencyRow]) -> Option<String> {
+    h2_against_https(
+        rows,
+        |row| (row.client, row.protocol),
+        |h2, https| {
+            let times = h2.mean_us? / https.mean_us?;
+            let allocs = h2.allocs_per_op - https.allocs_per_op;
             Some(format!(
                 "{} {times:.2}x ({allocs:+.0} allocations)",
-                row.client
+                h2.client
             ))
-        })
-        .collect();
-    if parts.is_empty() {
-        Vec::new()
-    } else {
-        vec![format!(
-            "A pooled call over h2 against one over https, the same TLS (means): {}.",
-            parts.join(", ")
-        )]
-    }
+        },
+        "A pooled call over h2 against one over https, the same TLS (means)",
+    )
 }
 
 #[cfg(test)]
@@ -329,6 +320,24 @@ mod tests {
             noise: None,
             bare: None,
         }
+    }
+
+    #[test]
+    fn the_cost_of_h2_is_against_the_same_client_over_https() {
+        let rows = [
+            row(ClientName::Hyper, Protocol::Https, 60.0),
+            row(ClientName::Awc, Protocol::Https, 50.0),
+            row(ClientName::Hyper, Protocol::H2, 120.0),
+            row(ClientName::Awc, Protocol::H2, 55.0),
+            row(ClientName::Reqwest, Protocol::H2, 70.0),
+        ];
+        let note = h2_costs(&rows).unwrap();
+        assert_eq!(
+            note,
+            "A pooled call over h2 against one over https, the same TLS (means): hyper 2.00x \
+             (+0 allocations), awc 1.10x (+0 allocations)."
+        );
+        assert_eq!(h2_costs(&rows[..2]), None);
     }
 
     #[test]

@@ -66,17 +66,16 @@ fn targets_table(rows: &[&FanoutRow], latency_ms: f64) -> Table {
              {TARGET_CONNECTIONS} connections: busy at once, and opened by the cold warm-up \
              group; measured, not asserted{judged})"
         ),
-        columns: vec![
-            ("Client", Left),
-            ("Wall (api)", Right),
-            ("Upstream latencies", Right),
-            ("Busy connections (peak)", Right),
-            ("Streams on one (peak)", Right),
-            ("Opened (warm-up)", Right),
-            ("Opened (timed)", Right),
-            ("Failures", Right),
-            ("Targets", Left),
-        ],
+        columns: [
+            &SPREAD_COLUMNS[..],
+            &[
+                ("Opened (warm-up)", Right),
+                ("Opened (timed)", Right),
+                ("Failures", Right),
+                ("Targets", Left),
+            ],
+        ]
+        .concat(),
         rows: rows
             .iter()
             .map(|row| {
@@ -87,12 +86,8 @@ fn targets_table(rows: &[&FanoutRow], latency_ms: f64) -> Table {
                     && few(spread.map(|spread| spread.peak_connections))
                     && few(row.warm_up_connections)
                     && row.failures == 0;
-                vec![
-                    row.client.to_string(),
-                    format_ms(row.wall_ms_median),
-                    times.map_or_else(|| "NA".to_owned(), |times| format!("{times:.2}x")),
-                    spread.map_or_else(unknown, |spread| spread.peak_connections.to_string()),
-                    spread.map_or_else(unknown, |spread| spread.peak_streams.to_string()),
+                let mut cells = spread_cells(row, latency_ms);
+                cells.extend([
                     row.warm_up_connections
                         .map_or_else(unknown, |count| count.to_string()),
                     row.connections_opened
@@ -105,7 +100,8 @@ fn targets_table(rows: &[&FanoutRow], latency_ms: f64) -> Table {
                     } else {
                         "NOT met".to_owned()
                     },
-                ]
+                ]);
+                cells
             })
             .collect(),
     }
@@ -113,6 +109,27 @@ fn targets_table(rows: &[&FanoutRow], latency_ms: f64) -> Table {
 
 fn unknown() -> String {
     "?".to_owned()
+}
+
+/// The columns both tables start with: the client, its group's time, and how its calls spread.
+const SPREAD_COLUMNS: [(&str, Align); 5] = [
+    ("Client", Align::Left),
+    ("Wall (api)", Align::Right),
+    ("Upstream latencies", Align::Right),
+    ("Busy connections (peak)", Align::Right),
+    ("Streams on one (peak)", Align::Right),
+];
+
+/// The cells of [`SPREAD_COLUMNS`] for `row`.
+fn spread_cells(row: &FanoutRow, latency_ms: f64) -> Vec<String> {
+    let spread = row.h2;
+    vec![
+        row.client.to_string(),
+        format_ms(row.wall_ms_median),
+        latencies(row, latency_ms).map_or_else(|| "NA".to_owned(), |times| format!("{times:.2}x")),
+        spread.map_or_else(unknown, |spread| spread.peak_connections.to_string()),
+        spread.map_or_else(unknown, |spread| spread.peak_streams.to_string()),
+    ]
 }
 
 fn stream_limit_table(rows: &[&FanoutRow], limit: u32, latency_ms: f64) -> Table {
@@ -125,29 +142,17 @@ fn stream_limit_table(rows: &[&FanoutRow], limit: u32, latency_ms: f64) -> Table
              takes {} rounds of {latency_ms:.0} ms)",
             rounds(size, limit)
         ),
-        columns: vec![
-            ("Client", Left),
-            ("Wall (api)", Right),
-            ("Upstream latencies", Right),
-            ("Busy connections (peak)", Right),
-            ("Streams on one (peak)", Right),
-            ("Failures", Right),
-            ("What it does", Left),
-        ],
+        columns: [
+            &SPREAD_COLUMNS[..],
+            &[("Failures", Right), ("What it does", Left)],
+        ]
+        .concat(),
         rows: rows
             .iter()
             .map(|row| {
-                let spread = row.h2;
-                vec![
-                    row.client.to_string(),
-                    format_ms(row.wall_ms_median),
-                    latencies(row, latency_ms)
-                        .map_or_else(|| "NA".to_owned(), |times| format!("{times:.2}x")),
-                    spread.map_or_else(unknown, |spread| spread.peak_connections.to_string()),
-                    spread.map_or_else(unknown, |spread| spread.peak_streams.to_string()),
-                    row.failures.to_string(),
-                    behaviour(row, limit, latency_ms),
-                ]
+                let mut cells = spread_cells(row, latency_ms);
+                cells.extend([row.failures.to_string(), behaviour(row, limit, latency_ms)]);
+                cells
             })
             .collect(),
     }
