@@ -172,24 +172,23 @@ macro_rules! contract_tests {
         }
     };
     (make = $make:expr, tls, h2 $(,)?) => {
-        $crate::contract_tests!(make = $make, tls);
-        mod h2 {
-            $crate::for_each_case!(test_functions { $make, $crate::Protocol::H2 });
-            $crate::for_each_tls_case!(test_functions { $make, $crate::Protocol::H2 });
-            $crate::for_each_h2_case!(test_functions { $make, $crate::Protocol::H2 });
-            $crate::test_functions! { { $make, $crate::Protocol::H2 }
-                h2::h2_faults_do_not_break_the_next_call,
-            }
-        }
+        $crate::contract_tests!(@h2 $make, h2_faults_do_not_break_the_next_call);
     };
     (make = $make:expr, tls, h2_goaway_costs_the_next_call $(,)?) => {
+        $crate::contract_tests!(
+            @h2 $make, after_a_goaway_the_next_call_fails_on_the_ended_connection
+        );
+    };
+    // Over h2: the cases that apply, the TLS and h2 ones, and `$after_faults`, the case of
+    // what the next call does after each h2 fault.
+    (@h2 $make:expr, $after_faults:ident) => {
         $crate::contract_tests!(make = $make, tls);
         mod h2 {
             $crate::for_each_case!(test_functions { $make, $crate::Protocol::H2 });
             $crate::for_each_tls_case!(test_functions { $make, $crate::Protocol::H2 });
             $crate::for_each_h2_case!(test_functions { $make, $crate::Protocol::H2 });
             $crate::test_functions! { { $make, $crate::Protocol::H2 }
-                h2::after_a_goaway_the_next_call_fails_on_the_ended_connection,
+                h2::$after_faults,
             }
         }
     };
