@@ -66,7 +66,8 @@ where
                     streams.spawn(answer(request, respond, state.clone(), open));
                 }
             },
-            // An error code, so the client's streams fail with the GOAWAY rather than a bare close.
+            // With an error code: the client's connection ends on GOAWAY(INTERNAL_ERROR), which
+            // it reports, not as a clean shutdown; its open stream fails as the connection closes.
             () = shared.go_away.notified() => connection.abrupt_shutdown(Reason::INTERNAL_ERROR),
             () = shared.idle.notified() => {
                 if shared.open.load(Ordering::Relaxed) == 0 {
