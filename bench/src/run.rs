@@ -258,9 +258,14 @@ fn start_tls_servers(
         mock.is_some_and(MockEndpoint::is_child) && api.is_some_and(|api| api.pid().is_some());
     if !own_servers {
         let names: Vec<&str> = suites.iter().map(|suite| suite.as_str()).collect();
+        let left_out = match (https, h2) {
+            (true, true) => "https and h2 left out: they need",
+            (true, false) => "https left out: it needs",
+            _ => "h2 left out: it needs",
+        };
         eprintln!(
-            "bench: {}: https and h2 left out: they need the bench's own mock-rates and \
-             payment service, and --mock-url or --api-url gives servers over plain HTTP",
+            "bench: {}: {left_out} the bench's own mock-rates and payment service, and \
+             --mock-url or --api-url gives servers over plain HTTP",
             names.join(", ")
         );
         return Ok(None);

@@ -153,8 +153,9 @@ pub struct RunSettings {
     pub mock: String,
     /// Where the payment service ran: "child process" or the URL given.
     pub api: String,
-    /// For the suites that drive the service over `https`: where that service and its
-    /// mock-rates over TLS ran; `None` when none ran.
+    /// For the suites that drive the service over `https` and `h2`: where those services and
+    /// their mock-rates over TLS ran (the servers module's `TlsServers`); `None` when none
+    /// ran. The name is the one results.json has had since before `h2`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub https_servers: Option<String>,
     /// latency and connections: the CPU the suite ran on (with its own mock-rates when the
