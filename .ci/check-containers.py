@@ -2,18 +2,25 @@
 """Checks what can be checked of the Docker set-up without a Docker engine.
 
 1. docker-compose.yml against the compose schema (`docker-compose config -q`, run by .ci/run).
-2. The Dockerfile copies binaries that the workspace builds, and runs as a non-root user.
-3. Each compose service's command, environment and health check, run natively against the
-   release binaries, with service host names mapped to 127.0.0.1: mock-rates and api must
-   start and turn healthy through their own health-check commands, the environment must take
-   effect (html content type, JSON logs), and the bench service's command must complete a
-   --quick run against them.
+2. The Dockerfile copies binaries that the workspace builds, strips them, runs as a numeric
+   non-root user, pins cargo-chef, and has no `# syntax=` line; .dockerignore keeps `target/`
+   out of the build context.
+3. Compose: each service's fixed arguments are its entrypoint, so that the README's
+   `docker compose --profile bench run --rm bench --quick` appends --quick (resolved here from
+   `docker-compose config`, as compose itself would); ports are published on 127.0.0.1 only;
+   the host-network override keeps every service on 127.0.0.1 and off service names.
+4. Each compose service's entrypoint, environment and health check, run natively against the
+   release binaries, with service host names and 0.0.0.0 mapped to 127.0.0.1: mock-rates and
+   api must start and turn healthy through their own health-check commands, the environment
+   must take effect (html content type, JSON logs), and the documented `run --rm bench
+   --quick` must complete against them.
 
 Usage: python3 .ci/check-containers.py [target/release]
 """
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import threading
@@ -25,6 +32,9 @@ import yaml
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release"))
 HOSTS = ("mock-rates", "api")
+HOST_NETWORK = "docker-compose.host-network.yml"
+# The README's form of a quick comparison against the running stack.
+QUICK = "docker compose --profile bench run --rm bench --quick"
 
 
 def fail(message):
@@ -36,7 +46,7 @@ def local(value):
     """Maps compose service host names in URLs to loopback."""
     for host in HOSTS:
         value = value.replace(f"http://{host}:", "http://127.0.0.1:")
-    return value
+    return value.replace("0.0.0.0", "127.0.0.1")
 
 
 def argv(command):
@@ -55,11 +65,67 @@ def check_dockerfile():
     for binary in copied:
         if not os.access(os.path.join(BIN, binary), os.X_OK):
             fail(f"the Dockerfile copies {binary}, which the build did not produce")
-    if not re.search(r"^USER\s+(?!root)\w+", text, re.M):
-        fail("the runtime stage must run as a non-root USER")
+    user = re.search(r"^USER\s+(\d+)(?::(\d+))?\s*$", text, re.M)
+    if not user or user.group(1) == "0":
+        fail("the runtime stage must run as a numeric non-root USER (uid:gid)")
     if not re.search(r"^CMD\s+\[\"api\"\]", text, re.M):
         fail('the image should start the api by default (CMD ["api"])')
-    print("Dockerfile: copies api, mock-rates, bench (all built); non-root user; CMD api")
+    if re.search(r"^#\s*syntax\s*=", text, re.M):
+        fail("a `# syntax=` line makes BuildKit fetch a front-end image; offline builds fail on it")
+    chef = re.search(r'ARG CARGO_CHEF_VERSION=(\S+)', text)
+    if not chef or not re.search(r'cargo install cargo-chef --locked --version "\$\{CARGO_CHEF_VERSION\}"', text):
+        fail("cargo-chef must be installed at a pinned version (ARG CARGO_CHEF_VERSION)")
+    strip = re.search(r"\bstrip((?:\s+/out/[\w-]+)+)", text)
+    stripped = set(strip.group(1).split()) if strip else set()
+    if stripped != {f"/out/{b}" for b in copied}:
+        fail(f"the Dockerfile must strip the three binaries it copies (strips {sorted(stripped)})")
+    ignored = open(os.path.join(ROOT, ".dockerignore")).read().split()
+    if "target/" not in ignored and "target" not in ignored:
+        fail(".dockerignore must leave target/ out of the build context")
+    print(f"Dockerfile: copies and strips api, mock-rates, bench (all built); USER {user.group(0).split()[1]}; "
+          f"CMD api; cargo-chef {chef.group(1)}; no syntax line; .dockerignore leaves target/ out")
+
+
+def resolved(files):
+    """The compose file(s) as compose itself reads them (`docker-compose config`)."""
+    command = ["docker-compose"] + [a for f in files for a in ("-f", os.path.join(ROOT, f))] + ["config"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"{' '.join(command)}: {result.stderr}")
+    return yaml.safe_load(result.stdout)["services"]
+
+
+def check_compose(services):
+    for name, service in services.items():
+        if not service.get("entrypoint") or service.get("command"):
+            fail(f"{name}: fixed arguments belong in `entrypoint` (no `command`), so that `run {name} ARGS` appends ARGS")
+        for port in service.get("ports", []):
+            published = port if isinstance(port, str) else f"{port.get('host_ip', '')}:{port.get('published')}"
+            if not published.startswith("127.0.0.1:"):
+                fail(f"{name}: publishes {published} on every interface; bind it to 127.0.0.1")
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    if QUICK not in readme:
+        fail(f"the README does not document `{QUICK}`")
+    # `run SERVICE ARGS...` replaces the service's command with ARGS; the entrypoint stays.
+    words = shlex.split(QUICK)
+    service = services[words[words.index("--rm") + 1]]
+    argv = service["entrypoint"] + words[words.index("--rm") + 2:]
+    if argv[0] != "bench" or argv[-1] != "--quick" or "--api-url" not in argv or "--out" not in argv:
+        fail(f"`{QUICK}` resolves to {argv}")
+    print(f"compose: `{QUICK}` resolves to `{' '.join(argv)}`; ports on 127.0.0.1 only")
+
+    hosted = resolved([HOST_NETWORK])
+    if set(hosted) != set(services):
+        fail(f"{HOST_NETWORK}: services {sorted(hosted)}, docker-compose.yml has {sorted(services)}")
+    for name, service in hosted.items():
+        if service.pop("network_mode", None) != "host" or "ports" in service:
+            fail(f"{HOST_NETWORK}: {name} must be on the host's network and publish no ports")
+        # Apart from networking, the same service as docker-compose.yml's.
+        expected = json.loads(local(json.dumps({k: v for k, v in services[name].items() if k not in ("build", "ports")})))
+        if service != expected:
+            fail(f"{HOST_NETWORK}: {name} differs from docker-compose.yml beyond networking:\n{service}\n{expected}")
+    print(f"{HOST_NETWORK}: the same services on the host network, on 127.0.0.1")
+    return argv
 
 
 def wait_healthy(name, service, process):
@@ -80,15 +146,15 @@ def wait_healthy(name, service, process):
 def start(name, service, stdout=subprocess.DEVNULL):
     env = dict(os.environ)
     env.update({k: local(str(v)) for k, v in (service.get("environment") or {}).items()})
-    process = subprocess.Popen(argv(service["command"]), env=env, stdout=stdout, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(argv(service["entrypoint"]), env=env, stdout=stdout, stderr=subprocess.STDOUT, text=True)
     wait_healthy(name, service, process)
     return process
 
 
 def main():
-    compose = yaml.safe_load(open(os.path.join(ROOT, "docker-compose.yml")))
-    services = compose["services"]
+    services = resolved(["docker-compose.yml"])
     check_dockerfile()
+    quick = check_compose(services)
     for name in ("api", "bench"):
         for dependency, rule in (services[name].get("depends_on") or {}).items():
             if rule.get("condition") != "service_healthy":
@@ -124,9 +190,8 @@ def main():
         threading.Thread(target=lambda: [None for _ in api.stdout], daemon=True).start()
         print("api: converts through mock-rates; logs are JSON, as configured")
 
-        command = services["bench"]["command"]
-        out_flag = command.index("--out")
-        quick = command[:out_flag] + ["--out", os.path.join(ROOT, "target", "compose-check")] + command[out_flag + 2:] + ["--quick"]
+        out_flag = quick.index("--out")
+        quick[out_flag + 1] = os.path.join(ROOT, "target", "compose-check")
         print(f"bench: {' '.join(local(a) for a in quick)}")
         result = subprocess.run(argv(quick), timeout=600)
         if result.returncode != 0:
