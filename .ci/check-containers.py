@@ -29,6 +29,8 @@ import urllib.request
 
 import yaml
 
+from children import stop
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release"))
 HOSTS = ("mock-rates", "api")
@@ -198,12 +200,7 @@ def main():
             fail(f"bench: exited with {result.returncode}")
         print("check-containers: OK")
     finally:
-        for process in started:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(started)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ import urllib.request
 
 import yaml
 
+from children import stop
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release"))
 MANIFESTS = os.path.join(ROOT, "deploy", "kubernetes")
@@ -212,12 +214,7 @@ def run_locally(name, by_kind):
             fail(f"{name}: the bench's init container's command {commands[0]!r} fails against a ready api")
         print(f"{name}: bench waits with `{commands[0]}`, which succeeds against a ready api")
     finally:
-        for process in started:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(started)
 
 
 def main():
