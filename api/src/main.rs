@@ -5,7 +5,7 @@ use api::startup::Application;
 
 const USAGE: &str = "usage: api            run the payment service (configured by config/default.toml and APP__* variables)
        api --probe URL  GET URL once; exit 0 on HTTP 200, 1 otherwise (container health checks)
-       api --openapi    print the OpenAPI document and exit";
+       api --openapi    print the OpenAPI document of the service these settings start, and exit";
 
 #[actix_web::main]
 async fn main() -> ExitCode {
@@ -13,10 +13,16 @@ async fn main() -> ExitCode {
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] => serve().await,
         ["--probe", url] => health_probe::run("api", url),
-        ["--openapi"] => {
-            println!("{}", api::openapi::document());
-            ExitCode::SUCCESS
-        }
+        ["--openapi"] => match Settings::load() {
+            Ok(settings) => {
+                println!("{}", api::openapi::for_settings(&settings));
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("api: invalid configuration: {error}");
+                ExitCode::from(2)
+            }
+        },
         ["--help" | "-h"] => {
             println!("{USAGE}");
             ExitCode::SUCCESS

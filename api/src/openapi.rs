@@ -1,12 +1,16 @@
 //! The OpenAPI 3.1 description, generated from the handlers' and types' annotations.
 
+use serde_json::{Value, json};
 use utoipa::OpenApi;
 
+use crate::configuration::Settings;
 use crate::problem::{FieldError, Problem};
+use crate::registry::CLIENTS;
 use crate::routes::batch::{BatchBody, BatchItem, BatchMode, BatchResponse};
 use crate::routes::health::{ClientInfo, ClientList, ClientSettingsView, HealthStatus, TlsView};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
 use crate::routes::{batch, docs, health, payments};
+use crate::state::Limits;
 
 #[derive(Debug, OpenApi)]
 #[openapi(
@@ -35,9 +39,162 @@ use crate::routes::{batch, docs, health, payments};
 )]
 pub struct ApiDoc;
 
-/// The document as JSON text.
-pub fn document() -> String {
-    ApiDoc::openapi().to_pretty_json().unwrap_or_else(|error| {
-        format!(r#"{{"error":"cannot render the OpenAPI document: {error}"}}"#)
+/// What one running service accepts beyond what the types say: the clients it serves (the
+/// registry under its `rates.http_version`) and its request limits.
+#[derive(Debug)]
+pub struct Served<'a> {
+    pub clients: &'a [&'static str],
+    pub limits: Limits,
+}
+
+/// The document of a service started with `settings`: the clients that speak its
+/// `rates.http_version`, and its limits.
+pub fn for_settings(settings: &Settings) -> String {
+    let clients: Vec<&'static str> = CLIENTS
+        .iter()
+        .filter(|kind| kind.speaks(settings.rates.http_version))
+        .map(|kind| kind.name)
+        .collect();
+    document(&Served {
+        clients: &clients,
+        limits: Limits::of(settings),
     })
+}
+
+/// The document as JSON text, stating `served`'s clients and limits.
+pub fn document(served: &Served<'_>) -> String {
+    let rendered = serde_json::to_value(ApiDoc::openapi()).map(|mut document| {
+        state_the_rules(&mut document, served);
+        document
+    });
+    rendered
+        .and_then(|document| serde_json::to_string_pretty(&document))
+        .unwrap_or_else(|error| {
+            format!(r#"{{"error":"cannot render the OpenAPI document: {error}"}}"#)
+        })
+}
+
+/// Largest amount accepted, as a JSON number (`domain`'s bound: 10^15).
+const MAX_AMOUNT: f64 = 1e15;
+
+/// A positive figure in JSON-number syntax, as a string: digits with a non-zero one in the
+/// mantissa, an optional fraction and exponent. (The decimals a currency allows and the
+/// 10^15 bound, which the exponent can move, are checked by the server and said in the text.)
+const POSITIVE_FIGURE: &str =
+    r"^([0-9]*[1-9][0-9]*(\.[0-9]+)?|[0-9]+\.[0-9]*[1-9][0-9]*)([eE][+-]?[0-9]+)?$";
+
+/// As a JSON number, an amount has no more decimals than its currency: one branch per number
+/// of minor units, each naming its currencies. (As a string, the same rule holds; with an
+/// exponent allowed, no pattern can say it, so the server checks it and says which field.)
+fn decimals_by_currency() -> Vec<Value> {
+    let mut units: Vec<u32> = domain::Currency::all()
+        .map(|currency| currency.minor_units())
+        .collect();
+    units.sort_unstable();
+    units.dedup();
+    units
+        .into_iter()
+        .map(|minor_units| {
+            let codes: Vec<String> = domain::Currency::all()
+                .filter(|currency| currency.minor_units() == minor_units)
+                .map(|currency| currency.code().to_owned())
+                .collect();
+            let step = 10f64.powi(-i32::try_from(minor_units).unwrap_or(0));
+            json!({
+                "properties": {
+                    "currency": {"enum": codes},
+                    "amount": {"oneOf": [
+                        {"type": "string"},
+                        {"type": "number", "multipleOf": step, "minimum": step},
+                    ]},
+                },
+            })
+        })
+        .collect()
+}
+
+/// The rules the server enforces that the annotations cannot carry: the clients served, the
+/// currencies known, positive bounded amounts, batch sizes and the body limits.
+fn state_the_rules(document: &mut Value, served: &Served<'_>) {
+    let clients = json!({"type": "string", "enum": served.clients});
+    for path in ["/payments/{client}", "/payments/{client}/batch"] {
+        let pointer = format!("/paths/{}/post/parameters", path.replace('/', "~1"));
+        if let Some(Value::Array(parameters)) = document.pointer_mut(&pointer) {
+            for parameter in parameters.iter_mut().filter(|p| p["name"] == "client") {
+                parameter["schema"] = clients.clone();
+            }
+        }
+    }
+    let limits = served.limits;
+    let bodies = [
+        ("/payments/{client}", limits.max_body_bytes),
+        ("/payments/{client}/batch", limits.max_batch_body_bytes),
+    ];
+    for (path, bytes) in bodies {
+        let pointer = format!("/paths/{}/post/requestBody", path.replace('/', "~1"));
+        if let Some(body) = document.pointer_mut(&pointer) {
+            body["description"] = json!(format!(
+                "A JSON object of at most {bytes} bytes (413 beyond), sent as application/json."
+            ));
+        }
+    }
+
+    let codes: Vec<String> = domain::Currency::all()
+        .map(|currency| currency.code().to_owned())
+        .collect();
+    if let Some(payment) = document.pointer_mut("/components/schemas/PaymentRequest") {
+        let properties = &mut payment["properties"];
+        for field in ["currency", "target_currency"] {
+            properties[field]["enum"] = json!(codes);
+            if let Some(schema) = properties[field].as_object_mut() {
+                schema.remove("pattern");
+            }
+        }
+        properties["amount"]["oneOf"] = json!([
+            {"type": "string", "maxLength": 64, "pattern": POSITIVE_FIGURE},
+            {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_AMOUNT},
+        ]);
+        payment["anyOf"] = json!(decimals_by_currency());
+    }
+    if let Some(batch) = document.pointer_mut("/components/schemas/BatchRequest/properties") {
+        // Any JSON value is an item: each is checked on its own, and one that is not a valid
+        // payment gets its own 422 in `items`, not a 4xx for the whole batch.
+        batch["payments"]["items"] = json!({
+            "anyOf": [{"$ref": "#/components/schemas/PaymentRequest"}, {}],
+            "description": "A PaymentRequest; anything else is answered in its item, as a 422 problem.",
+        });
+        batch["payments"]["minItems"] = json!(1);
+        batch["payments"]["maxItems"] = json!(limits.max_batch);
+        batch["payments"]["description"] = json!(format!(
+            "The payments, each checked on its own: 1 to {} of them.",
+            limits.max_batch
+        ));
+        // Required, and not null: the server has no default mode.
+        batch["mode"] = json!({"$ref": "#/components/schemas/BatchMode"});
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rates_common::HttpVersion;
+
+    use super::*;
+
+    fn client_enum(settings: &Settings) -> Value {
+        let document: Value = serde_json::from_str(&for_settings(settings)).unwrap();
+        document["paths"]["/payments/{client}"]["post"]["parameters"][0]["schema"]["enum"].clone()
+    }
+
+    #[test]
+    fn the_client_enum_follows_the_registry_of_the_http_version() {
+        let mut settings = Settings::defaults().unwrap();
+        let every: Vec<&str> = CLIENTS.iter().map(|kind| kind.name).collect();
+        assert_eq!(client_enum(&settings), json!(every));
+        settings.rates.http_version = HttpVersion::Http2;
+        let over_h2 = client_enum(&settings);
+        let names = over_h2.as_array().unwrap();
+        assert!(!names.contains(&json!("ureq")), "{over_h2}");
+        assert!(!names.contains(&json!("ureq-native-tls")), "{over_h2}");
+        assert_eq!(names.len(), every.len() - 2, "{over_h2}");
+    }
 }

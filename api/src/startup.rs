@@ -86,15 +86,13 @@ impl Application {
         let port = listener.local_addr()?.port();
         tracing::info!(address = %listener.local_addr()?, %upstream, "payment service listening");
 
-        let limits = Limits {
-            max_body_bytes: settings.server.max_body_bytes,
-            max_batch: settings.payments.max_batch,
-            max_batch_body_bytes: settings.payments.max_batch_body_bytes,
-        };
+        let limits = Limits::of(settings);
         let retry = settings.rates.retry_policy();
         let rates_settings = web::Data::new(settings.rates.clone());
         let upstream_data = web::Data::new(Upstream(upstream));
-        let document = web::Data::new(OpenApiDocument(Bytes::from(crate::openapi::document())));
+        let document = web::Data::new(OpenApiDocument(Bytes::from(crate::openapi::for_settings(
+            settings,
+        ))));
         let worker_readiness = Arc::clone(&readiness);
         let mut server = HttpServer::new(move || {
             let readiness = &worker_readiness;
@@ -115,10 +113,13 @@ impl Application {
                 .app_data(document.clone())
                 .default_service(web::to(routes::not_found));
             routes::ROUTES.iter().fold(app, |app, spec| {
+                let allowed = routes::allowed_methods(spec.path);
                 app.service(
                     web::resource(spec.path)
                         .route((spec.route)())
-                        .default_service(web::to(routes::method_not_allowed)),
+                        .default_service(web::to(move || {
+                            std::future::ready(routes::method_not_allowed(allowed.clone()))
+                        })),
                 )
             })
         })

@@ -39,8 +39,31 @@ pub struct BatchBody<'a> {
     #[schema(required = true)]
     mode: Option<BatchMode>,
     /// Most payments in flight at once in concurrent mode (default: all).
+    #[serde(default, deserialize_with = "whole_number")]
     #[schema(minimum = 1)]
     concurrency: Option<usize>,
+}
+
+/// A count, as JSON Schema's `integer` reads one: `4` and `4.0` alike (a number whose fraction
+/// is zero), so that the server takes every value its document calls valid.
+fn whole_number<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<usize>, D::Error> {
+    let Some(number) = Option::<serde_json::Number>::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    let whole = number.as_u64().or_else(|| {
+        number
+            .as_f64()
+            .filter(|value| value.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(value))
+            .map(|value| value as u64)
+    });
+    match whole.and_then(|value| usize::try_from(value).ok()) {
+        Some(value) => Ok(Some(value)),
+        None => Err(serde::de::Error::custom(format!(
+            "concurrency must be a whole number of at least 1, got {number}"
+        ))),
+    }
 }
 
 /// One item's outcome: the payment, or the problem that stopped it.
@@ -166,11 +189,12 @@ fn validate(batch: &BatchBody<'_>, max_batch: usize) -> Result<ValidatedBatch, A
         ));
     }
     let concurrency = match (batch.mode, batch.concurrency) {
-        (Some(BatchMode::Sequential), _) => 1,
+        // Checked in either mode: the document's `minimum: 1` does not depend on `mode`.
         (_, Some(0)) => {
             errors.push(FieldError::new("concurrency", "must be at least 1"));
             1
         }
+        (Some(BatchMode::Sequential), _) => 1,
         (_, Some(limit)) => limit.min(payments.len().max(1)),
         (_, None) => payments.len().max(1),
     };

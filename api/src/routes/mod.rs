@@ -8,6 +8,7 @@ pub mod payment_dto;
 pub mod payments;
 
 use actix_web::http::Method;
+use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError, web};
 
 use crate::problem::ApiError;
@@ -39,7 +40,23 @@ pub async fn not_found() -> HttpResponse {
     ApiError::NotFound.error_response()
 }
 
-/// A known path with a method it does not serve.
-pub async fn method_not_allowed() -> HttpResponse {
-    ApiError::MethodNotAllowed.error_response()
+/// A known path with a method it does not serve, with the `Allow` header that RFC 9110
+/// requires of a 405: the methods the path does serve.
+pub fn method_not_allowed(allowed: String) -> HttpResponse {
+    let mut response = ApiError::MethodNotAllowed.error_response();
+    // Method names are header-safe tokens, so this never fails.
+    if let Ok(value) = HeaderValue::try_from(allowed) {
+        response.headers_mut().insert(header::ALLOW, value);
+    }
+    response
+}
+
+/// What `path` serves, for its 405s' `Allow` header: every method [`ROUTES`] has for it.
+pub fn allowed_methods(path: &str) -> String {
+    let methods: Vec<&str> = ROUTES
+        .iter()
+        .filter(|route| route.path == path)
+        .map(|route| route.method.as_str())
+        .collect();
+    methods.join(", ")
 }

@@ -124,6 +124,14 @@ async fn the_envelope_is_validated() {
             "concurrency",
         ),
         (json!({"mode": "parallel", "payments": payments(1)}), "body"),
+        (
+            json!({"mode": "concurrent", "payments": payments(1), "concurrency": 2.5}),
+            "body",
+        ),
+        (
+            json!({"mode": "concurrent", "payments": payments(1), "concurrency": -1}),
+            "body",
+        ),
     ];
     for (body, field) in cases {
         let problem = assert_problem(app.post_batch("awc", &body).await, 422, "validation").await;
@@ -151,6 +159,22 @@ async fn the_envelope_is_validated() {
         "unknown-client",
     )
     .await;
+}
+
+/// JSON Schema's `integer` (the document's type for `concurrency`) takes `2.0`: so does the
+/// server.
+#[actix_web::test]
+async fn a_whole_concurrency_written_with_a_fraction_is_accepted() {
+    let app = spawn_app().await;
+    for concurrency in [json!(2), json!(2.0), json!(null)] {
+        let body =
+            json!({"mode": "concurrent", "payments": payments(3), "concurrency": concurrency});
+        let response = app.post_batch("hyper", &body).await;
+        assert_eq!(response.status(), 200, "{body}");
+        let answer: Value = response.json().await.unwrap();
+        let expected = if concurrency.is_null() { 3 } else { 2 };
+        assert_eq!(answer["concurrency"], expected, "{body}");
+    }
 }
 
 #[actix_web::test]

@@ -195,6 +195,41 @@ async fn unknown_routes_and_methods_are_problems() {
     assert_problem(app.get("/payments/hyper").await, 405, "method-not-allowed").await;
 }
 
+/// RFC 9110: a 405 names the methods the path does serve, in `Allow`. Every route, with every
+/// other method a client may send.
+#[actix_web::test]
+async fn every_405_says_which_methods_the_path_allows() {
+    let app = spawn_app().await;
+    let methods = [
+        "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE",
+    ];
+    for route in api::routes::ROUTES {
+        let path = route.path.replace("{client}", "hyper");
+        for method in methods.iter().filter(|m| **m != route.method.as_str()) {
+            let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+            let response = app
+                .http
+                .request(method.clone(), format!("{}{path}", app.address))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 405, "{method} {path}");
+            let allow = response
+                .headers()
+                .get("allow")
+                .map(|v| v.to_str().unwrap().to_owned());
+            assert_eq!(
+                allow.as_deref(),
+                Some(route.method.as_str()),
+                "{method} {path}"
+            );
+            if method != reqwest::Method::HEAD {
+                assert_problem(response, 405, "method-not-allowed").await;
+            }
+        }
+    }
+}
+
 #[actix_web::test]
 async fn upstream_failures_map_to_502_and_504_for_every_client() {
     let app = spawn_app().await;

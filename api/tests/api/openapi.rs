@@ -3,9 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, spawn_app_with};
 
 fn collect_refs(value: &Value, refs: &mut BTreeSet<String>) {
     match value {
@@ -77,5 +77,73 @@ async fn the_docs_page_loads_nothing_from_elsewhere() {
     assert!(
         !html.contains("src=\"http") && !html.contains("href=\"http"),
         "external asset"
+    );
+}
+
+/// The rules the server enforces are in the document it serves: its clients (those that speak
+/// its `rates.http_version`), the currencies it knows, positive amounts, its batch limit.
+#[actix_web::test]
+async fn the_document_states_the_rules_this_server_enforces() {
+    let app = spawn_app_with(mock_rates::Settings::default(), |settings| {
+        settings.payments.max_batch = 7;
+    })
+    .await;
+    let document: Value = app.get("/openapi.json").await.json().await.unwrap();
+
+    let served: Vec<&str> = api::registry::CLIENTS
+        .iter()
+        .map(|kind| kind.name)
+        .collect();
+    for path in ["/payments/{client}", "/payments/{client}/batch"] {
+        let parameters = document["paths"][path]["post"]["parameters"]
+            .as_array()
+            .unwrap();
+        let client = parameters.iter().find(|p| p["name"] == "client").unwrap();
+        assert_eq!(client["schema"]["enum"], json!(served), "{path}");
+    }
+
+    let payment = &document["components"]["schemas"]["PaymentRequest"];
+    let codes: Vec<String> = domain::Currency::all()
+        .map(|c| c.code().to_owned())
+        .collect();
+    assert_eq!(payment["properties"]["currency"]["enum"], json!(codes));
+    assert_eq!(
+        payment["properties"]["target_currency"]["enum"],
+        json!(codes)
+    );
+    let number = &payment["properties"]["amount"]["oneOf"][1];
+    assert_eq!(number["exclusiveMinimum"], 0);
+    assert_eq!(number["maximum"], 1e15);
+    // One branch per number of decimals, covering every currency once.
+    let branches = payment["anyOf"].as_array().unwrap();
+    let mut covered: Vec<String> = branches
+        .iter()
+        .flat_map(|branch| {
+            branch["properties"]["currency"]["enum"]
+                .as_array()
+                .unwrap()
+                .clone()
+        })
+        .map(|code| code.as_str().unwrap().to_owned())
+        .collect();
+    covered.sort();
+    assert_eq!(covered, codes);
+    let jpy = branches
+        .iter()
+        .find(|branch| {
+            branch["properties"]["currency"]["enum"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("JPY"))
+        })
+        .unwrap();
+    assert_eq!(jpy["properties"]["amount"]["oneOf"][1]["multipleOf"], 1.0);
+
+    let batch = &document["components"]["schemas"]["BatchRequest"]["properties"];
+    assert_eq!(batch["payments"]["minItems"], 1);
+    assert_eq!(batch["payments"]["maxItems"], 7);
+    assert_eq!(
+        batch["mode"],
+        json!({"$ref": "#/components/schemas/BatchMode"})
     );
 }
