@@ -105,6 +105,11 @@ def check_compose(services):
             published = port if isinstance(port, str) else f"{port.get('host_ip', '')}:{port.get('published')}"
             if not published.startswith("127.0.0.1:"):
                 fail(f"{name}: publishes {published} on every interface; bind it to 127.0.0.1")
+    token = (services["mock-rates"].get("environment") or {}).get("MOCK_RATES_ADMIN_TOKEN")
+    if not token:
+        fail("mock-rates listens beyond loopback in its container: its admin endpoints need MOCK_RATES_ADMIN_TOKEN")
+    if (services["bench"].get("environment") or {}).get("MOCK_RATES_ADMIN_TOKEN") != token:
+        fail("the bench must send mock-rates' admin token (the same MOCK_RATES_ADMIN_TOKEN)")
     readme = open(os.path.join(ROOT, "README.md")).read()
     if QUICK not in readme:
         fail(f"the README does not document `{QUICK}`")
@@ -192,10 +197,12 @@ def main():
         threading.Thread(target=lambda: [None for _ in api.stdout], daemon=True).start()
         print("api: converts through mock-rates; logs are JSON, as configured")
 
+        bench_env = dict(os.environ)
+        bench_env.update({k: local(str(v)) for k, v in (services["bench"].get("environment") or {}).items()})
         out_flag = quick.index("--out")
         quick[out_flag + 1] = os.path.join(ROOT, "target", "compose-check")
         print(f"bench: {' '.join(local(a) for a in quick)}")
-        result = subprocess.run(argv(quick), timeout=600)
+        result = subprocess.run(argv(quick), env=bench_env, timeout=600)
         if result.returncode != 0:
             fail(f"bench: exited with {result.returncode}")
         print("check-containers: OK")

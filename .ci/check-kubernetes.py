@@ -16,6 +16,7 @@
 
 Usage: python3 .ci/check-kubernetes.py [target/release]
 """
+import base64
 import os
 import re
 import subprocess
@@ -137,6 +138,15 @@ def check_objects(name, objects):
     if not 2 <= hpa["minReplicas"] <= hpa["maxReplicas"]:
         fail(f"{name}: the HPA must keep at least two api replicas (min {hpa['minReplicas']}, max {hpa['maxReplicas']})")
 
+    # mock-rates listens beyond loopback in its pod: its admin endpoints need a token, from a
+    # Secret, and the bench must send the same one.
+    mock_refs = admin_token_refs(containers(workloads["mock-rates"], init=False)[0])
+    bench_refs = admin_token_refs(containers(workloads["bench"], init=False)[0])
+    if len(mock_refs) != 1 or bench_refs != mock_refs:
+        fail(f"{name}: mock-rates needs MOCK_RATES_ADMIN_TOKEN from a Secret, and the bench the same ({mock_refs} / {bench_refs})")
+    for ref in mock_refs:
+        env_value(by_kind, {"name": "MOCK_RATES_ADMIN_TOKEN", "valueFrom": {"secretKeyRef": ref}})
+
     compose = yaml.safe_load(open(os.path.join(ROOT, "docker-compose.yml")))
     bench = containers(workloads["bench"], init=False)[0]
     if bench["command"] != compose["services"]["bench"]["entrypoint"]:
@@ -157,6 +167,21 @@ def check_spread(name, workloads):
         others = set(COMPONENTS.values()) - {COMPONENTS[workload]}
         if refused != others:
             fail(f"{name}: {workload} must refuse nodes running {sorted(others)}, refuses {sorted(refused)}")
+
+
+def env_value(by_kind, entry):
+    """An env entry's value: given, or read from the rendered Secret it names."""
+    if "value" in entry:
+        return str(entry["value"])
+    ref = entry["valueFrom"]["secretKeyRef"]
+    secret = by_kind.get("Secret", {}).get(ref["name"])
+    if secret is None or ref["key"] not in secret.get("data", {}):
+        fail(f"{entry['name']}: no Secret {ref['name']} with key {ref['key']}")
+    return base64.b64decode(secret["data"][ref["key"]]).decode()
+
+
+def admin_token_refs(container):
+    return [e["valueFrom"]["secretKeyRef"] for e in container.get("env", []) if e["name"] == "MOCK_RATES_ADMIN_TOKEN" and "valueFrom" in e]
 
 
 def local(value):
@@ -196,7 +221,7 @@ def run_locally(name, by_kind):
         for deployment in ("mock-rates", "api"):
             container = by_kind["Deployment"][deployment]["spec"]["template"]["spec"]["containers"][0]
             env = dict(os.environ)
-            env.update({e["name"]: local(str(e["value"])) for e in container.get("env", [])})
+            env.update({e["name"]: local(env_value(by_kind, e)) for e in container.get("env", [])})
             process = subprocess.Popen(argv(container["command"]), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             started.append(process)
             for kind in ("startup", "readiness", "liveness"):

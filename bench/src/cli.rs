@@ -98,7 +98,8 @@ pub struct Cli {
     pub baseline: Option<PathBuf>,
 
     /// Use an already-running mock-rates at URL (e.g. http://127.0.0.1:8081) instead of
-    /// starting one. Connection counts need its /__admin/stats endpoint.
+    /// starting one. Connection counts need its /__admin/stats endpoint; for a mock started
+    /// with --admin-token, set MOCK_RATES_ADMIN_TOKEN to the same token.
     #[arg(long, value_name = "URL")]
     pub mock_url: Option<String>,
 

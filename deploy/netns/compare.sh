@@ -41,6 +41,11 @@ if ip -4 addr show | grep -q ' 10\.231\.[123]\.'; then
   exit 2
 fi
 
+# The bench reaches the namespaced mock-rates from another address: its admin endpoints then
+# need a token (the loopback stack's children read it too, and the bench sends it to both).
+MOCK_RATES_ADMIN_TOKEN="$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
+export MOCK_RATES_ADMIN_TOKEN
+
 tag="rl$$"
 service_ns="$tag-service"
 upstream_ns="$tag-upstream"

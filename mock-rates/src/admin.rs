@@ -10,6 +10,30 @@ use crate::state::MockState;
 
 pub(crate) fn handle(request: &Request<'_>, state: &MockState, out: &mut Vec<u8>) -> Outcome {
     let responder = Responder::new(request);
+    match access(
+        state.admin_token(),
+        request.peer_loopback,
+        request.authorization,
+    ) {
+        Access::Granted => {}
+        Access::NeedsToken => {
+            return responder.problem(
+                401,
+                "the admin endpoints need this mock's token: Authorization: Bearer TOKEN",
+                &[("www-authenticate", "Bearer realm=\"mock-rates admin\"")],
+                out,
+            );
+        }
+        Access::LoopbackOnly => {
+            return responder.problem(
+                403,
+                "without --admin-token (MOCK_RATES_ADMIN_TOKEN), the admin endpoints answer \
+                 loopback peers only",
+                &[],
+                out,
+            );
+        }
+    }
     match (request.path, request.method) {
         ("/__admin/faults", Method::Get) => responder.json(200, &state.faults(), out),
         ("/__admin/faults", Method::Put) => match parse_faults(request.body) {
@@ -46,6 +70,43 @@ pub(crate) fn handle(request: &Request<'_>, state: &MockState, out: &mut Vec<u8>
     }
 }
 
+/// Whether a request may use the admin endpoints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    Granted,
+    /// A token is set, and the request did not carry it.
+    NeedsToken,
+    /// No token is set, and the peer is not on loopback.
+    LoopbackOnly,
+}
+
+/// With a token, every peer must present it (`Bearer TOKEN`); without one, only loopback peers
+/// are answered.
+fn access(token: Option<&str>, peer_loopback: bool, authorization: Option<&[u8]>) -> Access {
+    match token {
+        Some(token) => {
+            let presented = authorization.and_then(|value| value.strip_prefix(b"Bearer "));
+            if presented.is_some_and(|presented| same_secret(presented, token.as_bytes())) {
+                Access::Granted
+            } else {
+                Access::NeedsToken
+            }
+        }
+        None if peer_loopback => Access::Granted,
+        None => Access::LoopbackOnly,
+    }
+}
+
+/// Compares in time that depends on the lengths only, not on where the first difference is.
+fn same_secret(presented: &[u8], token: &[u8]) -> bool {
+    presented.len() == token.len()
+        && presented
+            .iter()
+            .zip(token)
+            .fold(0u8, |differ, (a, b)| differ | (a ^ b))
+            == 0
+}
+
 #[derive(Serialize)]
 struct Done {
     status: &'static str,
@@ -56,4 +117,48 @@ fn parse_faults(body: &[u8]) -> Result<Faults, String> {
         serde_json::from_slice(body).map_err(|error| format!("invalid faults JSON: {error}"))?;
     faults.validate()?;
     Ok(faults)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_a_token_only_loopback_peers_are_answered() {
+        assert_eq!(access(None, true, None), Access::Granted);
+        assert_eq!(
+            access(None, true, Some(b"Bearer anything")),
+            Access::Granted
+        );
+        assert_eq!(access(None, false, None), Access::LoopbackOnly);
+        assert_eq!(
+            access(None, false, Some(b"Bearer anything")),
+            Access::LoopbackOnly
+        );
+    }
+
+    #[test]
+    fn with_a_token_every_peer_must_present_it() {
+        let token = Some("s3cret");
+        for loopback in [true, false] {
+            assert_eq!(
+                access(token, loopback, Some(b"Bearer s3cret")),
+                Access::Granted
+            );
+            for wrong in [
+                &b"Bearer s3cre"[..],
+                b"Bearer s3cret ",
+                b"s3cret",
+                b"Basic s3cret",
+                b"Bearer ",
+            ] {
+                assert_eq!(
+                    access(token, loopback, Some(wrong)),
+                    Access::NeedsToken,
+                    "{wrong:?}"
+                );
+            }
+            assert_eq!(access(token, loopback, None), Access::NeedsToken);
+        }
+    }
 }

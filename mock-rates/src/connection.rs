@@ -20,15 +20,19 @@ pub(crate) async fn run(stream: TcpStream, state: MockState) {
     if let Err(error) = stream.set_nodelay(true) {
         tracing::debug!(%error, "could not set TCP_NODELAY");
     }
+    // Unknown is not loopback: the admin endpoints then need the token.
+    let peer_loopback = stream
+        .peer_addr()
+        .is_ok_and(|peer| peer.ip().to_canonical().is_loopback());
     let served = match state.tls() {
-        None => serve(stream, state).await,
+        None => serve(stream, state, peer_loopback).await,
         Some(tls) => match tls.accept(stream).await {
             Ok((stream, handshake)) => {
                 state.count_handshake(handshake);
                 if handshake.h2 {
-                    http2::serve(stream, state).await
+                    http2::serve(stream, state, peer_loopback).await
                 } else {
-                    serve(stream, state).await
+                    serve(stream, state, peer_loopback).await
                 }
             }
             Err(error) => {
@@ -44,10 +48,11 @@ pub(crate) async fn run(stream: TcpStream, state: MockState) {
     }
 }
 
-async fn serve<S: Transport>(stream: S, state: MockState) -> io::Result<()> {
+async fn serve<S: Transport>(stream: S, state: MockState, peer_loopback: bool) -> io::Result<()> {
     Connection {
         stream,
         state,
+        peer_loopback,
         read: Vec::with_capacity(4096),
         buffers: Buffers::default(),
     }
@@ -76,6 +81,7 @@ impl Transport for TlsStream<TcpStream> {
 struct Connection<S> {
     stream: S,
     state: MockState,
+    peer_loopback: bool,
     /// Bytes read and not yet handled; requests are parsed in place.
     read: Vec<u8>,
     buffers: Buffers,
@@ -108,7 +114,12 @@ impl<S: Transport> Connection<S> {
                     Read::TimedOut => return self.refuse(HttpError::Timeout).await,
                 }
             }
-            let Some(request) = request(&self.read[..total], &head, keep_alive_enabled) else {
+            let Some(request) = request(
+                &self.read[..total],
+                &head,
+                keep_alive_enabled,
+                self.peer_loopback,
+            ) else {
                 return self
                     .refuse(HttpError::BadRequest("malformed request target"))
                     .await;
@@ -223,7 +234,12 @@ async fn send(stream: &mut (impl AsyncWrite + Unpin), bytes: &[u8]) -> io::Resul
     stream.flush().await
 }
 
-fn request<'a>(bytes: &'a [u8], head: &Head, keep_alive_enabled: bool) -> Option<Request<'a>> {
+fn request<'a>(
+    bytes: &'a [u8],
+    head: &Head,
+    keep_alive_enabled: bool,
+    peer_loopback: bool,
+) -> Option<Request<'a>> {
     // The parser only accepts visible ASCII in the target, so this cannot fail in practice.
     let target = std::str::from_utf8(bytes.get(head.target.clone())?).ok()?;
     let (path, query) = match target.split_once('?') {
@@ -237,5 +253,10 @@ fn request<'a>(bytes: &'a [u8], head: &Head, keep_alive_enabled: bool) -> Option
         body: bytes.get(head.len..)?,
         keep_alive: head.keep_alive && keep_alive_enabled,
         http10: head.http10,
+        peer_loopback,
+        authorization: match &head.authorization {
+            Some(range) => Some(bytes.get(range.clone())?),
+            None => None,
+        },
     })
 }

@@ -16,6 +16,10 @@ pub(crate) struct Request<'a> {
     pub body: &'a [u8],
     pub keep_alive: bool,
     pub http10: bool,
+    /// Whether the peer's address is a loopback one (the admin endpoints' default audience).
+    pub peer_loopback: bool,
+    /// The `Authorization` header's value, if the request had one.
+    pub authorization: Option<&'a [u8]>,
 }
 
 /// What the connection does after a request was handled.

@@ -43,6 +43,8 @@ pub(crate) struct Head {
     pub keep_alive: bool,
     pub content_length: usize,
     pub expect_continue: bool,
+    /// Where the `Authorization` header's value is in the buffer, if there is one.
+    pub authorization: Option<Range<usize>>,
     /// Bytes from the start of the buffer to the end of the blank line.
     pub len: usize,
 }
@@ -142,6 +144,7 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, HttpError> {
         keep_alive: !http10,
         content_length: 0,
         expect_continue: false,
+        authorization: None,
         len,
     };
     let mut content_length = None;
@@ -167,6 +170,10 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, HttpError> {
             }
         } else if name.eq_ignore_ascii_case("expect") {
             head.expect_continue = value.eq_ignore_ascii_case(b"100-continue");
+        } else if name.eq_ignore_ascii_case("authorization") {
+            // `value` borrows from `buf`: its place there, so the request can lend it later.
+            let start = value.as_ptr().addr() - buf.as_ptr().addr();
+            head.authorization = Some(start..start + value.len());
         }
     }
     head.content_length = match usize::try_from(content_length.unwrap_or(0)) {

@@ -29,7 +29,7 @@ use crate::timing::{DRIP_INTERVAL, LINGER, REQUEST_TIMEOUT};
 const CONNECTION_HEADERS: [&str; 4] = ["connection", "keep-alive", "transfer-encoding", "upgrade"];
 
 /// Serves one connection that negotiated `h2` until it closes.
-pub(crate) async fn serve<S>(stream: S, state: MockState) -> io::Result<()>
+pub(crate) async fn serve<S>(stream: S, state: MockState, peer_loopback: bool) -> io::Result<()>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -42,7 +42,10 @@ where
         .map_err(|_elapsed| io::Error::new(io::ErrorKind::TimedOut, "no HTTP/2 preface"))?
         .map_err(io::Error::other)?;
     state.count_h2_connection();
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared {
+        peer_loopback,
+        ..Shared::default()
+    });
     // Owning the streams' tasks ends them with the connection (a hang, a drip).
     let mut streams = JoinSet::new();
     // Closed gracefully (GOAWAY, then the open streams finish) once idle for the keep-alive,
@@ -97,6 +100,8 @@ struct Shared {
     idle: Notify,
     /// A `goaway` fault fired: GOAWAY now.
     go_away: Notify,
+    /// Whether the peer's address is a loopback one.
+    peer_loopback: bool,
 }
 
 /// One open stream, counted until it is dropped (answered, reset, or aborted).
@@ -159,6 +164,11 @@ async fn exchange(
         body: &body,
         keep_alive: true,
         http10: false,
+        peer_loopback: shared.peer_loopback,
+        authorization: parts
+            .headers
+            .get(http::header::AUTHORIZATION)
+            .map(http::HeaderValue::as_bytes),
     };
     let outcome = routes::handle(&request, state, &mut buffers).await;
     match outcome {

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use mock_rates::{
-    ContentType, FaultMode, Faults, Framing, MockState, Settings, TimestampUnit, TlsSettings, serve,
+    AdminToken, ContentType, FaultMode, Faults, Framing, MockState, Settings, TimestampUnit,
+    TlsSettings, serve,
 };
 
 /// A local exchange-rate server in the Free Forex API's format, with faults on demand.
@@ -73,6 +74,16 @@ struct Cli {
     /// Write the CA's certificate (PEM) to this file before announcing the address.
     #[arg(long, env = "MOCK_RATES_CA_OUT", value_name = "PATH", requires = "tls")]
     ca_out: Option<PathBuf>,
+    /// The token `/__admin/*` requires of every peer (`Authorization: Bearer TOKEN`). Without
+    /// one, the admin endpoints answer loopback peers only: give one to reconfigure a mock that
+    /// listens beyond loopback from elsewhere.
+    #[arg(
+        long,
+        env = "MOCK_RATES_ADMIN_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    admin_token: Option<String>,
     /// Tokio worker threads.
     #[arg(long, env = "MOCK_RATES_THREADS", default_value_t = 2,
           value_parser = clap::value_parser!(u16).range(1..))]
@@ -108,6 +119,7 @@ impl Cli {
                 max_concurrent_streams: self.max_concurrent_streams,
                 ..TlsSettings::default()
             }),
+            admin_token: self.admin_token.clone().and_then(AdminToken::new),
         }
     }
 }
@@ -120,6 +132,12 @@ fn main() -> ExitCode {
     }
     if let Some(url) = &cli.probe {
         return health_probe::run("mock-rates", url);
+    }
+    if cli.admin_token.as_deref() == Some("") {
+        eprintln!(
+            "mock-rates: --admin-token (MOCK_RATES_ADMIN_TOKEN) is empty; give a token or none"
+        );
+        return ExitCode::from(2);
     }
     // Logs go to stderr: stdout carries only the line the bench parses.
     tracing_subscriber::fmt()
@@ -149,6 +167,12 @@ fn run(cli: &Cli) -> std::io::Result<()> {
         let stop = stop_signal()?;
         let settings = cli.settings();
         tracing::info!(?settings, "settings");
+        if settings.admin_token.is_none() && !addr.ip().is_loopback() {
+            tracing::info!(
+                %addr,
+                "no --admin-token: the admin endpoints answer loopback peers only"
+            );
+        }
         let state = MockState::try_new(settings)?;
         if let (Some(pem), Some(path)) = (state.ca_pem(), &cli.ca_out) {
             // Written before the announce line, so whoever reads that line finds the file.

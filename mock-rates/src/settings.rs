@@ -24,6 +24,33 @@ pub struct Settings {
     pub keep_alive: Duration,
     /// HTTPS on the listener, or plain HTTP when `None`.
     pub tls: Option<TlsSettings>,
+    /// The token `/__admin/*` requires of every peer (`Authorization: Bearer TOKEN`). Without
+    /// one, the admin endpoints answer loopback peers only: a mock listening beyond loopback
+    /// cannot be reconfigured from elsewhere unless it was given a token.
+    pub admin_token: Option<AdminToken>,
+}
+
+/// The admin endpoints' token. Its `Debug` form hides it, so logging the settings (as the
+/// binary does at start) does not print it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AdminToken(String);
+
+impl AdminToken {
+    /// A token; `None` for an empty one, which would let a bare `Bearer ` through.
+    pub fn new(token: impl Into<String>) -> Option<Self> {
+        let token = token.into();
+        (!token.is_empty()).then_some(Self(token))
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for AdminToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AdminToken(hidden)")
+    }
 }
 
 impl Default for Settings {
@@ -37,6 +64,7 @@ impl Default for Settings {
             // actix-web's default, so clients meet the same stale-connection window as in production.
             keep_alive: Duration::from_secs(5),
             tls: None,
+            admin_token: None,
         }
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::faults::{Decision, Faults};
-use crate::settings::{ContentType, Framing, Settings, TimestampUnit};
+use crate::settings::{AdminToken, ContentType, Framing, Settings, TimestampUnit};
 use crate::tls::{Handshake, Tls};
 
 /// Counters since start or the last reset.
@@ -67,6 +67,7 @@ struct Inner {
     keep_alive: Duration,
     seed: u64,
     tls: Option<Tls>,
+    admin_token: Option<AdminToken>,
     // One lock for both, so each request takes it once.
     faults: Mutex<FaultState>,
     requests: AtomicU64,
@@ -125,6 +126,7 @@ impl MockState {
                 keep_alive: settings.keep_alive,
                 seed: settings.seed,
                 tls,
+                admin_token: settings.admin_token,
                 faults: Mutex::new(FaultState {
                     faults: settings.faults,
                     rng: fastrand::Rng::with_seed(settings.seed),
@@ -245,6 +247,11 @@ impl MockState {
 
     pub(crate) fn tls(&self) -> Option<&Tls> {
         self.inner.tls.as_ref()
+    }
+
+    /// The token the admin endpoints require, if one was given.
+    pub(crate) fn admin_token(&self) -> Option<&str> {
+        self.inner.admin_token.as_ref().map(AdminToken::as_str)
     }
 
     pub(crate) fn count_handshake(&self, handshake: Handshake) {

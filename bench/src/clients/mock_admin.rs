@@ -27,7 +27,14 @@ pub struct MockError(String);
 pub struct MockAdmin<'a> {
     base_url: &'a str,
     transport: Transport,
+    /// `Authorization` for a mock started with an admin token: `Bearer` and the token in
+    /// `MOCK_RATES_ADMIN_TOKEN`, the variable mock-rates itself reads (so that the bench's
+    /// own children, which inherit it, want what it sends).
+    authorization: Option<String>,
 }
+
+/// The variable that holds the admin token, for mock-rates and for the bench alike.
+pub const ADMIN_TOKEN_VARIABLE: &str = "MOCK_RATES_ADMIN_TOKEN";
 
 /// How the admin calls reach the mock, so that each one costs the mock exactly one connection
 /// and, over TLS, one full handshake: what [`Counted::between`] subtracts.
@@ -48,9 +55,35 @@ impl<'a> MockAdmin<'a> {
             None => Transport::Plain(loopback::agent(Some(ADMIN_TIMEOUT), 0)),
             Some(ca_pem) => Transport::Tls(loopback::tls_config(ca_pem)),
         };
+        let authorization = std::env::var(ADMIN_TOKEN_VARIABLE)
+            .ok()
+            .filter(|token| !token.is_empty())
+            .map(|token| format!("Bearer {token}"));
         Self {
             base_url,
             transport,
+            authorization,
+        }
+    }
+
+    /// `request`, with the token when there is one.
+    fn authorized<B>(&self, request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        match &self.authorization {
+            Some(value) => request.header("authorization", value),
+            None => request,
+        }
+    }
+
+    /// What a refused call says: the status, and for 401 and 403 what to set.
+    fn refused(status: u16) -> String {
+        match status {
+            401 => format!(
+                "status 401: the mock wants its admin token; set {ADMIN_TOKEN_VARIABLE} to its --admin-token"
+            ),
+            403 => format!(
+                "status 403: the mock answers admin calls from loopback only; start it with --admin-token and set {ADMIN_TOKEN_VARIABLE}"
+            ),
+            status => format!("status {status}"),
         }
     }
 
@@ -66,14 +99,14 @@ impl<'a> MockAdmin<'a> {
     pub fn stats(&self) -> Result<Stats, MockError> {
         let url = format!("{}/__admin/stats", self.base_url);
         let failed = |why: String| MockError(format!("GET {url}: {why}"));
+        let request = self.agent().get(&url);
         let mut response = self
-            .agent()
-            .get(&url)
+            .authorized(request)
             .header("connection", "close")
             .call()
             .map_err(|error| failed(error.to_string()))?;
         if response.status() != 200 {
-            return Err(failed(format!("status {}", response.status())));
+            return Err(failed(Self::refused(response.status().as_u16())));
         }
         let body = response
             .body_mut()
@@ -92,9 +125,9 @@ impl<'a> MockAdmin<'a> {
     /// connection: make it before the read that a difference starts from.
     pub fn reset_peaks(&self) -> Result<(), MockError> {
         let url = format!("{}/__admin/reset-peaks", self.base_url);
+        let request = self.agent().post(&url);
         let response = self
-            .agent()
-            .post(&url)
+            .authorized(request)
             .header("connection", "close")
             .send_empty()
             .map_err(|error| MockError(format!("POST {url}: {error}")))?;
@@ -102,8 +135,8 @@ impl<'a> MockAdmin<'a> {
             Ok(())
         } else {
             Err(MockError(format!(
-                "POST {url}: status {}",
-                response.status()
+                "POST {url}: {}",
+                Self::refused(response.status().as_u16())
             )))
         }
     }
@@ -112,9 +145,9 @@ impl<'a> MockAdmin<'a> {
     pub fn set_faults(&self, faults: &Faults) -> Result<(), MockError> {
         let url = format!("{}/__admin/faults", self.base_url);
         let body = serde_json::to_string(faults).map_err(|error| MockError(error.to_string()))?;
+        let request = self.agent().put(&url);
         let response = self
-            .agent()
-            .put(&url)
+            .authorized(request)
             .header("connection", "close")
             .header("content-type", "application/json")
             .send(body.as_bytes())
@@ -123,8 +156,8 @@ impl<'a> MockAdmin<'a> {
             Ok(())
         } else {
             Err(MockError(format!(
-                "PUT {url}: status {}",
-                response.status()
+                "PUT {url}: {}",
+                Self::refused(response.status().as_u16())
             )))
         }
     }

@@ -1,8 +1,8 @@
 //! `/__admin/*`: faults, stats, reset.
 
-use mock_rates::{FaultMode, Faults, Stats};
+use mock_rates::{AdminToken, FaultMode, Faults, Settings, Stats};
 
-use crate::helpers::{Client, get, server, set_faults};
+use crate::helpers::{Client, get, server, server_with, set_faults};
 
 #[test]
 fn get_faults_shows_the_current_value() {
@@ -114,4 +114,64 @@ fn the_rust_api_matches_the_admin_endpoints() {
     assert_eq!(json, faults);
     server.state().reset();
     assert_eq!(get(&server, "/__admin/faults").json()["mode"], "none");
+}
+
+/// With a token, every admin call must carry it, loopback included; `/api/live` and `/health`
+/// need nothing.
+#[test]
+fn a_token_guards_every_admin_endpoint() {
+    let server = server_with(Settings {
+        admin_token: AdminToken::new("s3cret-token"),
+        ..Settings::default()
+    });
+    let mut client = Client::connect(&server);
+    for (method, path, body) in [
+        ("GET", "/__admin/stats", ""),
+        ("GET", "/__admin/faults", ""),
+        ("PUT", "/__admin/faults", r#"{"mode":"hang"}"#),
+        ("POST", "/__admin/reset", ""),
+        ("POST", "/__admin/reset-peaks", ""),
+    ] {
+        for presented in [
+            None,
+            Some("Bearer wrong-token!"),
+            Some("s3cret-token"),
+            Some("Bearer s3cret-toke"),
+        ] {
+            let headers: Vec<(&str, &str)> = presented
+                .map(|value| ("Authorization", value))
+                .into_iter()
+                .collect();
+            client.send(method, path, &headers, body);
+            let response = client.read_response().expect("a response");
+            assert_eq!(response.status, 401, "{method} {path} with {presented:?}");
+            assert_eq!(
+                response.header("www-authenticate"),
+                Some("Bearer realm=\"mock-rates admin\""),
+                "{method} {path}"
+            );
+            assert_eq!(response.json()["status"], 401);
+        }
+        client.send(
+            method,
+            path,
+            &[("Authorization", "Bearer s3cret-token")],
+            body,
+        );
+        let response = client.read_response().expect("a response");
+        assert_eq!(response.status, 200, "{method} {path} with the token");
+    }
+    assert_eq!(get(&server, "/health").status, 200);
+    assert_eq!(get(&server, "/api/live?pairs=EURUSD").status, 200);
+}
+
+/// The token is never printed where the settings are.
+#[test]
+fn the_token_stays_out_of_debug_output() {
+    let settings = Settings {
+        admin_token: AdminToken::new("s3cret-token"),
+        ..Settings::default()
+    };
+    assert!(!format!("{settings:?}").contains("s3cret"));
+    assert!(AdminToken::new("").is_none());
 }

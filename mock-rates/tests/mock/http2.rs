@@ -467,3 +467,28 @@ fn an_idle_connection_is_closed_after_the_keep_alive() {
         assert!(started.elapsed() >= Duration::from_millis(250));
     });
 }
+
+/// Over HTTP/2 the admin token is read from the request's headers as over HTTP/1.1.
+#[test]
+fn the_admin_token_is_asked_for_over_h2_too() {
+    let server = h2_server(
+        TlsSettings::default(),
+        Settings {
+            admin_token: mock_rates::AdminToken::new("h2-token"),
+            ..Settings::default()
+        },
+    );
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        let refused = get(&send, "/__admin/stats").await.unwrap();
+        assert_eq!(refused.status(), 401);
+        assert!(refused.headers().contains_key("www-authenticate"));
+        let mut ready = send.clone().ready().await.unwrap();
+        let request = http::Request::get("https://localhost/__admin/stats")
+            .header("authorization", "Bearer h2-token")
+            .body(())
+            .unwrap();
+        let (response, _body) = ready.send_request(request, true).unwrap();
+        assert_eq!(response.await.unwrap().status(), 200);
+    });
+}
