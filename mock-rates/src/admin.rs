@@ -80,12 +80,15 @@ enum Access {
     LoopbackOnly,
 }
 
-/// With a token, every peer must present it (`Bearer TOKEN`); without one, only loopback peers
-/// are answered.
+/// With a token, every peer must present it (`Bearer TOKEN`, the scheme in any case, as RFC
+/// 9110 reads auth schemes); without one, only loopback peers are answered.
 fn access(token: Option<&str>, peer_loopback: bool, authorization: Option<&[u8]>) -> Access {
     match token {
         Some(token) => {
-            let presented = authorization.and_then(|value| value.strip_prefix(b"Bearer "));
+            let presented = authorization
+                .and_then(|value| value.split_at_checked(b"Bearer ".len()))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case(b"Bearer "))
+                .map(|(_, presented)| presented);
             if presented.is_some_and(|presented| same_secret(presented, token.as_bytes())) {
                 Access::Granted
             } else {
@@ -141,10 +144,13 @@ mod tests {
     fn with_a_token_every_peer_must_present_it() {
         let token = Some("s3cret");
         for loopback in [true, false] {
-            assert_eq!(
-                access(token, loopback, Some(b"Bearer s3cret")),
-                Access::Granted
-            );
+            for right in [&b"Bearer s3cret"[..], b"bearer s3cret", b"BEARER s3cret"] {
+                assert_eq!(
+                    access(token, loopback, Some(right)),
+                    Access::Granted,
+                    "{right:?}"
+                );
+            }
             for wrong in [
                 &b"Bearer s3cre"[..],
                 b"Bearer s3cret ",
