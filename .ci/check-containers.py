@@ -8,7 +8,8 @@
 3. Compose: each service's fixed arguments are its entrypoint, so that the README's
    `docker compose --profile bench run --rm bench --quick` appends --quick (resolved here from
    `docker-compose config`, as compose itself would); ports are published on 127.0.0.1 only;
-   the host-network override keeps every service on 127.0.0.1 and off service names.
+   mock-rates has an admin token and the bench the same; docker-compose.host-network.yml is
+   the same stack apart from networking (host network, 127.0.0.1, no service names).
 4. Each compose service's entrypoint, environment and health check, run natively against the
    release binaries, with service host names and 0.0.0.0 mapped to 127.0.0.1: mock-rates and
    api must start and turn healthy through their own health-check commands, the environment
