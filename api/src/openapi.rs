@@ -5,7 +5,7 @@ use utoipa::OpenApi;
 
 use crate::configuration::Settings;
 use crate::problem::{FieldError, Problem};
-use crate::registry::CLIENTS;
+use crate::registry::served;
 use crate::routes::batch::{BatchBody, BatchItem, BatchMode, BatchResponse};
 use crate::routes::health::{ClientInfo, ClientList, ClientSettingsView, HealthStatus, TlsView};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
@@ -50,9 +50,7 @@ pub struct Served<'a> {
 /// The document of a service started with `settings`: the clients that speak its
 /// `rates.http_version`, and its limits.
 pub fn for_settings(settings: &Settings) -> String {
-    let clients: Vec<&'static str> = CLIENTS
-        .iter()
-        .filter(|kind| kind.speaks(settings.rates.http_version))
+    let clients: Vec<&'static str> = served(settings.rates.http_version)
         .map(|kind| kind.name)
         .collect();
     document(&Served {
@@ -179,6 +177,7 @@ mod tests {
     use rates_common::HttpVersion;
 
     use super::*;
+    use crate::registry::CLIENTS;
 
     fn client_enum(settings: &Settings) -> Value {
         let document: Value = serde_json::from_str(&for_settings(settings)).unwrap();

@@ -148,6 +148,11 @@ pub static VALID_CLIENTS: LazyLock<Vec<Cow<'static, str>>> = LazyLock::new(|| {
         .collect()
 });
 
+/// The clients a service serves under `version`: those that speak it, in registry order.
+pub fn served(version: HttpVersion) -> impl Iterator<Item = &'static ClientKind> {
+    CLIENTS.iter().filter(move |kind| kind.speaks(version))
+}
+
 /// One worker's rates providers, keyed by client name.
 pub struct ClientRegistry {
     clients: Vec<(&'static str, Rc<dyn RatesProvider>)>,
@@ -163,9 +168,7 @@ impl ClientRegistry {
         metrics: &Arc<Metrics>,
         readiness: &Arc<Readiness>,
     ) -> Result<Self, BuildError> {
-        let adapters = CLIENTS
-            .iter()
-            .filter(|kind| kind.speaks(settings.http_version))
+        let adapters = served(settings.http_version)
             .map(|kind| Ok((kind.name, (kind.build)(settings, metrics)?)))
             .collect::<Result<Vec<_>, BuildError>>()?;
         let clients = adapters
