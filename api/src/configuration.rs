@@ -26,6 +26,7 @@ pub struct ServerSettings {
     pub workers: usize,
     pub max_body_bytes: usize,
     pub keep_alive_secs: u64,
+    pub max_payments_in_flight: usize,
     pub shutdown_timeout_secs: u64,
 }
 

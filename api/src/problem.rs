@@ -213,6 +213,8 @@ pub enum ApiError {
     Conversion(ConversionError),
     #[error("rates upstream failed")]
     Upstream(#[source] RatesError),
+    #[error("{limit} payment requests are in flight on this worker, its limit")]
+    Overloaded { limit: usize },
 }
 
 impl From<PaymentError> for ApiError {
@@ -263,6 +265,7 @@ impl ApiError {
             ApiError::UnsupportedPair(_) => ProblemType::UnsupportedPair,
             ApiError::Conversion(_) => ProblemType::Conversion,
             ApiError::Upstream(error) => ProblemType::for_rates_error(error.kind()),
+            ApiError::Overloaded { .. } => ProblemType::CapacityExhausted,
         }
     }
 
@@ -279,6 +282,10 @@ impl ApiError {
             }
             ApiError::Upstream(_) => {
                 "The exchange-rate service could not provide a usable rate.".to_owned()
+            }
+            ApiError::Overloaded { .. } => {
+                "The service is handling as many payment requests as it can. Retry shortly."
+                    .to_owned()
             }
             ApiError::Validation(errors) => {
                 let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();

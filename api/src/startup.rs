@@ -14,7 +14,7 @@ use crate::metrics::Metrics;
 use crate::readiness::Readiness;
 use crate::registry::ClientRegistry;
 use crate::routes;
-use crate::state::{Limits, OpenApiDocument, Upstream};
+use crate::state::{Limits, OpenApiDocument, PaymentSlots, Upstream};
 
 /// A built, bound, not yet running service.
 pub struct Application {
@@ -87,6 +87,7 @@ impl Application {
         tracing::info!(address = %listener.local_addr()?, %upstream, "payment service listening");
 
         let limits = Limits::of(settings);
+        let max_payments_in_flight = settings.server.max_payments_in_flight;
         let retry = settings.rates.retry_policy();
         let rates_settings = web::Data::new(settings.rates.clone());
         let upstream_data = web::Data::new(Upstream(upstream));
@@ -105,6 +106,7 @@ impl Application {
                 .wrap(from_fn(crate::telemetry::request_span))
                 .app_data(web::Data::new(registry))
                 .app_data(web::Data::new(limits))
+                .app_data(web::Data::new(PaymentSlots::new(max_payments_in_flight)))
                 .app_data(web::Data::new(retry))
                 .app_data(web::Data::from(Arc::clone(&metrics)))
                 .app_data(web::Data::from(Arc::clone(readiness)))

@@ -17,7 +17,7 @@ use crate::registry::ClientRegistry;
 use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
 use crate::routes::payments::{convert, find_client};
-use crate::state::Limits;
+use crate::state::{Limits, PaymentSlots};
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -101,6 +101,7 @@ pub struct BatchResponse {
     responses(
         (status = 200, description = "Every item's outcome and the group's wall time", body = BatchResponse),
         RequestProblems,
+        (status = 503, description = "The service is at its limit of payment requests in flight (`server.max_payments_in_flight` per worker); retry after `Retry-After`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "payment_batch", skip_all, fields(client = %client))]
 pub async fn create_batch(
@@ -110,7 +111,10 @@ pub async fn create_batch(
     registry: web::Data<ClientRegistry>,
     limits: web::Data<Limits>,
     retry: web::Data<RetryPolicy>,
+    slots: web::Data<PaymentSlots>,
 ) -> Result<Json<BatchResponse>, ApiError> {
+    // Before the body is read: a shed request costs next to nothing.
+    let _slot = PaymentSlots::take(&slots)?;
     let (name, provider) = find_client(&registry, &client)?;
     let body = read_json_body(&request, payload, limits.max_batch_body_bytes).await?;
     let batch: BatchBody<'_> = decode_object(&body, "body")?;

@@ -14,7 +14,7 @@ use crate::problem::{ApiError, Problem, RequestProblems};
 use crate::registry::{ClientRegistry, VALID_CLIENTS};
 use crate::routes::body::{decode_object, read_json_body};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
-use crate::state::Limits;
+use crate::state::{Limits, PaymentSlots};
 
 /// Converts one payment into its target currency with a rate fetched through `client`.
 #[utoipa::path(post, path = "/payments/{client}", tag = "payments",
@@ -24,7 +24,7 @@ use crate::state::Limits;
         (status = 200, description = "The converted payment", body = PaymentResponse),
         RequestProblems,
         (status = 502, description = "The rates upstream is unreachable, failed, or sent an unusable answer", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The client's connections or blocking threads are all busy; retry after `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The service is at its limit of payment requests in flight (`server.max_payments_in_flight` per worker), or the client's connections or blocking threads are all busy; retry after `Retry-After`", body = Problem, content_type = "application/problem+json"),
         (status = 504, description = "The rates upstream did not answer in time", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "payment", skip_all, fields(client = %client))]
@@ -35,7 +35,10 @@ pub async fn create_payment(
     registry: web::Data<ClientRegistry>,
     limits: web::Data<Limits>,
     retry: web::Data<RetryPolicy>,
+    slots: web::Data<PaymentSlots>,
 ) -> Result<Json<PaymentResponse>, ApiError> {
+    // Before the body is read: a shed request costs next to nothing.
+    let _slot = PaymentSlots::take(&slots)?;
     let (name, provider) = find_client(&registry, &client)?;
     let body = read_json_body(&request, payload, limits.max_body_bytes).await?;
     let payment: PaymentBody<'_> = decode_object(&body, "body")?;

@@ -323,3 +323,58 @@ async fn exhausted_pool_is_503_with_retry_after() {
     assert_problem(second, 503, "capacity-exhausted").await;
     assert_problem(first, 504, "upstream-timeout").await;
 }
+
+#[actix_web::test]
+async fn payments_beyond_the_in_flight_limit_are_shed_with_503_at_once() {
+    let app = spawn_app_with(mock_rates::Settings::default(), |s| {
+        s.server.workers = 1;
+        s.server.max_payments_in_flight = 1;
+        s.rates.timeout_ms = 800;
+    })
+    .await;
+    // The first payment holds the only slot while the upstream hangs.
+    app.set_fault(FaultMode::Hang, 200);
+    let (first, second, health, batch) = tokio::join!(
+        app.post_payment("hyper", VALID),
+        async {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            let started = std::time::Instant::now();
+            let response = app.post_payment("awc", VALID).await;
+            (response, started.elapsed())
+        },
+        async {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            app.get("/health/live").await
+        },
+        async {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            let payment: serde_json::Value = serde_json::from_str(VALID).unwrap();
+            app.post_batch(
+                "hyper",
+                &serde_json::json!({"payments": [payment], "mode": "sequential"}),
+            )
+            .await
+        },
+    );
+    let (second, elapsed) = second;
+    assert_eq!(
+        second
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap()),
+        Some("1")
+    );
+    assert_problem(second, 503, "capacity-exhausted").await;
+    // Shed at once, not after the upstream timeout.
+    assert!(
+        elapsed < std::time::Duration::from_millis(500),
+        "{elapsed:?}"
+    );
+    assert_problem(batch, 503, "capacity-exhausted").await;
+    // The health check is not a payment: it still answers.
+    assert_eq!(health.status(), 200);
+    assert_problem(first, 504, "upstream-timeout").await;
+    // The slot is back once the first payment is answered.
+    app.set_fault(FaultMode::None, 200);
+    assert_eq!(app.post_payment("hyper", VALID).await.status(), 200);
+}
