@@ -16,7 +16,7 @@ use tokio::sync::{Semaphore, mpsc};
 
 use crate::error::BenchError;
 use crate::suites::load::http::{self, LoadClient, Target};
-use crate::suites::load::schedule::Schedule;
+use crate::suites::load::schedule::Timetable;
 use crate::suites::load::tally::{RequestRecord, Tally};
 
 /// Most requests in flight at once; one more is skipped (and counted), not queued. Each one in
@@ -27,6 +27,20 @@ const LEAD: Duration = Duration::from_millis(2);
 /// The last stretch before a due time is spun, not slept: a sleep can overshoot by tens of
 /// microseconds.
 const SPIN: Duration = Duration::from_micros(100);
+/// Requests due closer together than this are not spun for: above 1000 RPS spinning would keep
+/// a CPU busy between sends, which on a small machine is a CPU taken from the service.
+const SPIN_FROM_GAP: Duration = Duration::from_millis(1);
+
+/// Where an open-model run's records go: a [`Tally`], or a suite's own timeline.
+pub trait Collector: Send + 'static {
+    fn add(&mut self, record: RequestRecord);
+}
+
+impl Collector for Tally {
+    fn add(&mut self, record: RequestRecord) {
+        Tally::add(self, record);
+    }
+}
 
 /// Sends `schedule` to `target` and tallies every request once all have completed (each is
 /// bounded by [`http::REQUEST_TIMEOUT`]).
@@ -34,24 +48,45 @@ pub fn run(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
     target: &Arc<Target>,
-    schedule: Schedule,
+    schedule: impl Timetable,
 ) -> Result<Tally, BenchError> {
+    let expected = usize::try_from(schedule.count()).unwrap_or(usize::MAX);
+    let (mut tally, skipped) = run_into(runtime, client, target, schedule, move |start| {
+        Tally::new(start, expected.min(1 << 20))
+    })?;
+    tally.skipped = skipped;
+    Ok(tally)
+}
+
+/// Sends `timetable` to `target`, each completed request to the collector that `collector`
+/// makes from the run's start (the first request's due time), and returns the collector once
+/// every request has completed, with the requests skipped because [`MAX_IN_FLIGHT`] were in
+/// flight.
+pub fn run_into<C: Collector>(
+    runtime: &Runtime,
+    client: &Arc<LoadClient>,
+    target: &Arc<Target>,
+    timetable: impl Timetable,
+    collector: impl FnOnce(Instant) -> C + Send + 'static,
+) -> Result<(C, u64), BenchError> {
     let (records, mut received) = mpsc::unbounded_channel::<RequestRecord>();
     let in_flight = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let start = Instant::now() + LEAD;
-    let expected = usize::try_from(schedule.count()).unwrap_or(usize::MAX);
     let collector = runtime.spawn(async move {
-        let mut tally = Tally::new(start, expected.min(1 << 20));
+        let mut collector = collector(start);
         while let Some(record) = received.recv().await {
-            tally.add(record);
+            collector.add(record);
         }
-        tally
+        collector
     });
 
     let mut skipped = 0;
-    for index in 0..schedule.count() {
-        let due = start + schedule.offset(index);
-        wait_until(due);
+    let mut previous = start;
+    for index in 0..timetable.count() {
+        let due = start + timetable.offset(index);
+        let spin = due.saturating_duration_since(previous) >= SPIN_FROM_GAP;
+        previous = due;
+        wait_until(due, spin);
         let Ok(permit) = Arc::clone(&in_flight).try_acquire_owned() else {
             skipped += 1;
             continue;
@@ -72,21 +107,23 @@ pub fn run(
         });
     }
     drop(records);
-    let mut tally = runtime
+    let collector = runtime
         .block_on(collector)
         .map_err(|error| BenchError::Load(format!("the load collector failed: {error}")))?;
-    tally.skipped = skipped;
-    Ok(tally)
+    Ok((collector, skipped))
 }
 
-/// Blocks the calling thread until `due`: sleeps while more than [`SPIN`] is left, then spins.
-fn wait_until(due: Instant) {
+/// Blocks the calling thread until `due`: sleeps while more than [`SPIN`] is left, then spins;
+/// without `spin`, sleeps all the way.
+fn wait_until(due: Instant, spin: bool) {
     loop {
         let left = due.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return;
         }
-        if left > SPIN {
+        if !spin {
+            std::thread::sleep(left);
+        } else if left > SPIN {
             std::thread::sleep(left.saturating_sub(SPIN));
         } else {
             std::hint::spin_loop();
@@ -130,13 +167,17 @@ mod tests {
     #[test]
     fn waits_until_the_due_time() {
         let due = Instant::now() + Duration::from_millis(3);
-        wait_until(due);
+        wait_until(due, true);
         assert!(Instant::now() >= due);
+        let slept = Instant::now() + Duration::from_millis(2);
+        wait_until(slept, false);
+        assert!(Instant::now() >= slept);
         // A due time in the past returns at once.
         wait_until(
             Instant::now()
                 .checked_sub(Duration::from_secs(1))
                 .unwrap_or_else(Instant::now),
+            true,
         );
     }
 }

@@ -51,6 +51,65 @@ impl Schedule {
     }
 }
 
+/// When each request of an open-model run is due: a constant rate ([`Schedule`]) or constant
+/// rates one after another ([`Phases`]).
+pub trait Timetable: Copy + Send + 'static {
+    /// Requests on the timetable.
+    fn count(self) -> u64;
+    /// When request `index` is due, after the start.
+    fn offset(self, index: u64) -> Duration;
+}
+
+impl Timetable for Schedule {
+    fn count(self) -> u64 {
+        Schedule::count(self)
+    }
+
+    fn offset(self, index: u64) -> Duration {
+        Schedule::offset(self, index)
+    }
+}
+
+/// Constant-rate phases back to back, such as a normal rate, twice the capacity, then the normal
+/// rate again: each phase's first request is due where the previous phase's span ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Phases<const N: usize>(pub [Schedule; N]);
+
+impl<const N: usize> Phases<N> {
+    /// Where phase `phase` starts, after the start of the first.
+    pub fn start_of(self, phase: usize) -> Duration {
+        self.0
+            .iter()
+            .take(phase)
+            .map(|schedule| schedule.span())
+            .sum()
+    }
+
+    /// The time all phases cover.
+    pub fn span(self) -> Duration {
+        self.start_of(N)
+    }
+}
+
+impl<const N: usize> Timetable for Phases<N> {
+    fn count(self) -> u64 {
+        self.0.iter().map(|schedule| schedule.count()).sum()
+    }
+
+    fn offset(self, index: u64) -> Duration {
+        let mut before = Duration::ZERO;
+        let mut first = 0;
+        for schedule in self.0 {
+            if index < first + schedule.count() {
+                return before + schedule.offset(index - first);
+            }
+            first += schedule.count();
+            before += schedule.span();
+        }
+        before
+    }
+}
+
 /// How punctual the generator was: the sends that left more than [`LATE_AFTER`] after their
 /// intended time, and the worst delay.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -109,6 +168,26 @@ mod tests {
         assert_eq!(Schedule::new(480, Duration::ZERO).count(), 0);
         // A rate of 0 would divide by zero: it is taken as 1.
         assert_eq!(Schedule::new(0, Duration::from_secs(2)).count(), 2);
+    }
+
+    #[test]
+    fn phases_follow_one_another() {
+        let phases = Phases([
+            Schedule::new(100, Duration::from_secs(1)),
+            Schedule::new(400, Duration::from_millis(500)),
+            Schedule::new(100, Duration::from_secs(1)),
+        ]);
+        assert_eq!(Timetable::count(phases), 100 + 200 + 100);
+        assert_eq!(phases.offset(99), Duration::from_millis(990));
+        // The second phase starts at 1 s, a request every 2.5 ms.
+        assert_eq!(phases.offset(100), Duration::from_secs(1));
+        assert_eq!(phases.offset(101), Duration::from_micros(1_002_500));
+        assert_eq!(phases.offset(300), Duration::from_millis(1_500));
+        assert_eq!(phases.offset(399), Duration::from_millis(2_490));
+        assert_eq!(phases.start_of(2), Duration::from_millis(1_500));
+        assert_eq!(phases.span(), Duration::from_millis(2_500));
+        // Past the end: where the last phase ends.
+        assert_eq!(phases.offset(400), Duration::from_millis(2_500));
     }
 
     #[test]
