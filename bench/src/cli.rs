@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::model::{ClientName, CostSettings, Protocol, RunSettings, SuiteName};
-use crate::suites::{connections, fanout, faults, load};
+use crate::suites::{connections, fanout, faults, load, resilience};
 
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
 /// each with its TLS backends) through the `RatesProvider` port, against local mock-rates
 /// servers started as child processes. With no flags it runs every suite at its default size
-/// (about 11 minutes on two cores), prints the tables and writes results.json, report.md and
+/// (about 18 minutes on two cores, 3 of them the resilience suite), prints the tables and writes results.json, report.md and
 /// SVG charts.
 #[derive(Debug, Parser)]
 #[command(name = "bench", version, args_conflicts_with_subcommands = true)]
@@ -24,12 +24,12 @@ pub struct Cli {
     #[arg(long = "suite", value_enum, value_name = "NAME")]
     pub suites: Vec<SuiteName>,
 
-    /// Smoke run (for CI; about 3 minutes on 2 cores, 2 of them the cost suite's start-ups
-    /// under callgrind): 20 warm-up calls, 5 samples x 100 calls, 10 ms decode samples, no
+    /// Smoke run (for CI; about 5 minutes on 2 cores, 2 of them the cost suite's start-ups
+    /// under callgrind and 1 the resilience suite): 20 warm-up calls, 5 samples x 100 calls, 10 ms decode samples, no
     /// second round for noisy rows; connections in 3 samples of about 5 ms; cost runs of 20 and
     /// 420 calls; load at 200 RPS for 1 s; fanout groups of 5 and 20 at 20 ms, sent once;
-    /// faults with a 500 ms upstream timeout and a storm of 40 payments per client. Explicit
-    /// size flags still win.
+    /// faults with a 500 ms upstream timeout and a storm of 40 payments per client; resilience
+    /// with 0.5 s outages, 1 s overloads and 3 s soaks. Explicit size flags still win.
     #[arg(long)]
     pub quick: bool,
 
@@ -132,6 +132,9 @@ pub struct Cli {
 
     #[command(flatten)]
     pub load: load::settings::LoadArgs,
+
+    #[command(flatten)]
+    pub resilience: resilience::settings::ResilienceArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -260,6 +263,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         fanout: fanout::settings::resolve(&cli.fanout, cli.quick),
         faults: faults::settings::resolve(&cli.faults, cli.quick),
         load: load::settings::resolve(&cli.load, cli.quick),
+        resilience: resilience::settings::resolve(&cli.resilience, cli.quick),
     }
 }
 

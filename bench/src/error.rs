@@ -45,6 +45,8 @@ pub enum BenchError {
     Faults(String),
     #[error("load suite: {0}")]
     Load(String),
+    #[error("resilience suite: {0}")]
+    Resilience(String),
     #[error("TLS: {0}")]
     Tls(String),
     #[error("cannot draw chart {0}")]

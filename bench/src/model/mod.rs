@@ -15,6 +15,7 @@ mod load;
 mod machine;
 mod noise;
 mod protocol;
+mod resilience;
 mod results;
 mod settings;
 
@@ -41,5 +42,9 @@ pub use load::{
 pub use machine::MachineLoad;
 pub use noise::Noise;
 pub use protocol::Protocol;
+pub use resilience::{
+    ClientCapacity, OverloadRow, PhaseCounts, RampStep, ResilienceResults, ResilienceSettings,
+    RestartRow, SlowClientsRow, SlowConnections, SoakRow, SoakSample, millis,
+};
 pub use results::{Results, SCHEMA_VERSION};
 pub use settings::{RunSettings, SuiteName};

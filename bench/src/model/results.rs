@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::{
     BaselineComparison, CapacityRow, ConnectionsRow, ConstructionRow, CostRow, DecodeRow,
     Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck, GeneratorCheck, LatencyRow, LoadRow,
-    MachineLoad, Protocol, RunSettings,
+    MachineLoad, Protocol, ResilienceResults, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -52,6 +52,12 @@ pub struct Results {
     /// The api's open file descriptors around the fault storm (the faults suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fd_check: Option<FdCheck>,
+    /// The resilience suite: restart, overload, slow clients, soak.
+    #[serde(default, skip_serializing_if = "ResilienceResults::is_empty")]
+    pub resilience: ResilienceResults,
+    /// Why the resilience suite was skipped (servers given by URL), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resilience_skipped: Option<String>,
     /// What the machine was doing during each suite: busy share, CPU steal, load average.
     #[serde(default)]
     pub machine: Vec<MachineLoad>,
@@ -79,6 +85,8 @@ impl Results {
             generator: Vec::new(),
             generator_skipped: None,
             fd_check: None,
+            resilience: ResilienceResults::default(),
+            resilience_skipped: None,
             machine: Vec::new(),
             baseline: None,
         }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, LoadSettings,
-    Protocol,
+    Protocol, ResilienceSettings,
 };
 
 /// A suite, as named on the command line and in results.json.
@@ -46,11 +46,15 @@ pub enum SuiteName {
     /// Every mock fault x every client through the api: error kind, status, time to fail,
     /// recovery; a fault storm with the api's file descriptors counted before and after.
     Faults,
+    /// Through the api per client: mock-rates killed and restarted under load, overload at
+    /// twice the capacity with `/health/live` alongside, a thousand slow connections, and a
+    /// soak with the service's memory and descriptors sampled.
+    Resilience,
 }
 
 impl SuiteName {
     /// Every suite, in the order a default run takes them.
-    pub const ALL: [SuiteName; 7] = [
+    pub const ALL: [SuiteName; 8] = [
         SuiteName::Latency,
         SuiteName::Connections,
         SuiteName::Decode,
@@ -58,6 +62,7 @@ impl SuiteName {
         SuiteName::Load,
         SuiteName::Fanout,
         SuiteName::Faults,
+        SuiteName::Resilience,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -69,6 +74,7 @@ impl SuiteName {
             SuiteName::Load => "load",
             SuiteName::Fanout => "fanout",
             SuiteName::Faults => "faults",
+            SuiteName::Resilience => "resilience",
         }
     }
 
@@ -80,7 +86,8 @@ impl SuiteName {
             | SuiteName::Connections
             | SuiteName::Load
             | SuiteName::Fanout
-            | SuiteName::Faults => true,
+            | SuiteName::Faults
+            | SuiteName::Resilience => true,
             SuiteName::Decode => false,
         }
     }
@@ -99,7 +106,9 @@ impl SuiteName {
         match self {
             SuiteName::Latency | SuiteName::Load | SuiteName::Fanout | SuiteName::Cost => true,
             SuiteName::Connections => protocol != Protocol::H2,
-            SuiteName::Decode | SuiteName::Faults => protocol == Protocol::Http,
+            SuiteName::Decode | SuiteName::Faults | SuiteName::Resilience => {
+                protocol == Protocol::Http
+            }
         }
     }
 
@@ -109,7 +118,7 @@ impl SuiteName {
             SuiteName::Latency | SuiteName::Connections | SuiteName::Decode | SuiteName::Cost => {
                 false
             }
-            SuiteName::Load | SuiteName::Fanout | SuiteName::Faults => true,
+            SuiteName::Load | SuiteName::Fanout | SuiteName::Faults | SuiteName::Resilience => true,
         }
     }
 }
@@ -176,6 +185,9 @@ pub struct RunSettings {
     /// connections: samples and their sizes.
     #[serde(default)]
     pub connections: ConnectionsSettings,
+    /// resilience: the sizes of its four parts.
+    #[serde(default)]
+    pub resilience: ResilienceSettings,
 }
 
 impl RunSettings {

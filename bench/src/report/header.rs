@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use crate::model::{
-    ClientName, Environment, FanoutSettings, FaultsSettings, LoadSettings, Protocol, RunSettings,
-    SuiteName,
+    ClientName, Environment, FanoutSettings, FaultsSettings, LoadSettings, Protocol,
+    ResilienceSettings, RunSettings, SuiteName,
 };
 
 /// The header's lines, without decoration; a build other than release is said first.
@@ -155,6 +155,9 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
     if settings.suites.contains(&SuiteName::Faults) {
         lines.push(faults_line(&settings.faults));
     }
+    if settings.suites.contains(&SuiteName::Resilience) {
+        lines.push(resilience_line(&settings.resilience));
+    }
     if settings.suites.iter().any(|suite| suite.needs_api()) {
         lines.push(format!(
             "payment service: {}; mock-rates: {}",
@@ -165,6 +168,32 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
         lines.push(format!("over TLS: {https}"));
     }
     lines
+}
+
+/// The resilience suite's line.
+fn resilience_line(sizes: &ResilienceSettings) -> String {
+    let seconds = |ms: u64| ms as f64 / 1_000.0;
+    format!(
+        "resilience ({}): capacity ramp of {} s steps; restart at {} RPS, {} s down; overload \
+         at {}% of capacity for {} s; {} slow connections beside {} RPS for {} s per client; \
+         soak at {}% of capacity for {} s per client, {} s of it warm-up",
+        if sizes.full {
+            "full sizes"
+        } else {
+            "short sizes; --resilience-full for the full ones"
+        },
+        seconds(sizes.ramp_step_ms),
+        sizes.restart_rps,
+        seconds(sizes.restart_outage_ms),
+        sizes.overload_percent,
+        seconds(sizes.overload_ms),
+        sizes.slow_connections,
+        sizes.slow_rps,
+        seconds(sizes.slow_phase_ms),
+        sizes.soak_percent,
+        seconds(sizes.soak_ms),
+        seconds(sizes.soak_warmup_ms)
+    )
 }
 
 /// The connections suite's line.

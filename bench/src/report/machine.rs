@@ -75,7 +75,7 @@ fn warnings(rows: &[MachineLoad], cpus: usize) -> Vec<String> {
             // the CPUs there means something else ran too.
             let runs_many_threads = matches!(
                 row.suite,
-                SuiteName::Load | SuiteName::Fanout | SuiteName::Faults
+                SuiteName::Load | SuiteName::Fanout | SuiteName::Faults | SuiteName::Resilience
             );
             if let Some(load) = row
                 .load1_max

@@ -15,6 +15,7 @@ mod latency;
 mod load;
 mod machine;
 mod noise;
+mod resilience;
 mod section;
 mod table;
 
@@ -70,6 +71,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
         load::section(results, charts),
         fanout::section(results, charts),
         faults::section(results),
+        resilience::section(results),
         baseline::section(results),
         machine::section(results),
     ]

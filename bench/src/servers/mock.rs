@@ -70,12 +70,27 @@ impl MockEndpoint {
         cpu: Option<usize>,
         serving: Serving,
     ) -> Result<Self, ChildError> {
+        Self::spawn_listening(exe, cpu, serving, "127.0.0.1:0")
+    }
+
+    /// Starts a mock-rates child serving plain HTTP on `listen`, such as the address of one
+    /// that was just stopped, to restart an upstream in place.
+    pub fn spawn_at(exe: &Path, listen: SocketAddr) -> Result<Self, ChildError> {
+        Self::spawn_listening(exe, None, Serving::Http, &listen.to_string())
+    }
+
+    fn spawn_listening(
+        exe: &Path,
+        cpu: Option<usize>,
+        serving: Serving,
+        listen: &str,
+    ) -> Result<Self, ChildError> {
         let cpu = cpu.map(|cpu| cpu.to_string());
         let ca_out = matches!(serving, Serving::Https { .. }).then(ca_path);
         let mut args = vec![
             OsStr::new("__mock-rates"),
             OsStr::new("--listen"),
-            OsStr::new("127.0.0.1:0"),
+            OsStr::new(listen),
         ];
         if let Some(cpu) = &cpu {
             args.extend([OsStr::new("--cpu"), OsStr::new(cpu)]);
@@ -155,6 +170,13 @@ impl MockEndpoint {
 
     pub fn base_url(&self) -> &str {
         &self.base_url
+    }
+
+    /// The address it listens on, read from its base URL (`http://ADDR`).
+    pub fn address(&self) -> Option<SocketAddr> {
+        self.base_url
+            .split_once("://")
+            .and_then(|(_, address)| address.parse().ok())
     }
 
     /// Whether this endpoint is the bench's own (a child process, or hosted), not one given

@@ -12,6 +12,7 @@ pub mod faults;
 pub mod latency;
 pub mod load;
 mod progress;
+pub mod resilience;
 mod tls;
 
 use crate::error::BenchError;
@@ -106,6 +107,13 @@ pub fn run(
             results.faults = outcome.rows;
             results.fd_check = Some(outcome.fd_check);
         }
+        SuiteName::Resilience => match resilience::run(context.settings, mock()?, api()?)? {
+            resilience::Outcome::Ran(rows) => results.resilience = rows,
+            resilience::Outcome::Skipped(why) => {
+                eprintln!("bench: resilience: skipped: {why}");
+                results.resilience_skipped = Some(why);
+            }
+        },
     }
     Ok(())
 }

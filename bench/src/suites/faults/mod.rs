@@ -17,7 +17,7 @@
 //! that reaches the bound is reported as hung, never waited for.
 
 mod driver;
-mod fds;
+pub mod fds;
 pub mod settings;
 mod storm;
 

@@ -1,0 +1,288 @@
+//! Suite `resilience`: the payment service measured the way servers are hardened, per client
+//! over plain HTTP, against a mock-rates and a service of the suite's own (so that mock-rates
+//! can be killed, and the service's memory and descriptors start clean):
+//! - each client's capacity first (see [`capacity`]), which the overload and the soak are
+//!   sized from;
+//! - an upstream restart under load (see [`restart`]);
+//! - overload at twice the capacity, `/health/live` alongside (see [`overload`]);
+//! - a thousand slow connections held open while payments run, against the same payments
+//!   without them (see [`slow`]);
+//! - a soak at half the capacity, memory and descriptors sampled (see [`soak`]).
+//!
+//! The service is let go idle between parts. The default sizes are short; `--resilience-full`
+//! runs the full ones. Against servers given by URL the suite cannot kill the upstream or read
+//! the service's process, so it is skipped and says so.
+
+mod capacity;
+mod overload;
+mod restart;
+pub mod settings;
+mod slow;
+mod soak;
+mod timeline;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::BenchError;
+use crate::model::{
+    ClientCapacity, ClientName, Protocol, ResilienceResults, ResilienceSettings, RunSettings,
+    Scenario, SlowClientsRow, SuiteName, millis,
+};
+use crate::servers::{ApiEndpoint, MockEndpoint};
+use crate::suites::load::http::{self, LoadClient, Target};
+use crate::suites::load::schedule::Schedule;
+use crate::suites::load::{generator_threads, open, server};
+use crate::suites::progress::progress_bar;
+use crate::suites::resilience::slow::SlowClients;
+use crate::suites::resilience::timeline::{Timeline, counts};
+use indicatif::ProgressBar;
+
+/// The longest the suite waits for the service to go idle after a part.
+const SETTLE_LIMIT: Duration = Duration::from_secs(10);
+
+/// What the suite did.
+#[derive(Debug)]
+pub enum Outcome {
+    Ran(ResilienceResults),
+    Skipped(String),
+}
+
+/// Runs the suite, unless `mock` or `api` were given by URL.
+pub fn run(
+    settings: &RunSettings,
+    mock: &MockEndpoint,
+    api: &ApiEndpoint,
+) -> Result<Outcome, BenchError> {
+    if !mock.is_child() || api.pid().is_none() {
+        return Ok(Outcome::Skipped(
+            "the suite kills and restarts mock-rates and reads the service's memory and \
+             descriptors from /proc, so it needs the bench's own servers, not ones given by \
+             --mock-url or --api-url"
+                .to_owned(),
+        ));
+    }
+    raise_descriptor_limit(settings.resilience.slow_connections);
+    let exe = std::env::current_exe()
+        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let mut mock = Some(MockEndpoint::spawn(&exe)?);
+    let rates_url = mock.as_ref().map(|mock| mock.base_url().to_owned());
+    let api = ApiEndpoint::spawn(&exe, rates_url.as_deref().unwrap_or_default())?;
+    let pid = api
+        .pid()
+        .ok_or_else(|| BenchError::Resilience("the service has no process id".to_owned()))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(generator_threads())
+        .thread_name("resilience-generator")
+        .enable_all()
+        .build()
+        .map_err(|error| BenchError::Resilience(format!("cannot start the generator: {error}")))?;
+    let client = Arc::new({
+        let _entered = runtime.enter();
+        http::client()
+    });
+    let _slack = open::TimerSlack::tighten();
+    let sizes = &settings.resilience;
+    let clients = settings.clients_over(Protocol::Http);
+    let targets = clients
+        .iter()
+        .map(|&name| Target::new(api.base_url(), Scenario::Payments(name)).map(Arc::new))
+        .collect::<Result<Vec<_>, _>>()?;
+    let health = Arc::new(Target::new(api.base_url(), Scenario::Health)?);
+    let bar = progress_bar(
+        SuiteName::Resilience,
+        clients.len() as u64 * per_client_ms(sizes) + slow::CLOSE_WAIT_LIMIT.as_millis() as u64,
+    );
+    let parts = Parts {
+        runtime: &runtime,
+        client: &client,
+        sizes,
+        clients: clients.iter().copied().zip(targets).collect(),
+        bar: &bar,
+        pid,
+    };
+    let mut results = ResilienceResults::default();
+    let capacities = parts.capacities(&mut results)?;
+    for (name, target) in &parts.clients {
+        bar.set_message(format!("restart {name}"));
+        results.restart.push(restart::run(
+            &runtime, &client, *name, target, sizes, &mut mock, &exe,
+        )?);
+        parts.settle();
+        bar.inc(sizes.restart_before_ms + sizes.restart_outage_ms + sizes.restart_after_ms);
+    }
+    for ((name, target), &capacity_rps) in parts.clients.iter().zip(&capacities) {
+        bar.set_message(format!("overload {name}"));
+        results.overload.push(overload::run(
+            &runtime,
+            &client,
+            *name,
+            target,
+            &health,
+            sizes,
+            capacity_rps,
+        )?);
+        parts.settle();
+        bar.inc(sizes.overload_before_ms + sizes.overload_ms + sizes.overload_after_ms);
+    }
+    parts.slow_clients(health.address, &mut results)?;
+    for ((name, target), &capacity_rps) in parts.clients.iter().zip(&capacities) {
+        bar.set_message(format!("soak {name}"));
+        results.soak.push(soak::run(
+            &runtime,
+            &client,
+            *name,
+            target,
+            sizes,
+            capacity_rps,
+            pid,
+        )?);
+        parts.settle();
+        bar.inc(sizes.soak_ms);
+    }
+    bar.finish_and_clear();
+    drop(client);
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(Outcome::Ran(results))
+}
+
+/// What every part of the suite works with.
+struct Parts<'a> {
+    runtime: &'a tokio::runtime::Runtime,
+    client: &'a Arc<LoadClient>,
+    sizes: &'a ResilienceSettings,
+    /// Each client with its payments target, in table order.
+    clients: Vec<(ClientName, Arc<Target>)>,
+    bar: &'a ProgressBar,
+    pid: u32,
+}
+
+impl Parts<'_> {
+    /// Waits until the service is idle, so that a part's leftovers do not fall on the next.
+    fn settle(&self) {
+        if server::settle(self.pid, SETTLE_LIMIT).is_none() {
+            eprintln!(
+                "bench: resilience: the service was still busy {} s after a part; the next \
+                 starts anyway",
+                SETTLE_LIMIT.as_secs()
+            );
+        }
+    }
+
+    /// Each client's capacity (see [`capacity`]), recorded, and the rate the overload and the
+    /// soak are sized from: the capacity, or the ramp's first step below it.
+    fn capacities(&self, results: &mut ResilienceResults) -> Result<Vec<f64>, BenchError> {
+        let mut capacities = Vec::with_capacity(self.clients.len());
+        for (name, target) in &self.clients {
+            self.bar.set_message(format!("capacity {name}"));
+            let step = millis(self.sizes.ramp_step_ms);
+            let (steps, capacity_rps) = capacity::measure(self.runtime, self.client, target, step)?;
+            capacities.push(f64::from(capacity_rps.unwrap_or(capacity::RAMP_RPS[0])));
+            results.capacity.push(ClientCapacity {
+                client: *name,
+                capacity_rps,
+                latency_objective_ms: capacity::LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0,
+                steps,
+            });
+            self.settle();
+            self.bar.inc(ramp_ms(self.sizes));
+        }
+        Ok(capacities)
+    }
+
+    /// Every client's payments without the slow connections, then with them held open (see
+    /// [`slow`]), then how the service ended them.
+    fn slow_clients(
+        &self,
+        address: std::net::SocketAddr,
+        results: &mut ResilienceResults,
+    ) -> Result<(), BenchError> {
+        let sizes = self.sizes;
+        let payments = |name: ClientName, target: &Arc<Target>| {
+            self.bar.set_message(format!("slow clients {name}"));
+            let schedule = Schedule::new(sizes.slow_rps, millis(sizes.slow_phase_ms));
+            let (timeline, _) =
+                open::run_into(self.runtime, self.client, target, schedule, |start| {
+                    Timeline::new(start, 0)
+                })?;
+            self.bar.inc(sizes.slow_phase_ms);
+            Ok::<_, BenchError>(counts(&timeline.records))
+        };
+        let mut without = Vec::with_capacity(self.clients.len());
+        for (name, target) in &self.clients {
+            without.push(payments(*name, target)?);
+        }
+        self.settle();
+        self.bar.set_message(format!(
+            "opening {} slow connections",
+            sizes.slow_connections
+        ));
+        let slow_clients = SlowClients::open(self.runtime, address, sizes.slow_connections);
+        for ((name, target), without) in self.clients.iter().zip(without) {
+            let held_at_start = slow_clients.held();
+            let with = payments(*name, target)?;
+            results.slow_clients.push(SlowClientsRow {
+                client: *name,
+                rps: sizes.slow_rps,
+                without,
+                with,
+                held_at_start,
+            });
+        }
+        self.bar
+            .set_message("waiting for the service to close the slow connections");
+        results.slow_connections = Some(slow_clients.finish(self.runtime));
+        self.bar.inc(slow::CLOSE_WAIT_LIMIT.as_millis() as u64);
+        self.settle();
+        Ok(())
+    }
+}
+
+/// The planned time of one client's parts, for the progress bar.
+fn per_client_ms(sizes: &ResilienceSettings) -> u64 {
+    ramp_ms(sizes)
+        + sizes.restart_before_ms
+        + sizes.restart_outage_ms
+        + sizes.restart_after_ms
+        + sizes.overload_before_ms
+        + sizes.overload_ms
+        + sizes.overload_after_ms
+        + 2 * sizes.slow_phase_ms
+        + sizes.soak_ms
+}
+
+fn ramp_ms(sizes: &ResilienceSettings) -> u64 {
+    500 + sizes.ramp_step_ms * capacity::RAMP_RPS.len() as u64
+}
+
+/// Raises this process's soft limit on open files to its hard limit when the slow connections
+/// and the generator's own could exceed it; the service and mock-rates children started after
+/// this inherit it. Best effort: if the limit cannot be raised, connections beyond it fail
+/// and are counted as failed.
+#[allow(unsafe_code)] // getrlimit and setrlimit only read and write the struct passed.
+fn raise_descriptor_limit(slow_connections: u32) {
+    let wanted = u64::from(slow_connections) + 4 * open::MAX_IN_FLIGHT as u64;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid rlimit for the call to fill.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) } != 0
+        || limit.rlim_cur >= wanted
+    {
+        return;
+    }
+    let raised = libc::rlimit {
+        rlim_cur: limit.rlim_max.min(wanted.max(limit.rlim_cur)),
+        rlim_max: limit.rlim_max,
+    };
+    // SAFETY: `raised` is a valid rlimit, within the hard limit.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raw const raised) } != 0 {
+        eprintln!(
+            "bench: resilience: cannot raise the open-file limit from {}: slow connections \
+             beyond it will fail",
+            limit.rlim_cur
+        );
+    }
+}

@@ -1,0 +1,117 @@
+//! The resilience suite's flags and the sizes they resolve to (recorded in results.json under
+//! `settings.resilience`).
+
+use crate::model::ResilienceSettings;
+
+/// The suite's command-line flags (flattened into the bench's).
+#[derive(Clone, Debug, Default, clap::Args)]
+#[command(next_help_heading = "Resilience suite")]
+pub struct ResilienceArgs {
+    /// resilience: the full sizes: restart 2 s before, 3 s down, 5 s after; overload 2 s, 5 s
+    /// at twice the capacity, 3 s; slow clients 2 s per client and phase; a soak of 3 minutes
+    /// per client (1 minute of warm-up). Without it the default run takes about 3 minutes for
+    /// the suite, --quick about 1.
+    #[arg(long)]
+    pub resilience_full: bool,
+
+    /// resilience: the soak's seconds per client, whatever the size. [default: 15; --quick: 3;
+    /// --resilience-full: 180]
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(2..=86_400))]
+    pub soak_secs: Option<u64>,
+}
+
+/// The sizes: full, quick or default, then `--soak-secs`.
+pub fn resolve(args: &ResilienceArgs, quick: bool) -> ResilienceSettings {
+    // (capacity ramp step, restart before/outage/after, overload before/during/after, slow phase,
+    // soak, soak warm-up, soak sample), in ms.
+    let sizes: [u64; 11] = if args.resilience_full {
+        [
+            1_000, 2_000, 3_000, 5_000, 2_000, 5_000, 3_000, 2_000, 180_000, 60_000, 1_000,
+        ]
+    } else if quick {
+        [
+            250, 500, 500, 1_500, 500, 1_000, 1_500, 500, 3_000, 1_000, 100,
+        ]
+    } else {
+        [
+            400, 1_000, 1_000, 3_000, 1_000, 3_000, 2_000, 1_000, 15_000, 5_000, 250,
+        ]
+    };
+    let [
+        ramp_step_ms,
+        restart_before_ms,
+        restart_outage_ms,
+        restart_after_ms,
+        overload_before_ms,
+        overload_ms,
+        overload_after_ms,
+        slow_phase_ms,
+        soak_ms,
+        soak_warmup_ms,
+        soak_sample_ms,
+    ] = sizes;
+    let soak_ms = args.soak_secs.map_or(soak_ms, |seconds| seconds * 1_000);
+    ResilienceSettings {
+        full: args.resilience_full,
+        ramp_step_ms,
+        restart_rps: 200,
+        restart_before_ms,
+        restart_outage_ms,
+        restart_after_ms,
+        overload_percent: 200,
+        overload_before_ms,
+        overload_ms,
+        overload_after_ms,
+        health_rps: 50,
+        slow_connections: 1_000,
+        slow_rps: 200,
+        slow_phase_ms,
+        soak_percent: 50,
+        soak_ms,
+        // A third of the soak at most, so that a short one still has readings after it.
+        soak_warmup_ms: soak_warmup_ms.min(soak_ms / 3),
+        soak_sample_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_by_flag() {
+        let default = resolve(&ResilienceArgs::default(), false);
+        assert_eq!(
+            (
+                default.restart_outage_ms,
+                default.overload_ms,
+                default.soak_ms
+            ),
+            (1_000, 3_000, 15_000)
+        );
+        assert_eq!(
+            (default.overload_percent, default.slow_connections),
+            (200, 1_000)
+        );
+        let quick = resolve(&ResilienceArgs::default(), true);
+        assert_eq!((quick.soak_ms, quick.soak_warmup_ms), (3_000, 1_000));
+        let full = resolve(
+            &ResilienceArgs {
+                resilience_full: true,
+                soak_secs: None,
+            },
+            true,
+        );
+        assert!(full.full);
+        assert_eq!((full.soak_ms, full.soak_warmup_ms), (180_000, 60_000));
+        // A short soak keeps two thirds of itself after the warm-up.
+        let short = resolve(
+            &ResilienceArgs {
+                resilience_full: true,
+                soak_secs: Some(6),
+            },
+            false,
+        );
+        assert_eq!((short.soak_ms, short.soak_warmup_ms), (6_000, 2_000));
+    }
+}
