@@ -46,8 +46,25 @@ use crate::suites::tls;
 
 /// Worker threads of the generator's runtime: the machine's cores, at most 4 (the service and
 /// mock-rates need the rest).
-pub fn generator_threads() -> usize {
+fn generator_threads() -> usize {
     std::thread::available_parallelism().map_or(2, |cores| cores.get().clamp(1, 4))
+}
+
+/// The generator's runtime (its threads named `thread_name`) and the pooled client, built
+/// inside it, that the open model sends with.
+pub fn generator(
+    thread_name: &str,
+) -> std::io::Result<(tokio::runtime::Runtime, Arc<http::LoadClient>)> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(generator_threads())
+        .thread_name(thread_name)
+        .enable_all()
+        .build()?;
+    let client = Arc::new({
+        let _entered = runtime.enter();
+        http::client()
+    });
+    Ok((runtime, client))
 }
 
 /// What the servers did during one run.
@@ -151,16 +168,8 @@ pub fn run(settings: &RunSettings, stack: Stack<'_>, wrk: bool) -> Result<LoadRu
     let bar = progress_bar(SuiteName::Load, targets.len() as u64 * per_scenario_ms);
     let over = |scenario: Scenario| stack.protocol.qualify(scenario);
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(generator_threads())
-        .thread_name("load-generator")
-        .enable_all()
-        .build()
+    let (runtime, client) = generator("load-generator")
         .map_err(|error| BenchError::Load(format!("cannot start the generator: {error}")))?;
-    let client = Arc::new({
-        let _entered = runtime.enter();
-        http::client()
-    });
     let _slack = open::TimerSlack::tighten();
 
     let admin = mock.admin();

@@ -31,9 +31,9 @@ use crate::model::{
     Scenario, SlowClientsRow, SuiteName, millis,
 };
 use crate::servers::{ApiEndpoint, MockEndpoint};
-use crate::suites::load::http::{self, LoadClient, Target};
+use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::schedule::Schedule;
-use crate::suites::load::{generator_threads, open, server};
+use crate::suites::load::{generator, open, server};
 use crate::suites::progress::progress_bar;
 use crate::suites::resilience::slow::SlowClients;
 use crate::suites::resilience::timeline::{Timeline, counts};
@@ -72,16 +72,8 @@ pub fn run(
     let pid = api
         .pid()
         .ok_or_else(|| BenchError::Resilience("the service has no process id".to_owned()))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(generator_threads())
-        .thread_name("resilience-generator")
-        .enable_all()
-        .build()
+    let (runtime, client) = generator("resilience-generator")
         .map_err(|error| BenchError::Resilience(format!("cannot start the generator: {error}")))?;
-    let client = Arc::new({
-        let _entered = runtime.enter();
-        http::client()
-    });
     let _slack = open::TimerSlack::tighten();
     let sizes = &settings.resilience;
     let clients = settings.clients_over(Protocol::Http);
