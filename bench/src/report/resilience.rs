@@ -174,10 +174,6 @@ fn overload_table(rows: &ResilienceResults) -> Table {
                 let overload = &row.overload;
                 let other =
                     overload.sent - overload.ok - overload.with_status(503) - overload.unanswered();
-                let accounted = row.before.accounted()
-                    && overload.accounted()
-                    && row.after.accounted()
-                    && row.health.accounted();
                 vec![
                     row.client.to_string(),
                     format!("{} -> {}", row.normal_rps, row.overload_rps),
@@ -195,7 +191,7 @@ fn overload_table(rows: &ResilienceResults) -> Table {
                     format_ms(row.health.answer_p99_ms),
                     row.recovered_after_ms
                         .map_or_else(|| "not within the run".to_owned(), |ms| format_ms(Some(ms))),
-                    if accounted { "yes" } else { "NO" }.to_owned(),
+                    if row.accounted() { "yes" } else { "NO" }.to_owned(),
                 ]
             })
             .collect(),
@@ -335,6 +331,16 @@ fn notes(rows: &ResilienceResults) -> Vec<String> {
                 row.client
             )),
         }
+        if !row.accounted() {
+            notes.push(format!(
+                "{}: of {} requests on the overload's timetable, {} were neither counted nor \
+                 skipped",
+                row.client,
+                row.scheduled,
+                row.scheduled
+                    .abs_diff(row.before.sent + row.overload.sent + row.after.sent + row.skipped)
+            ));
+        }
         if row.overload.unanswered() > 0 {
             notes.push(format!(
                 "{}: {} requests got no answer during the overload",
@@ -431,6 +437,7 @@ mod tests {
             overload: phase(2_000, 1_000, &[(503, 1_000)]),
             after: phase(500, 500, &[]),
             skipped: 0,
+            scheduled: 3_000,
             health: phase(50, 50, &[]),
             recovered_after_ms,
         };
@@ -472,5 +479,18 @@ mod tests {
         assert!(notes[2].contains("10.0%"));
         let table = overload_table(&rows).render();
         assert!(table.contains("| 1000 |"), "{table}");
+        assert!(rows.overload.iter().all(OverloadRow::accounted));
+        // A request lost between the generator and the tally is named.
+        let mut lost = rows.clone();
+        lost.overload[0].scheduled += 1;
+        lost.overload.truncate(1);
+        lost.restart.clear();
+        lost.soak.clear();
+        let notes = super::notes(&lost);
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(
+            notes[0].contains("1 were neither counted nor skipped"),
+            "{notes:#?}"
+        );
     }
 }

@@ -224,7 +224,7 @@ impl Parts<'_> {
         }
         self.bar
             .set_message("waiting for the service to close the slow connections");
-        results.slow_connections = Some(slow_clients.finish(self.runtime));
+        results.slow_connections = Some(slow_clients.finish());
         self.bar.inc(slow::CLOSE_WAIT_LIMIT.as_millis() as u64);
         self.settle();
         Ok(())

@@ -69,6 +69,7 @@ pub fn run(
         overload: counts(payments.due_in(overload_from, overload_to)),
         after: counts(payments.due_in(overload_to, phases.span())),
         skipped,
+        scheduled: phases.count(),
         health: counts(checks.due_in(health_from, health_to)),
         recovered_after_ms: recovered,
     })

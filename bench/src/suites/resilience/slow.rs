@@ -119,7 +119,7 @@ impl SlowClients {
 
     /// Stops reconnecting, waits until the service has closed every connection or
     /// [`CLOSE_WAIT_LIMIT`] has passed, and tells how they ended.
-    pub fn finish(self, runtime: &Runtime) -> SlowConnections {
+    pub fn finish(self) -> SlowConnections {
         self.reconnect.store(false, Ordering::Relaxed);
         let deadline = Instant::now() + CLOSE_WAIT_LIMIT;
         while self.held() > 0 && Instant::now() < deadline {
@@ -129,8 +129,6 @@ impl SlowClients {
         for slot in &self.slots {
             slot.abort();
         }
-        let _enter = runtime.enter();
-        drop(self.slots);
         let ended = self
             .ended
             .lock()
@@ -246,7 +244,7 @@ mod tests {
         });
         let clients = SlowClients::open(&runtime, address, 3);
         assert!(clients.held() <= 3);
-        let summary = clients.finish(&runtime);
+        let summary = clients.finish();
         assert_eq!(summary.still_open, 0);
         assert!(summary.closed_by_server >= 3, "{summary:?}");
         assert_eq!(summary.answered_408, summary.closed_by_server);
