@@ -6,8 +6,9 @@ use rust_decimal::Decimal;
 
 use crate::money::parse_decimal;
 
-/// A positive exchange rate. Parsed from its decimal text, so it keeps exactly the digits the
-/// upstream sent (0.891724 stays 0.891724; no binary floating point on the way).
+/// A positive exchange rate, from 10^-12 to 10^12. Parsed from its decimal text, so it keeps
+/// exactly the digits the upstream sent (0.891724 stays 0.891724; no binary floating point on
+/// the way).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Rate(Decimal);
 
@@ -18,11 +19,20 @@ pub enum RateError {
     NotANumber(String),
     #[error("a rate must be greater than zero, got {0}")]
     NotPositive(Decimal),
+    #[error("a rate must be from 10^-12 to 10^12, got {0}")]
+    OutOfRange(Decimal),
     #[error(
         "a rate timestamp is Unix seconds or milliseconds from 1970 up to the year 3000, got {0}"
     )]
     TimestampOutOfRange(i64),
 }
+
+/// 10^-12 and 10^12, far beyond any real rate. The range is symmetric around 1, so a rate's
+/// inverse is a rate too and never rounds to zero (`1 / rate` is 0 in `Decimal` from
+/// 2 x 10^28 on); neither a product of two rates nor an amount up to `MAX_AMOUNT` times a
+/// rate can overflow.
+const SMALLEST_RATE: Decimal = Decimal::from_parts(1, 0, 0, false, 12);
+const LARGEST_RATE: Decimal = Decimal::from_parts(0xD4A5_1000, 0xE8, 0, false, 0);
 
 impl Rate {
     pub const ONE: Rate = Rate(Decimal::ONE);
@@ -38,6 +48,9 @@ impl Rate {
         if value <= Decimal::ZERO {
             return Err(RateError::NotPositive(value));
         }
+        if !(SMALLEST_RATE..=LARGEST_RATE).contains(&value) {
+            return Err(RateError::OutOfRange(value));
+        }
         Ok(Self(value))
     }
 
@@ -45,16 +58,19 @@ impl Rate {
         self.0
     }
 
-    /// 1 / rate, to `Decimal`'s full precision (28 significant digits).
+    /// 1 / rate, to `Decimal`'s full precision (28 significant digits, 16 at least in the
+    /// rates' range, which holds it).
     #[must_use]
     pub fn inverse(&self) -> Rate {
         Rate(Decimal::ONE / self.0)
     }
 
     /// The rate of a chain of two conversions: (A->B) then (B->C) gives A->C. Full precision;
-    /// `None` only if the product leaves `Decimal`'s range.
+    /// `None` if the product is outside the rates' range.
     pub fn then(&self, next: Rate) -> Option<Rate> {
-        self.0.checked_mul(next.0).map(Rate)
+        self.0
+            .checked_mul(next.0)
+            .and_then(|product| Rate::new(product).ok())
     }
 }
 
@@ -145,6 +161,55 @@ mod tests {
     }
 
     #[test]
+    fn rates_are_from_ten_to_the_minus_12_to_ten_to_the_12() {
+        assert_eq!(SMALLEST_RATE, dec!(0.000000000001));
+        assert_eq!(LARGEST_RATE, dec!(1_000_000_000_000));
+        for text in ["0.000000000001", "1e12", "1e-12"] {
+            assert!(Rate::parse(text).is_ok(), "{text}");
+        }
+        for text in [
+            "0.0000000000009",
+            "1000000000000.1",
+            "1e13",
+            "79228162514264337593543950335",
+        ] {
+            assert!(
+                matches!(Rate::parse(text), Err(RateError::OutOfRange(_))),
+                "{text}"
+            );
+        }
+    }
+
+    /// Found by the `rate_and_conversion` fuzz target: 2.325036 x 10^28 was accepted, and its
+    /// inverse (an inverted leg's rate) rounded to a rate of 0.
+    #[test]
+    fn a_rate_whose_inverse_rounds_to_zero_is_refused() {
+        assert_eq!(
+            Rate::parse("0023250360e021"),
+            Err(RateError::OutOfRange(dec!(23250360000000000000000000000)))
+        );
+    }
+
+    #[test]
+    fn the_inverse_of_a_rate_at_either_end_is_the_other_end() {
+        let (smallest, largest) = (
+            Rate::new(SMALLEST_RATE).unwrap(),
+            Rate::new(LARGEST_RATE).unwrap(),
+        );
+        assert_eq!(smallest.inverse(), largest);
+        assert_eq!(largest.inverse(), smallest);
+    }
+
+    #[test]
+    fn a_product_outside_the_range_is_none() {
+        let rate = |text| Rate::parse(text).unwrap();
+        assert_eq!(rate("1e6").then(rate("1e6")), Some(rate("1e12")));
+        assert_eq!(rate("1e7").then(rate("1e6")), None);
+        assert_eq!(rate("1e-12").then(rate("0.5")), None);
+        assert_eq!(rate("1e12").then(rate("1e12")), None);
+    }
+
+    #[test]
     fn timestamps_in_seconds_and_millis_agree() {
         assert_eq!(
             RateTimestamp::from_unix(1_732_900_000),
@@ -194,10 +259,22 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_decimal_text_round_trips(mantissa in 1i64..i64::MAX, scale in 0u32..12) {
+        fn any_decimal_text_round_trips(mantissa in 1i64..i64::MAX, scale in 0u32..20) {
             let value = Decimal::new(mantissa, scale);
-            let rate = Rate::parse(&value.to_string()).unwrap();
-            prop_assert_eq!(rate.to_string(), value.to_string());
+            match Rate::parse(&value.to_string()) {
+                Ok(rate) => prop_assert_eq!(rate.to_string(), value.to_string()),
+                Err(error) => {
+                    prop_assert_eq!(error, RateError::OutOfRange(value));
+                    prop_assert!(value < SMALLEST_RATE || value > LARGEST_RATE);
+                }
+            }
+        }
+
+        #[test]
+        fn the_inverse_of_a_rate_is_a_rate(mantissa in 1i64..i64::MAX, scale in 0u32..20) {
+            if let Ok(rate) = Rate::new(Decimal::new(mantissa, scale)) {
+                prop_assert_eq!(Rate::new(rate.inverse().value()), Ok(rate.inverse()));
+            }
         }
 
         #[test]

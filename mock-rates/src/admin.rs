@@ -72,7 +72,7 @@ pub(crate) fn handle(request: &Request<'_>, state: &MockState, out: &mut Vec<u8>
 
 /// Whether a request may use the admin endpoints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Access {
+pub(crate) enum Access {
     Granted,
     /// A token is set, and the request did not carry it.
     NeedsToken,
@@ -82,7 +82,11 @@ enum Access {
 
 /// With a token, every peer must present it (`Bearer TOKEN`, the scheme in any case, as RFC
 /// 9110 reads auth schemes); without one, only loopback peers are answered.
-fn access(token: Option<&str>, peer_loopback: bool, authorization: Option<&[u8]>) -> Access {
+pub(crate) fn access(
+    token: Option<&str>,
+    peer_loopback: bool,
+    authorization: Option<&[u8]>,
+) -> Access {
     match token {
         Some(token) => {
             let presented = authorization

@@ -234,7 +234,7 @@ async fn send(stream: &mut (impl AsyncWrite + Unpin), bytes: &[u8]) -> io::Resul
     stream.flush().await
 }
 
-fn request<'a>(
+pub(crate) fn request<'a>(
     bytes: &'a [u8],
     head: &Head,
     keep_alive_enabled: bool,

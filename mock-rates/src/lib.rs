@@ -5,6 +5,9 @@ mod admin;
 mod connection;
 mod exchange;
 mod faults;
+// Only for the fuzz targets in `fuzz/`.
+#[doc(hidden)]
+pub mod fuzzing;
 mod http;
 mod http2;
 mod rates;

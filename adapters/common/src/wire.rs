@@ -3,7 +3,8 @@
 //! `{"rates":{"EURUSD":{"rate":1.17,"timestamp":1732900000}},"code":200}` on success;
 //! `{"message":"...","supportedPairs":[...],"code":1001|1002}` on a bad request (sent with
 //! HTTP 200 by the real API). The body is decoded in one `serde_json::from_slice` into borrowed
-//! types: no `String` in between, and each rate is read from its exact JSON text.
+//! types (an error body's message excepted): no `String` in between, and each rate is read
+//! from its exact JSON text.
 
 use std::fmt::{self, Write as _};
 
@@ -66,14 +67,15 @@ pub fn decode_quotes(body: &[u8], pairs: &[CurrencyPair]) -> Result<Quotes, Rate
         Some(200) | None if live.rates.is_some() => {}
         Some(1002) => {
             return Err(RatesError::UnsupportedPair(
-                live.message.unwrap_or("unsupported pair").to_owned(),
+                live.message
+                    .unwrap_or_else(|| "unsupported pair".to_owned()),
             ));
         }
         code => {
             return Err(RatesError::Malformed(format!(
                 "upstream code {}: {}",
                 code.map_or_else(|| "none".to_owned(), |c| c.to_string()),
-                live.message.unwrap_or("no rates")
+                live.message.as_deref().unwrap_or("no rates")
             )));
         }
     }
@@ -97,8 +99,10 @@ struct LiveBody<'a> {
     rates: Option<RatesMap<'a>>,
     #[serde(default)]
     code: Option<i64>,
-    #[serde(borrow, default)]
-    message: Option<&'a str>,
+    /// Owned: a `&str` cannot hold a string with an escape (`\"`, `\/`, `\u00e9`), which
+    /// would fail the whole body; only error bodies carry a message.
+    #[serde(default)]
+    message: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -197,6 +201,24 @@ mod tests {
         assert!(matches!(
             decode_quotes(missing, &[pair("EURUSD")]),
             Err(RatesError::Malformed(_))
+        ));
+    }
+
+    /// Found by the `mock_request_head` fuzz target: mock-rates echoes an unknown pair, and
+    /// `pairs=EURUSD%1C` gave a message with an escape, which was read as a malformed body.
+    #[test]
+    fn an_error_message_with_escapes_is_read() {
+        let unsupported = br#"{"message":"The currency pair 'EURUSD\u001c' was not recognised or supported","code":1002}"#;
+        assert_eq!(
+            decode_quotes(unsupported, &[pair("EURUSD")]),
+            Err(RatesError::UnsupportedPair(
+                "The currency pair 'EURUSD\u{1c}' was not recognised or supported".to_owned()
+            ))
+        );
+        let missing = br#"{"message":"'pairs' is required: \"EURUSD,USDJPY\"","code":1001}"#;
+        assert!(matches!(
+            decode_quotes(missing, &[pair("EURUSD")]),
+            Err(RatesError::Malformed(message)) if message.contains(r#""EURUSD,USDJPY""#)
         ));
     }
 

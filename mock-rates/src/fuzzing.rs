@@ -1,0 +1,82 @@
+//! The entry points of the fuzz targets in `fuzz/`: the code that reads a client's raw bytes,
+//! wrapped to take and return plain data. Not an API: hidden from the docs, and shaped by
+//! what the targets need.
+
+use crate::{admin, connection, http, rates};
+
+/// A complete request head, as the server reads it before routing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestHead<'a> {
+    /// `"GET"`, `"POST"`, `"PUT"`, or `"other"` for any method the routes do not tell apart.
+    pub method: &'static str,
+    pub path: &'a str,
+    /// The query string, without the `?`.
+    pub query: Option<&'a str>,
+    /// The `Authorization` header's value, trimmed.
+    pub authorization: Option<&'a [u8]>,
+    pub http10: bool,
+    pub keep_alive: bool,
+    pub expect_continue: bool,
+    pub content_length: usize,
+    /// Bytes from the start of the buffer to the end of the blank line.
+    pub len: usize,
+}
+
+/// Reads the request head at the start of `buf` as a connection does: `Ok(None)` while it is
+/// incomplete, `Err(status)` for the status the server refuses it with.
+pub fn parse_request_head(buf: &[u8]) -> Result<Option<RequestHead<'_>>, u16> {
+    let Some(head) = http::parse_head(buf).map_err(http::HttpError::status)? else {
+        return Ok(None);
+    };
+    // The connection hands the routes a `Request` built the same way (with the body after
+    // the head); it refuses with 400 when that fails.
+    let request = connection::request(&buf[..head.len], &head, true, false).ok_or(400u16)?;
+    Ok(Some(RequestHead {
+        method: match request.method {
+            http::Method::Get => "GET",
+            http::Method::Post => "POST",
+            http::Method::Put => "PUT",
+            http::Method::Other => "other",
+        },
+        path: request.path,
+        query: request.query,
+        authorization: request.authorization,
+        http10: head.http10,
+        keep_alive: head.keep_alive,
+        expect_continue: head.expect_continue,
+        content_length: head.content_length,
+        len: head.len,
+    }))
+}
+
+/// What the `pairs` parameter of an `/api/live` query asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LivePairs {
+    /// No pair asked for: code 1001.
+    Missing,
+    /// The distinct supported pairs, in the order first asked.
+    Known(Vec<&'static str>),
+    /// The first unsupported pair, upper-cased: code 1002.
+    Unknown(String),
+}
+
+/// The pairs `/api/live` reads from `query` (without the `?`), and the body it answers with,
+/// quoting `timestamp`.
+pub fn live_answer(query: Option<&str>, timestamp: u64) -> (LivePairs, Vec<u8>) {
+    let pairs = rates::parse_pairs(query);
+    let mut body = Vec::new();
+    rates::write_live_body(&pairs, timestamp, &mut body);
+    let pairs = match pairs {
+        rates::PairsQuery::Missing => LivePairs::Missing,
+        rates::PairsQuery::Known(known) => {
+            LivePairs::Known(known.into_iter().map(|(pair, _)| pair).collect())
+        }
+        rates::PairsQuery::Unknown(pair) => LivePairs::Unknown(pair),
+    };
+    (pairs, body)
+}
+
+/// Whether an `Authorization` value opens the admin endpoints of a mock started with `token`.
+pub fn admin_authorized(token: &str, authorization: Option<&[u8]>) -> bool {
+    admin::access(Some(token), false, authorization) == admin::Access::Granted
+}
