@@ -313,13 +313,7 @@ async fn exhausted_pool_is_503_with_retry_after() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         app.post_payment("hyper", VALID).await
     });
-    assert_eq!(
-        second
-            .headers()
-            .get("retry-after")
-            .map(|v| v.to_str().unwrap()),
-        Some("1")
-    );
+    assert_eq!(retry_after(&second), Some("1"));
     assert_problem(second, 503, "capacity-exhausted").await;
     assert_problem(first, 504, "upstream-timeout").await;
 }
@@ -357,13 +351,7 @@ async fn payments_beyond_the_in_flight_limit_are_shed_with_503_at_once() {
         },
     );
     let (second, elapsed) = second;
-    assert_eq!(
-        second
-            .headers()
-            .get("retry-after")
-            .map(|v| v.to_str().unwrap()),
-        Some("1")
-    );
+    assert_eq!(retry_after(&second), Some("1"));
     assert_problem(second, 503, "capacity-exhausted").await;
     // Shed at once, not after the upstream timeout.
     assert!(
@@ -377,4 +365,12 @@ async fn payments_beyond_the_in_flight_limit_are_shed_with_503_at_once() {
     // The slot is back once the first payment is answered.
     app.set_fault(FaultMode::None, 200);
     assert_eq!(app.post_payment("hyper", VALID).await.status(), 200);
+}
+
+/// A response's `Retry-After` header.
+fn retry_after(response: &reqwest::Response) -> Option<&str> {
+    response
+        .headers()
+        .get("retry-after")
+        .map(|value| value.to_str().unwrap())
 }

@@ -172,8 +172,11 @@ fn overload_table(rows: &ResilienceResults) -> Table {
             .iter()
             .map(|row| {
                 let overload = &row.overload;
-                let other =
-                    overload.sent - overload.ok - overload.with_status(503) - overload.unanswered();
+                // Saturating: an answer whose body then broke off counts as a status and as
+                // unanswered.
+                let other = overload.sent.saturating_sub(
+                    overload.ok + overload.with_status(503) + overload.unanswered(),
+                );
                 vec![
                     row.client.to_string(),
                     format!("{} -> {}", row.normal_rps, row.overload_rps),

@@ -42,7 +42,8 @@ fn status_kib(status: &str, field: &str) -> Option<u64> {
     })
 }
 
-fn read_status(pid: u32) -> Option<String> {
+/// The text of /proc/<pid>/status, for [`rss_kib`] and [`peak_rss_kib`].
+pub fn read_status(pid: u32) -> Option<String> {
     fs::read_to_string(format!("/proc/{pid}/status")).ok()
 }
 

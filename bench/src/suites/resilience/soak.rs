@@ -12,12 +12,12 @@ use crate::suites::faults::fds::read_fds;
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
-use crate::suites::load::server::rss_kib;
+use crate::suites::load::server::{read_status, rss_kib};
 use crate::suites::resilience::overload::share_of;
 use crate::suites::resilience::timeline::{Timeline, counts};
 
 fn sample(pid: u32, at: Duration) -> Option<SoakSample> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let status = read_status(pid)?;
     Some(SoakSample {
         at_ms: u64::try_from(at.as_millis()).unwrap_or(u64::MAX),
         rss_kib: rss_kib(&status)?,
