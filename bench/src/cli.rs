@@ -16,13 +16,19 @@ use crate::suites::{connections, fanout, faults, load, resilience};
 /// SVG charts.
 #[derive(Debug, Parser)]
 #[command(name = "bench", version, args_conflicts_with_subcommands = true)]
+#[allow(clippy::struct_excessive_bools)] // command-line switches are bools
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Run this suite (repeat the flag for several). Default: every suite.
+    /// Run this suite (repeat the flag for several). Default: every suite but adoption.
     #[arg(long = "suite", value_enum, value_name = "NAME")]
     pub suites: Vec<SuiteName>,
+
+    /// Add the adoption suite to the suites run (by default, or by --suite): a clean release
+    /// build of a probe per client and TLS backend, about 15 minutes on 2 cores for all eight.
+    #[arg(long)]
+    pub adoption: bool,
 
     /// Smoke run (for CI; about 5 minutes on 2 cores, 2 of them the cost suite's start-ups
     /// under callgrind and 1 the resilience suite): 20 warm-up calls, 5 samples x 100 calls, 10 ms decode samples, no
@@ -216,10 +222,16 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         (200, 30, 1000, 50)
     };
     RunSettings {
-        suites: if cli.suites.is_empty() {
-            SuiteName::ALL.to_vec()
-        } else {
-            dedup(&cli.suites)
+        suites: {
+            let mut suites = if cli.suites.is_empty() {
+                SuiteName::ALL.to_vec()
+            } else {
+                cli.suites.clone()
+            };
+            if cli.adoption {
+                suites.push(SuiteName::Adoption);
+            }
+            dedup(&suites)
         },
         clients: if cli.clients.is_empty() {
             ClientName::ALL.to_vec()

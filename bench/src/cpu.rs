@@ -1,6 +1,7 @@
 //! The CPU time of the bench process, every thread of it, user and system apart, from
-//! `getrusage(RUSAGE_SELF)`: what a suite reads before and after each sample. The servers run
-//! in processes of their own and are not in it. Linux gives the sum to the microsecond (from
+//! `getrusage(RUSAGE_SELF)`: what a suite reads before and after each sample (and, from
+//! `RUSAGE_CHILDREN`, what its waited-for children spent). The servers run in processes of
+//! their own and are not in it. Linux gives the sum to the microsecond (from
 //! the scheduler's own account); the split between user and system is its estimate from
 //! sampling at clock ticks, so over a short span only the sum is exact.
 
@@ -18,11 +19,21 @@ pub struct CpuTime {
 impl CpuTime {
     /// Now; `None` if the kernel refuses (it does not for RUSAGE_SELF).
     pub fn now() -> Option<Self> {
+        Self::of(libc::RUSAGE_SELF)
+    }
+
+    /// What the process's children that have ended and been waited for spent, with their own
+    /// waited-for children (RUSAGE_CHILDREN): a build's compilers, for one.
+    pub fn children() -> Option<Self> {
+        Self::of(libc::RUSAGE_CHILDREN)
+    }
+
+    fn of(who: libc::c_int) -> Option<Self> {
         // SAFETY: an all-zero rusage is a valid value of the plain C struct, and getrusage only
         // writes into the one it is given.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: RUSAGE_SELF is a valid `who`; `usage` is a live, writable rusage.
-        let result = unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut usage) };
+        // SAFETY: `who` is RUSAGE_SELF or RUSAGE_CHILDREN; `usage` is a live, writable rusage.
+        let result = unsafe { libc::getrusage(who, &raw mut usage) };
         (result == 0).then(|| Self {
             user: duration(usage.ru_utime),
             system: duration(usage.ru_stime),

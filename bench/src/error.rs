@@ -47,6 +47,8 @@ pub enum BenchError {
     Load(String),
     #[error("resilience suite: {0}")]
     Resilience(String),
+    #[error("adoption suite: {0}")]
+    Adoption(String),
     #[error("TLS: {0}")]
     Tls(String),
     #[error("cannot draw chart {0}")]

@@ -21,5 +21,6 @@ mod run;
 pub mod servers;
 pub mod stats;
 pub mod suites;
+pub mod verdict;
 
 pub use run::{RunOutput, main, run};

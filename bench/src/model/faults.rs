@@ -240,6 +240,17 @@ pub struct FaultRow {
     pub hung: bool,
 }
 
+impl FaultRow {
+    /// Whether the client came through the fault as it should: the expected kind and status,
+    /// an answer, and its next payment, the fault removed, succeeded.
+    pub fn as_expected(&self) -> bool {
+        !self.hung
+            && self.next_ok
+            && self.kind == self.expected_kind
+            && self.status == Some(self.expected_status)
+    }
+}
+
 /// The service's open file descriptors around the fault storm (`/proc/<pid>/fd`); every count
 /// is null for a service the bench did not start.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

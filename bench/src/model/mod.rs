@@ -2,6 +2,7 @@
 //! serde. It imports nothing else of the bench: suites write it, reports read it, and
 //! `results.json` is its serialization.
 
+mod adoption;
 mod baseline;
 mod client;
 mod connections;
@@ -19,6 +20,9 @@ mod resilience;
 mod results;
 mod settings;
 
+pub use adoption::{
+    AdoptionResults, AdoptionRow, AdoptionSettings, HOW_TO_RUN_ADOPTION, ProbeBuild,
+};
 pub use baseline::{
     BaselineComparison, Both, CapacityChange, Change, FanoutChange, FaultChange, FaultOutcome,
     Judged, LoadChange,
@@ -48,3 +52,107 @@ pub use resilience::{
 };
 pub use results::{Results, SCHEMA_VERSION};
 pub use settings::{RunSettings, SuiteName};
+
+/// Rows for tests, with every figure filled in.
+#[cfg(test)]
+pub mod test_rows {
+    use crate::model::{
+        ClientName, CurvePoint, FailureCounts, LatencyRow, LatencySummary, LoadRow, Protocol,
+        Scenario, StatusCount,
+    };
+
+    /// A latency row over `protocol` with `mean_us` and its CI half-width `error_us`.
+    pub fn latency_row(
+        client: ClientName,
+        protocol: Protocol,
+        mean_us: f64,
+        error_us: f64,
+        allocs_per_op: f64,
+    ) -> LatencyRow {
+        LatencyRow {
+            client,
+            protocol,
+            tls: None,
+            calls: 3000,
+            failures: 0,
+            mean_us: Some(mean_us),
+            error_us: Some(error_us),
+            stddev_us: Some(error_us / 2.0),
+            median_us: Some(mean_us),
+            p99_us: Some(mean_us * 2.0),
+            ratio: None,
+            ratio_sd: None,
+            allocs_per_op,
+            bytes_per_op: allocs_per_op * 100.0,
+            connections_opened: Some(1),
+            sample_means_us: vec![Some(mean_us); 30],
+            first_error: None,
+            noise: None,
+            bare: None,
+        }
+    }
+
+    pub fn load_row(
+        client: Option<ClientName>,
+        achieved_rps: f64,
+        p99_us: f64,
+        fail: u64,
+    ) -> LoadRow {
+        LoadRow {
+            scenario: client.map_or(Scenario::Health, Scenario::Payments),
+            protocol: Protocol::Http,
+            tls: None,
+            target_rps: 480,
+            duration_s: 10.0,
+            scheduled: 4800,
+            skipped: 0,
+            sent_late: 0,
+            max_send_delay_us: 80.0,
+            ok: 4800 - fail,
+            fail,
+            achieved_rps,
+            latency: LatencySummary {
+                min_us: Some(50.0),
+                mean_us: Some(90.0),
+                max_us: Some(3_000.0),
+                stddev_us: Some(20.0),
+                p50_us: Some(85.0),
+                p75_us: Some(95.0),
+                p95_us: Some(120.0),
+                p99_us: Some(p99_us),
+                p999_us: Some(900.0),
+                uncorrected_p50_us: Some(70.0),
+                uncorrected_p99_us: Some(150.0),
+                uncorrected_p999_us: Some(700.0),
+                curve: vec![
+                    CurvePoint {
+                        percentile: 50.0,
+                        corrected_us: 85.0,
+                        uncorrected_us: 70.0,
+                    },
+                    CurvePoint {
+                        percentile: 99.0,
+                        corrected_us: p99_us,
+                        uncorrected_us: 150.0,
+                    },
+                ],
+            },
+            bytes_received: 4800 * 400,
+            status_codes: vec![StatusCount {
+                status: 200,
+                count: 4800,
+            }],
+            failures: FailureCounts::default(),
+            api_cpu_s: Some(0.52),
+            api_peak_rss_kib: Some(20_480),
+            mock_connections: Some(0),
+            mock_tls_handshakes: None,
+            pool_bound: None,
+            api_busy_after_ms: Some(0),
+            api_rss_start_kib: Some(20_000),
+            upstream_calls: client.map(|_| 4800),
+            reuse_ratio: None,
+            first_error: None,
+        }
+    }
+}

@@ -3,9 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    BaselineComparison, CapacityRow, ConnectionsRow, ConstructionRow, CostRow, DecodeRow,
-    Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck, GeneratorCheck, LatencyRow, LoadRow,
-    MachineLoad, Protocol, ResilienceResults, RunSettings,
+    AdoptionResults, BaselineComparison, CapacityRow, ConnectionsRow, ConstructionRow, CostRow,
+    DecodeRow, Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck, GeneratorCheck, LatencyRow,
+    LoadRow, MachineLoad, Protocol, ResilienceResults, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -58,6 +58,12 @@ pub struct Results {
     /// Why the resilience suite was skipped (servers given by URL), when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resilience_skipped: Option<String>,
+    /// The adoption suite: each client's probe built alone, and its dependency tree.
+    #[serde(default, skip_serializing_if = "AdoptionResults::is_empty")]
+    pub adoption: AdoptionResults,
+    /// Why the adoption suite, or a row of it, could not be measured, when it could not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adoption_skipped: Vec<String>,
     /// What the machine was doing during each suite: busy share, CPU steal, load average.
     #[serde(default)]
     pub machine: Vec<MachineLoad>,
@@ -87,6 +93,8 @@ impl Results {
             fd_check: None,
             resilience: ResilienceResults::default(),
             resilience_skipped: None,
+            adoption: AdoptionResults::default(),
+            adoption_skipped: Vec::new(),
             machine: Vec::new(),
             baseline: None,
         }

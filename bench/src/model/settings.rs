@@ -50,10 +50,15 @@ pub enum SuiteName {
     /// twice the capacity with `/health/live` alongside, a thousand slow connections, and a
     /// soak with the service's memory and descriptors sampled.
     Resilience,
+    /// What adopting each client costs: a minimal probe per client and TLS backend built
+    /// clean (build time, stripped size, crates, C toolchain and system libraries), its
+    /// declared MSRV, TLS, HTTP/2, compression and runtime, and its adapter's lines. Minutes
+    /// of builds, so only when asked for (`--suite adoption`, or `--adoption` beside the rest).
+    Adoption,
 }
 
 impl SuiteName {
-    /// Every suite, in the order a default run takes them.
+    /// Every suite a default run takes, in its order: all but the adoption suite.
     pub const ALL: [SuiteName; 8] = [
         SuiteName::Latency,
         SuiteName::Connections,
@@ -75,6 +80,7 @@ impl SuiteName {
             SuiteName::Fanout => "fanout",
             SuiteName::Faults => "faults",
             SuiteName::Resilience => "resilience",
+            SuiteName::Adoption => "adoption",
         }
     }
 
@@ -87,7 +93,8 @@ impl SuiteName {
             | SuiteName::Load
             | SuiteName::Fanout
             | SuiteName::Faults
-            | SuiteName::Resilience => true,
+            | SuiteName::Resilience
+            | SuiteName::Adoption => true,
             SuiteName::Decode => false,
         }
     }
@@ -106,7 +113,7 @@ impl SuiteName {
         match self {
             SuiteName::Latency | SuiteName::Load | SuiteName::Fanout | SuiteName::Cost => true,
             SuiteName::Connections => protocol != Protocol::H2,
-            SuiteName::Decode | SuiteName::Faults | SuiteName::Resilience => {
+            SuiteName::Decode | SuiteName::Faults | SuiteName::Resilience | SuiteName::Adoption => {
                 protocol == Protocol::Http
             }
         }
@@ -115,9 +122,11 @@ impl SuiteName {
     /// Whether the suite drives the payment service over HTTP (and so needs it started).
     pub fn needs_api(self) -> bool {
         match self {
-            SuiteName::Latency | SuiteName::Connections | SuiteName::Decode | SuiteName::Cost => {
-                false
-            }
+            SuiteName::Latency
+            | SuiteName::Connections
+            | SuiteName::Decode
+            | SuiteName::Cost
+            | SuiteName::Adoption => false,
             SuiteName::Load | SuiteName::Fanout | SuiteName::Faults | SuiteName::Resilience => true,
         }
     }

@@ -1,6 +1,7 @@
 //! Presenting results: every suite's section, rendered for the terminal and as report.md,
 //! with the header above them; results.json; the SVG charts. Nothing here measures.
 
+mod adoption;
 mod baseline;
 mod charts;
 mod connections;
@@ -18,6 +19,7 @@ mod noise;
 mod resilience;
 mod section;
 mod table;
+mod verdict;
 
 pub use charts::write_charts;
 
@@ -64,6 +66,7 @@ pub fn markdown(results: &Results, charts: &[String]) -> String {
 /// The sections of the suites that ran, in the order of a default run.
 fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
     [
+        Some(verdict::section(results)),
         latency::section(results, charts),
         connections::section(results),
         decode::section(results, charts),
@@ -72,6 +75,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
         fanout::section(results, charts),
         faults::section(results),
         resilience::section(results),
+        Some(adoption::section(results)),
         baseline::section(results),
         machine::section(results),
     ]

@@ -3,6 +3,7 @@
 //! [`crate::model::Results`] and its section in `report`.
 
 mod adapters;
+pub mod adoption;
 mod bare;
 pub mod connections;
 pub mod cost;
@@ -112,6 +113,13 @@ pub fn run(
             resilience::Outcome::Skipped(why) => {
                 eprintln!("bench: resilience: skipped: {why}");
                 results.resilience_skipped = Some(why);
+            }
+        },
+        SuiteName::Adoption => match adoption::run(context.settings, mock()?)? {
+            adoption::Outcome::Ran(rows) => results.adoption = rows,
+            adoption::Outcome::Skipped(why) => {
+                eprintln!("bench: adoption: skipped: {why}");
+                results.adoption_skipped.push(why);
             }
         },
     }

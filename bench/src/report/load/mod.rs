@@ -142,77 +142,9 @@ highest throughput of a level without a single failure; the service, mock-rates 
 generator share the machine's cores, so it is the throughput of the whole loopback set-up.
 ";
 
-/// A load row for tests, with every figure filled in.
-#[cfg(test)]
-pub mod test_rows {
-    use crate::model::{
-        ClientName, CurvePoint, FailureCounts, LatencySummary, LoadRow, Protocol, Scenario,
-        StatusCount,
-    };
-
-    pub fn row(client: Option<ClientName>, achieved_rps: f64, p99_us: f64, fail: u64) -> LoadRow {
-        LoadRow {
-            scenario: client.map_or(Scenario::Health, Scenario::Payments),
-            protocol: Protocol::Http,
-            tls: None,
-            target_rps: 480,
-            duration_s: 10.0,
-            scheduled: 4800,
-            skipped: 0,
-            sent_late: 0,
-            max_send_delay_us: 80.0,
-            ok: 4800 - fail,
-            fail,
-            achieved_rps,
-            latency: LatencySummary {
-                min_us: Some(50.0),
-                mean_us: Some(90.0),
-                max_us: Some(3_000.0),
-                stddev_us: Some(20.0),
-                p50_us: Some(85.0),
-                p75_us: Some(95.0),
-                p95_us: Some(120.0),
-                p99_us: Some(p99_us),
-                p999_us: Some(900.0),
-                uncorrected_p50_us: Some(70.0),
-                uncorrected_p99_us: Some(150.0),
-                uncorrected_p999_us: Some(700.0),
-                curve: vec![
-                    CurvePoint {
-                        percentile: 50.0,
-                        corrected_us: 85.0,
-                        uncorrected_us: 70.0,
-                    },
-                    CurvePoint {
-                        percentile: 99.0,
-                        corrected_us: p99_us,
-                        uncorrected_us: 150.0,
-                    },
-                ],
-            },
-            bytes_received: 4800 * 400,
-            status_codes: vec![StatusCount {
-                status: 200,
-                count: 4800,
-            }],
-            failures: FailureCounts::default(),
-            api_cpu_s: Some(0.52),
-            api_peak_rss_kib: Some(20_480),
-            mock_connections: Some(0),
-            mock_tls_handshakes: None,
-            pool_bound: None,
-            api_busy_after_ms: Some(0),
-            api_rss_start_kib: Some(20_000),
-            upstream_calls: client.map(|_| 4800),
-            reuse_ratio: None,
-            first_error: None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::test_rows::row;
+    use crate::model::test_rows::load_row as row;
     use crate::model::{ClientName, LoadRow, NegotiatedTls, Protocol};
     use crate::report::load::tables::load_tables;
     use crate::report::load::targets::{TargetCheck, targets_table};

@@ -1,0 +1,295 @@
+//! Building one probe alone: its scratch project, `cargo metadata`, a clean `cargo build
+//! --release` timed (wall and CPU), its binary's size and shared libraries, and one run of it.
+
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::cpu::CpuTime;
+use crate::model::ProbeBuild;
+use crate::suites::adoption::probes::{self, Probe};
+use crate::suites::adoption::tree::{self, Tree};
+
+/// The cargo that builds the probes: the one running the bench (`$CARGO`), else the one on
+/// PATH.
+#[derive(Debug)]
+pub struct Cargo {
+    program: PathBuf,
+    /// `cargo -V`.
+    pub version: String,
+    /// `-j`: the machine's logical CPUs.
+    pub jobs: usize,
+    /// The host's target triple (`rustc -vV`), for `--filter-platform`.
+    host: String,
+}
+
+impl Cargo {
+    /// Cargo and rustc, or why they cannot be run.
+    pub fn find() -> Result<Self, String> {
+        let program =
+            std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
+        let version = stdout(Command::new(&program).arg("-V"))
+            .map_err(|error| format!("cargo cannot be run ({error}): the probes need it"))?;
+        let rustc = std::env::var_os("RUSTC").map_or_else(|| PathBuf::from("rustc"), PathBuf::from);
+        let verbose = stdout(Command::new(rustc).arg("-vV"))
+            .map_err(|error| format!("rustc cannot be run ({error}): the probes need it"))?;
+        let host = verbose
+            .lines()
+            .find_map(|line| line.strip_prefix("host: "))
+            .ok_or("rustc -vV names no host")?
+            .to_owned();
+        Ok(Self {
+            program,
+            version: version.trim().to_owned(),
+            jobs: std::thread::available_parallelism().map_or(1, usize::from),
+            host,
+        })
+    }
+
+    /// `cargo ARGS` for the project in `dir`, into its own target directory.
+    fn command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.program);
+        command
+            .args(args)
+            .arg("--manifest-path")
+            .arg(dir.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", dir.join("target"))
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env_remove("CARGO_BUILD_RUSTFLAGS")
+            .current_dir(dir);
+        command
+    }
+}
+
+/// A directory of scratch projects, removed when dropped.
+#[derive(Debug)]
+pub struct Scratch {
+    root: PathBuf,
+}
+
+/// One probe measured.
+#[derive(Debug)]
+pub struct Measured {
+    pub build: ProbeBuild,
+    pub tree: Tree,
+    pub metadata: Value,
+    pub system_libraries: Vec<String>,
+}
+
+/// A body for the probe with no client, from the Free Forex documentation's example.
+const BODY: &str = r#"{"rates":{"EURUSD":{"rate":1.170900,"timestamp":1732900000}},"code":200}"#;
+
+/// The C runtime's own libraries, which every binary here needs.
+const C_RUNTIME: [&str; 8] = [
+    "libc.so",
+    "libm.so",
+    "libgcc_s.so",
+    "ld-linux",
+    "libpthread.so",
+    "libdl.so",
+    "librt.so",
+    "libutil.so",
+];
+
+impl Scratch {
+    pub fn new() -> std::io::Result<Self> {
+        let root = std::env::temp_dir().join(format!("bench-adoption-{}", std::process::id()));
+        std::fs::create_dir_all(&root)?;
+        Ok(Self { root })
+    }
+
+    /// Writes `probe`'s project, reads its tree, builds it clean, reads its binary, runs it
+    /// against `url` (the base reads a body from stdin), and removes its build.
+    pub fn measure(
+        &self,
+        cargo: &Cargo,
+        lock: &Path,
+        probe: &Probe,
+        url: &str,
+    ) -> Result<Measured, String> {
+        let dir = self.root.join(probe.name());
+        let written = write_project(&dir, lock, probe)
+            .map_err(|error| format!("writing {}: {error}", dir.display()));
+        let measured = written.and_then(|()| measure_project(cargo, &dir, probe, url));
+        let _ = std::fs::remove_dir_all(&dir);
+        measured
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn write_project(dir: &Path, lock: &Path, probe: &Probe) -> std::io::Result<()> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir.join("src"))?;
+    std::fs::write(dir.join("Cargo.toml"), probe.manifest())?;
+    std::fs::copy(lock, dir.join("Cargo.lock"))?;
+    std::fs::write(dir.join("src/main.rs"), probe.main)?;
+    std::fs::write(dir.join("src/common.rs"), probes::COMMON)?;
+    if probe.roots {
+        std::fs::write(dir.join("src/roots.rs"), probes::ROOTS)?;
+    }
+    Ok(())
+}
+
+fn measure_project(
+    cargo: &Cargo,
+    dir: &Path,
+    probe: &Probe,
+    url: &str,
+) -> Result<Measured, String> {
+    let metadata = stdout(&mut cargo.command(
+        dir,
+        &[
+            "metadata",
+            "--offline",
+            "--format-version",
+            "1",
+            "--filter-platform",
+            &cargo.host,
+        ],
+    ))
+    .map_err(|error| format!("cargo metadata: {error}"))?;
+    let (tree, metadata) = tree::parse(&metadata)?;
+
+    let jobs = cargo.jobs.to_string();
+    let mut build = cargo.command(dir, &["build", "--release", "--offline", "-j", &jobs]);
+    let cpu_before = CpuTime::children().unwrap_or_default();
+    let started = Instant::now();
+    let output = build
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|error| format!("cargo build: {error}"))?;
+    let wall = started.elapsed();
+    let cpu = CpuTime::children().unwrap_or_default().since(cpu_before);
+    if !output.status.success() {
+        return Err(format!(
+            "cargo build --release failed ({}): {}",
+            output.status,
+            tail(&String::from_utf8_lossy(&output.stderr), 12)
+        ));
+    }
+    let binary = dir.join("target/release/probe");
+    let binary_bytes = std::fs::metadata(&binary)
+        .map_err(|error| format!("{}: {error}", binary.display()))?
+        .len();
+    let system_libraries = needed(&binary)?
+        .into_iter()
+        .filter(|library| !C_RUNTIME.iter().any(|runtime| library.starts_with(runtime)))
+        .collect();
+    let output = run_probe(&binary, probe.client.map(|_| url))?;
+    let field = |name: &str| {
+        output
+            .split_whitespace()
+            .find_map(|word| word.strip_prefix(name)?.strip_prefix('='))
+            .and_then(|value| value.parse::<u64>().ok())
+    };
+    let threads = field("threads").and_then(|count| u32::try_from(count).ok());
+    let peak_rss_kib = field("peak_rss_kib");
+    Ok(Measured {
+        build: ProbeBuild {
+            build_wall_s: wall.as_secs_f64(),
+            build_cpu_s: cpu.total().as_secs_f64(),
+            binary_bytes,
+            crates: tree.crates,
+            output,
+            threads,
+            peak_rss_kib,
+        },
+        tree,
+        metadata,
+        system_libraries,
+    })
+}
+
+/// The binary's `NEEDED` shared libraries, by `readelf -d`.
+fn needed(binary: &Path) -> Result<Vec<String>, String> {
+    let dynamic = stdout(Command::new("readelf").arg("-d").arg(binary))
+        .map_err(|error| format!("readelf -d (binutils): {error}"))?;
+    Ok(dynamic
+        .lines()
+        .filter(|line| line.contains("(NEEDED)"))
+        .filter_map(|line| {
+            let start = line.find('[')? + 1;
+            let end = line[start..].find(']')? + start;
+            Some(line[start..end].to_owned())
+        })
+        .collect())
+}
+
+/// Runs the probe once, with `url` as its argument (or the example body on stdin when there
+/// is none), for at most 30 s; its output line when it printed the rate.
+fn run_probe(binary: &Path, url: Option<&str>) -> Result<String, String> {
+    let mut command = Command::new(binary);
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(url) = url {
+        command.arg(url);
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|error| format!("running the probe: {error}"))?;
+    if let Some(mut stdin) = child.stdin.take()
+        && url.is_none()
+    {
+        let _ = stdin.write_all(BODY.as_bytes());
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("the probe did not finish within 30 s".to_owned());
+            }
+            Err(error) => return Err(format!("waiting for the probe: {error}")),
+        }
+    };
+    let mut out = String::new();
+    let mut err = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        let _ = stdout.read_to_string(&mut out);
+    }
+    if let Some(mut stderr) = child.stderr.take() {
+        let _ = stderr.read_to_string(&mut err);
+    }
+    let line = out.trim().to_owned();
+    if !status.success() || !line.starts_with(probes::PAIR) {
+        return Err(format!(
+            "the probe failed ({status}): {}{}",
+            err.trim(),
+            line
+        ));
+    }
+    Ok(line)
+}
+
+/// A command's stdout, or its stderr's last lines when it fails.
+fn stdout(command: &mut Command) -> Result<String, String> {
+    let output = command.output().map_err(|error| error.to_string())?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(format!(
+            "{}: {}",
+            output.status,
+            tail(&String::from_utf8_lossy(&output.stderr), 12)
+        ))
+    }
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

@@ -1,0 +1,129 @@
+//! The adoption suite: what taking on each client costs before its first call. Per client and
+//! TLS backend, a minimal probe (one GET of the rates and the same decode, `bench/probes/`) is
+//! written into a scratch directory with the workspace's `Cargo.lock`, its tree read with
+//! `cargo metadata`, built clean in release (`--offline`: every crate is the workspace's, so
+//! already fetched), run against mock-rates, and its binary read; then the adapter's lines are
+//! counted. The probe with no HTTP client is the base of the added size and crates.
+
+mod build;
+mod lines;
+pub mod probes;
+mod tree;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::BenchError;
+use crate::model::{AdoptionResults, AdoptionRow, AdoptionSettings, ClientName, RunSettings};
+use crate::servers::MockEndpoint;
+use crate::suites::adapters;
+use crate::suites::adoption::build::{Cargo, Scratch};
+use crate::suites::adoption::probes::Probe;
+use crate::suites::progress::progress_bar;
+
+/// What the suite did.
+#[derive(Debug)]
+pub enum Outcome {
+    Ran(AdoptionResults),
+    /// Why it could not run at all (no cargo, no workspace sources).
+    Skipped(String),
+}
+
+/// The workspace this bench was built from: its `Cargo.lock` pins the probes' versions and
+/// its `adapters/` are counted.
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Builds and reads every client's probe (the run's clients, every TLS backend), and the base.
+pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, BenchError> {
+    let workspace = workspace();
+    let lock = workspace.join("Cargo.lock");
+    if !lock.is_file() {
+        return Ok(Outcome::Skipped(format!(
+            "the workspace's Cargo.lock is not at {} (the probes are built from the sources \
+             the bench was built from)",
+            lock.display()
+        )));
+    }
+    let cargo = match Cargo::find() {
+        Ok(cargo) => cargo,
+        Err(why) => return Ok(Outcome::Skipped(why)),
+    };
+    let url = format!(
+        "{}/api/live?pairs={}",
+        mock.base_url().trim_end_matches('/'),
+        probes::PAIR
+    );
+    let clients: Vec<ClientName> = settings.clients.clone();
+    let bar = progress_bar(crate::model::SuiteName::Adoption, clients.len() as u64 + 1);
+    let scratch = Scratch::new().map_err(|error| BenchError::Adoption(error.to_string()))?;
+    bar.set_message("no client (the base)");
+    let base = scratch
+        .measure(&cargo, &lock, &probes::BASE, &url)
+        .map_err(BenchError::Adoption)?;
+    bar.inc(1);
+    let mut rows = Vec::with_capacity(clients.len());
+    for client in clients {
+        bar.set_message(client.as_str());
+        let probe = probes::probe(client);
+        let measured = scratch
+            .measure(&cargo, &lock, &probe, &url)
+            .map_err(|error| BenchError::Adoption(format!("{client}: {error}")))?;
+        rows.push(row(client, &probe, measured, &base.build, &workspace)?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(Outcome::Ran(AdoptionResults {
+        settings: Some(AdoptionSettings {
+            jobs: cargo.jobs,
+            cargo: cargo.version.clone(),
+        }),
+        base: Some(base.build),
+        rows,
+    }))
+}
+
+fn row(
+    client: ClientName,
+    probe: &Probe,
+    measured: build::Measured,
+    base: &crate::model::ProbeBuild,
+    workspace: &Path,
+) -> Result<AdoptionRow, BenchError> {
+    let library_name = probe.library.unwrap_or_default();
+    let library = tree::library(&measured.metadata, library_name)
+        .map_err(|error| BenchError::Adoption(format!("{client}: {error}")))?;
+    let stack = adapters::tls_stack(client);
+    let names = &measured.tree.names;
+    let runtime = if names.contains("actix-rt") {
+        "actix-rt (tokio)"
+    } else if names.contains("tokio") {
+        "tokio"
+    } else {
+        "none"
+    };
+    Ok(AdoptionRow {
+        client,
+        library: library_name.to_owned(),
+        version: library.version,
+        tls: format!("{} ({})", stack.backend, stack.provider),
+        added_bytes: Some(
+            i64::try_from(measured.build.binary_bytes).unwrap_or(i64::MAX)
+                - i64::try_from(base.binary_bytes).unwrap_or(i64::MAX),
+        ),
+        added_crates: Some(i64::from(measured.build.crates) - i64::from(base.crates)),
+        build: measured.build,
+        builds_c: measured.tree.builds_c,
+        cmake: measured.tree.cmake,
+        pkg_config: measured.tree.pkg_config,
+        system_libraries: measured.system_libraries,
+        msrv: library.msrv,
+        tree_msrv: measured.tree.highest_msrv,
+        default_tls: library.default_tls,
+        http2: library.http2,
+        compression: library.compression,
+        runtime: runtime.to_owned(),
+        blocking: probe.blocking,
+        adapter_lines: lines::adapter(workspace, client.library_default()),
+    })
+}
