@@ -26,7 +26,7 @@ pub fn section(results: &Results) -> Section {
     Section::new(title)
         .with(Part::Table(build_table(adoption)))
         .with(Part::Table(library_table(&adoption.rows)))
-        .with_notes(notes(adoption))
+        .with_notes(notes(adoption, &results.adoption_skipped))
         .with(Part::Prose(NOTE.to_owned()))
 }
 
@@ -180,8 +180,11 @@ fn library_table(rows: &[AdoptionRow]) -> Table {
     }
 }
 
-fn notes(adoption: &AdoptionResults) -> Vec<String> {
-    let mut notes = Vec::new();
+fn notes(adoption: &AdoptionResults, failed: &[String]) -> Vec<String> {
+    let mut notes: Vec<String> = failed
+        .iter()
+        .map(|failure| format!("Not measured: {failure}"))
+        .collect();
     let shared: Vec<String> = adoption
         .rows
         .iter()
@@ -213,11 +216,13 @@ the CPU time of cargo and every compiler it ran: one build each, so a busy machi
 body from stdin). **Peak memory** is the probe process's peak resident memory (VmHWM) as its
 one call ended: runtime, client, TLS set-up, call and decode, each client in a process of its
 own. **Crates** are the packages resolved for this platform (normal and build
-dependencies, proc macros included). **Native build** names the crates whose build scripts
-compile C (a build dependency on `cc`), may run cmake, or look for a system library with
-pkg-config; **Shared libraries** are the binary's ELF `NEEDED` entries beyond the C runtime's,
+dependencies, proc macros included). **Native build** names the crates with a build dependency on `cc` (their
+build scripts compile C), on `cmake`, or on `pkg-config` (they may look for a system library;
+whether a build script uses each can depend on the platform); **Shared libraries** are the binary's ELF `NEEDED` entries beyond the C runtime's,
 which must be installed wherever it runs. **MSRV** is the library's declared `rust-version`;
 **Tree MSRV** the highest declared in its whole tree. **Default TLS**, **HTTP/2** and
-**Compression** read the library's own feature table (`(default)`: on by default).
+**Compression** read the library's own feature table (`(default)`: on by default), or say
+`built in` when the library has no feature for it and the crate that does it is in its tree
+(awc always speaks HTTP/2; libcurl decodes gzip with libz-sys).
 **Runtime** is the async runtime in the probe's tree; **Adapter lines** count this
 repository's adapter, comments, blank lines and tests left out.";

@@ -116,7 +116,13 @@ pub fn run(
             }
         },
         SuiteName::Adoption => match adoption::run(context.settings, mock()?)? {
-            adoption::Outcome::Ran(rows) => results.adoption = rows,
+            adoption::Outcome::Ran {
+                results: rows,
+                failed,
+            } => {
+                results.adoption = rows;
+                results.adoption_skipped = failed;
+            }
             adoption::Outcome::Skipped(why) => {
                 eprintln!("bench: adoption: skipped: {why}");
                 results.adoption_skipped.push(why);

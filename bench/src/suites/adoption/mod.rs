@@ -23,7 +23,11 @@ use crate::suites::progress::progress_bar;
 /// What the suite did.
 #[derive(Debug)]
 pub enum Outcome {
-    Ran(AdoptionResults),
+    /// The rows measured, and each client whose probe failed, with why.
+    Ran {
+        results: AdoptionResults,
+        failed: Vec<String>,
+    },
     /// Why it could not run at all (no cargo, no workspace sources).
     Skipped(String),
 }
@@ -63,24 +67,35 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
         .map_err(BenchError::Adoption)?;
     bar.inc(1);
     let mut rows = Vec::with_capacity(clients.len());
+    let mut failed = Vec::new();
     for client in clients {
         bar.set_message(client.as_str());
         let probe = probes::probe(client);
-        let measured = scratch
+        // A probe that does not build or run is the row's finding, not the end of the run.
+        match scratch
             .measure(&cargo, &lock, &probe, &url)
-            .map_err(|error| BenchError::Adoption(format!("{client}: {error}")))?;
-        rows.push(row(client, &probe, measured, &base.build, &workspace)?);
+            .and_then(|measured| row(client, &probe, measured, &base.build, &workspace))
+        {
+            Ok(row) => rows.push(row),
+            Err(error) => {
+                eprintln!("bench: adoption: {client}: {error}");
+                failed.push(format!("{client}: {error}"));
+            }
+        }
         bar.inc(1);
     }
     bar.finish_and_clear();
-    Ok(Outcome::Ran(AdoptionResults {
-        settings: Some(AdoptionSettings {
-            jobs: cargo.jobs,
-            cargo: cargo.version.clone(),
-        }),
-        base: Some(base.build),
-        rows,
-    }))
+    Ok(Outcome::Ran {
+        results: AdoptionResults {
+            settings: Some(AdoptionSettings {
+                jobs: cargo.jobs,
+                cargo: cargo.version.clone(),
+            }),
+            base: Some(base.build),
+            rows,
+        },
+        failed,
+    })
 }
 
 fn row(
@@ -89,10 +104,9 @@ fn row(
     measured: build::Measured,
     base: &crate::model::ProbeBuild,
     workspace: &Path,
-) -> Result<AdoptionRow, BenchError> {
+) -> Result<AdoptionRow, String> {
     let library_name = probe.library.unwrap_or_default();
-    let library = tree::library(&measured.metadata, library_name)
-        .map_err(|error| BenchError::Adoption(format!("{client}: {error}")))?;
+    let library = tree::library(&measured.metadata, library_name, &measured.tree.names)?;
     let stack = adapters::tls_stack(client);
     let names = &measured.tree.names;
     let runtime = if names.contains("actix-rt") {

@@ -95,8 +95,19 @@ pub fn parse(metadata: &str) -> Result<(Tree, Value), String> {
     Ok((tree, value))
 }
 
-/// `library`'s facts in the metadata `value`.
-pub fn library(value: &Value, library: &str) -> Result<Library, String> {
+/// Crates that decompress bodies, for a library whose tree has one without a feature naming
+/// it (libcurl decodes gzip with the zlib of libz-sys).
+const CODECS: [&str; 6] = [
+    "flate2",
+    "libz-sys",
+    "brotli",
+    "brotli-decompressor",
+    "zstd",
+    "async-compression",
+];
+
+/// `library`'s facts in the metadata `value`, whose tree has the packages `tree`.
+pub fn library(value: &Value, library: &str, tree: &BTreeSet<String>) -> Result<Library, String> {
     let package = value["packages"]
         .as_array()
         .into_iter()
@@ -139,16 +150,38 @@ pub fn library(value: &Value, library: &str) -> Result<Library, String> {
             .filter(|name| !name.starts_with('_') && test(name))
             .collect::<Vec<_>>()
     };
+    let mut http2 = marked(named(|name| name == "http2" || name == "h2"));
+    // A library that always speaks HTTP/2 (awc, through actix-http) has no feature for it.
+    let built_in_h2 = package["dependencies"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|dependency| {
+            dependency["name"].as_str() == Some("h2")
+                && dependency["optional"].as_bool() == Some(false)
+        });
+    if http2.is_empty() && (built_in_h2 || tree.contains("h2")) {
+        http2.push("built in (h2)".to_owned());
+    }
+    let mut compression = marked(named(|name| {
+        ["gzip", "brotli", "zstd", "deflate", "compress"]
+            .iter()
+            .any(|codec| name.contains(codec))
+    }));
+    if compression.is_empty() {
+        compression.extend(
+            CODECS
+                .iter()
+                .filter(|codec| tree.contains(**codec))
+                .map(|codec| format!("built in ({codec})")),
+        );
+    }
     Ok(Library {
         version: package["version"].as_str().unwrap_or_default().to_owned(),
         msrv: package["rust_version"].as_str().map(str::to_owned),
         default_tls: default_tls(&defaults).to_owned(),
-        http2: marked(named(|name| name == "http2" || name == "h2")),
-        compression: marked(named(|name| {
-            ["gzip", "brotli", "zstd", "deflate", "compress"]
-                .iter()
-                .any(|codec| name.contains(codec))
-        })),
+        http2,
+        compression,
     })
 }
 
@@ -233,13 +266,24 @@ mod tests {
             tree.highest_msrv,
             Some(("1.70".to_owned(), "lib".to_owned()))
         );
-        let library = library(&value, "lib").unwrap();
+        let library = library(&value, "lib", &tree.names).unwrap();
         assert_eq!(library.version, "2.0.1");
         assert_eq!(library.msrv.as_deref(), Some("1.70"));
         assert_eq!(library.default_tls, "rustls");
         assert_eq!(library.http2, ["http2"]);
         assert_eq!(library.compression, ["brotli", "gzip (default)"]);
-        assert!(super::library(&value, "absent").is_err());
+        assert!(super::library(&value, "absent", &tree.names).is_err());
+        // No feature for either, but the crates in the tree: built in.
+        let names: BTreeSet<String> = ["h2", "libz-sys"].map(str::to_owned).into();
+        let (_, bare) = parse(&METADATA.replace(
+            r#""http2": ["dep:h2"],
+                      "gzip": [], "brotli": [], "#,
+            "",
+        ))
+        .unwrap();
+        let bare = super::library(&bare, "lib", &names).unwrap();
+        assert_eq!(bare.http2, ["built in (h2)"]);
+        assert_eq!(bare.compression, ["built in (libz-sys)"]);
     }
 
     #[test]
