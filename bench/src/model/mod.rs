@@ -37,7 +37,7 @@ pub use faults::{
 pub use latency::{BareFigures, LatencyRow, NegotiatedTls};
 pub use load::{
     CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, GeneratorCheck,
-    LatencySummary, LoadRow, LoadSettings, Scenario, StatusCount,
+    LatencySummary, LoadRow, LoadSettings, Scenario, SecondPoint, StatusCount,
 };
 pub use machine::MachineLoad;
 pub use noise::Noise;

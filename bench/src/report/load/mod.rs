@@ -1,5 +1,5 @@
 //! The load suite's section: its tables, the targets and whether the run met them, and the
-//! percentile chart. Nothing here measures.
+//! charts (latency by percentile, and second by second). Nothing here measures.
 
 mod tables;
 mod targets;
@@ -147,7 +147,7 @@ generator share the machine's cores, so it is the throughput of the whole loopba
 pub mod test_rows {
     use crate::model::{
         ClientName, CurvePoint, FailureCounts, LatencySummary, LoadRow, Protocol, Scenario,
-        StatusCount,
+        SecondPoint, StatusCount,
     };
 
     pub fn row(client: Option<ClientName>, achieved_rps: f64, p99_us: f64, fail: u64) -> LoadRow {
@@ -206,6 +206,16 @@ pub mod test_rows {
             upstream_calls: client.map(|_| 4800),
             reuse_ratio: None,
             first_error: None,
+            per_second: (0..10)
+                .map(|second| SecondPoint {
+                    second,
+                    span_s: 1.0,
+                    sent: 480,
+                    ok: 480 - fail / 10,
+                    fail: fail / 10,
+                    p99_us: Some(p99_us * (1.0 + f64::from(second) / 10.0)),
+                })
+                .collect(),
         }
     }
 }
