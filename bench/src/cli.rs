@@ -12,8 +12,8 @@ use crate::suites::{connections, fanout, faults, load, resilience};
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
 /// each with its TLS backends) through the `RatesProvider` port, against local mock-rates
 /// servers started as child processes. With no flags it runs every suite at its default size
-/// (about 18 minutes on two cores, 3 of them the resilience suite), prints the tables and writes results.json, report.md and
-/// SVG charts.
+/// (about 18 minutes on two cores, 3 of them the resilience suite), prints the tables and writes
+/// results.json, report.md, report.html and SVG charts.
 #[derive(Debug, Parser)]
 #[command(name = "bench", version, args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -39,7 +39,7 @@ pub struct Cli {
     #[arg(long)]
     pub debug_build: bool,
 
-    /// Write results.json, report.md and the SVG charts into DIR.
+    /// Write results.json, report.md, report.html and the SVG charts into DIR.
     /// [default: <target dir>/bench-results/<UTC time>/]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -139,12 +139,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Write the tables, report.md and charts of a saved run again, from its results.json,
-    /// without measuring anything; the tables are printed too.
+    /// Write the tables, report.md, report.html and charts of a saved run again, from its
+    /// results.json, without measuring anything; the tables are printed too.
     Report {
         /// The results.json of an earlier run.
         results: std::path::PathBuf,
-        /// Where to write report.md and the charts. [default: the results file's directory]
+        /// Where to write report.md, report.html and the charts. [default: the results file's
+        /// directory]
         #[arg(long, value_name = "DIR")]
         out: Option<std::path::PathBuf>,
     },

@@ -1,5 +1,6 @@
-//! Presenting results: every suite's section, rendered for the terminal and as report.md,
-//! with the header above them; results.json; the SVG charts. Nothing here measures.
+//! Presenting results: every suite's section, rendered for the terminal, as report.md and as
+//! report.html, with the header above them; results.json; the SVG charts. Nothing here
+//! measures.
 
 mod baseline;
 mod charts;
@@ -10,6 +11,7 @@ mod fanout;
 mod faults;
 mod format;
 mod header;
+mod html;
 pub mod json;
 mod latency;
 mod load;
@@ -20,6 +22,7 @@ mod section;
 mod table;
 
 pub use charts::write_charts;
+pub use html::Chart;
 
 use std::fmt::Write as _;
 
@@ -46,19 +49,34 @@ pub fn terminal(results: &Results) -> String {
 /// report.md: the header, every section, and how to read them; `charts` are the SVG files
 /// written beside it.
 pub fn markdown(results: &Results, charts: &[String]) -> String {
-    let mut out = String::from("# HTTP clients through the rates port: bench results\n\n");
+    let mut out = format!("# {TITLE}\n\n");
     for line in header::lines(&results.environment, &results.settings) {
         let _ = writeln!(out, "- {line}");
     }
     for section in sections(results, charts) {
         out.push_str(&section.markdown());
     }
-    out.push_str(
-        &Section::new("How to read this")
-            .with(Part::Prose(HOW_TO_READ.trim_end().to_owned()))
-            .markdown(),
-    );
+    out.push_str(&how_to_read().markdown());
     out
+}
+
+/// report.html: every section of report.md, the charts inlined, then the header's lines.
+pub fn html(results: &Results, charts: &[Chart]) -> String {
+    let names: Vec<String> = charts.iter().map(|chart| chart.name.clone()).collect();
+    let mut sections = sections(results, &names);
+    sections.push(how_to_read());
+    html::page(
+        TITLE,
+        &sections,
+        &header::lines(&results.environment, &results.settings),
+        charts,
+    )
+}
+
+const TITLE: &str = "HTTP clients through the rates port: bench results";
+
+fn how_to_read() -> Section {
+    Section::new("How to read this").with(Part::Prose(HOW_TO_READ.trim_end().to_owned()))
 }
 
 /// The sections of the suites that ran, in the order of a default run.
