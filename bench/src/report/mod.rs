@@ -121,3 +121,71 @@ const HOW_TO_READ: &str = "\
   samples: 1 means one connection served every call.
 - **Failures** are calls that returned an error or lacked a pair; they are never timed.
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ClientName, FaultCase, FaultRow, PaymentOutcome, SuiteName};
+
+    #[test]
+    fn the_page_has_every_section_of_report_md_in_its_order() {
+        let mut results = fanout::test_rows::results("360");
+        results.load = vec![
+            load::test_rows::row(None, 480.0, 900.0, 0),
+            load::test_rows::row(Some(ClientName::Hyper), 480.0, 2_000.0, 0),
+        ];
+        results.faults = vec![FaultRow {
+            client: ClientName::Hyper,
+            fault: FaultCase::None,
+            expected_kind: PaymentOutcome::Ok,
+            kind: PaymentOutcome::Ok,
+            expected_status: 200,
+            status: Some(200),
+            elapsed_ms: 2.5,
+            timeout_ms: 500,
+            next_ok: true,
+            hung: false,
+        }];
+        let chart = Chart {
+            name: "fanout_wall_time.svg".to_owned(),
+            svg: "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>planted</text></svg>".to_owned(),
+        };
+        let page = html(&results, std::slice::from_ref(&chart));
+        let listed = sections(&results, std::slice::from_ref(&chart.name));
+        let titles: Vec<&str> = listed
+            .iter()
+            .map(|section| section.title.as_str())
+            .collect();
+        assert_eq!(titles, ["load", "fanout", "faults"]);
+        let mut after = 0;
+        for section in listed.iter().chain([&how_to_read()]) {
+            let opening = format!(
+                "<section id=\"{}\" data-suite=\"{}\">\n<h2>{}</h2>",
+                section.title.to_lowercase().replace(' ', "-"),
+                section.suite.map_or("", SuiteName::as_str),
+                section.title
+            );
+            let at = page[after..]
+                .find(&opening)
+                .unwrap_or_else(|| panic!("{opening} missing, or out of order"));
+            after += at + opening.len();
+        }
+        assert!(page[after..].contains("<section id=\"environment\" data-suite=\"\">"));
+        assert_eq!(
+            page.find("<section ")
+                .and_then(|at| page[at..].find("id=\"load\"")),
+            Some("<section ".len()),
+            "the first section is the first of sections()"
+        );
+        let fanout =
+            &page[page.find("id=\"fanout\"").unwrap()..page.find("id=\"faults\"").unwrap()];
+        assert!(
+            fanout.contains("<text>planted</text>"),
+            "the chart is inlined in its section"
+        );
+        assert!(
+            page.contains("<td class=\"expected\">200 ok 2.50 ms</td>"),
+            "{page}"
+        );
+    }
+}
