@@ -153,9 +153,11 @@ class Browser:
             if "method" in message:
                 self.events.append(message)
 
-    def wait_for(self, method, session, timeout):
+    def wait_for(self, method, session, since, timeout):
+        """Whether `method` came from `session` as the `since`-th event or later, waiting up to
+        `timeout` seconds for it."""
         deadline = time.monotonic() + timeout
-        for event in self.events:
+        for event in self.events[since:]:
             if event["method"] == method and event.get("sessionId") == session:
                 return True
         while True:
@@ -234,7 +236,8 @@ def load(browser, pages):
         for page, (_, session) in zip(pages, tabs):
             browser.call("Page.navigate", {"url": page.resolve().as_uri()}, session=session)
         for page, (_, session) in zip(pages, tabs):
-            if not browser.wait_for("Page.loadEventFired", session, LOAD_TIMEOUT_S):
+            # Only after the navigation: about:blank may report its own load late.
+            if not browser.wait_for("Page.loadEventFired", session, start, LOAD_TIMEOUT_S):
                 raise CheckError(f"{page} did not finish loading within {LOAD_TIMEOUT_S:.0f} s")
         # Errors a page raises after its load event (timers) arrive meanwhile.
         browser.drain(SETTLE_S)
