@@ -46,7 +46,7 @@ pub struct Cli {
     #[arg(long)]
     pub debug_build: bool,
 
-    /// Write results.json, report.md and the SVG charts into DIR.
+    /// Write results.json, report.md, report.html and the SVG charts into DIR.
     /// [default: <target dir>/bench-results/<UTC time>/]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -146,12 +146,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Write the tables, report.md and charts of a saved run again, from its results.json,
-    /// without measuring anything; the tables are printed too.
+    /// Write the tables, report.md, report.html and charts of a saved run again, from its
+    /// results.json, without measuring anything; the tables are printed too.
     Report {
         /// The results.json of an earlier run.
         results: std::path::PathBuf,
-        /// Where to write report.md and the charts. [default: the results file's directory]
+        /// Where to write report.md, report.html and the charts. [default: the results file's
+        /// directory]
         #[arg(long, value_name = "DIR")]
         out: Option<std::path::PathBuf>,
     },

@@ -178,7 +178,7 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
     report::json::write(&results, &dir.join("results.json"))?;
     let charts = write_report(&results, &dir)?;
-    let files: Vec<&str> = ["results.json", "report.md"]
+    let files: Vec<&str> = ["results.json", "report.md", "report.html"]
         .into_iter()
         .chain(charts.iter().map(String::as_str))
         .collect();
@@ -190,13 +190,28 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     Ok(RunOutput { results, dir })
 }
 
-/// report.md and the charts of `results`, into `dir`; the charts' file names.
+/// report.md, report.html and the charts of `results`, into `dir`; the charts' file names.
 fn write_report(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
     let charts = report::write_charts(results, dir)?;
     let markdown = report::markdown(results, &charts);
     let report_path = dir.join("report.md");
     std::fs::write(&report_path, markdown)
         .map_err(|source| BenchError::io(&report_path, source))?;
+    let inline = charts
+        .iter()
+        .map(|name| {
+            let path = dir.join(name);
+            std::fs::read_to_string(&path)
+                .map(|svg| report::Chart {
+                    name: name.clone(),
+                    svg,
+                })
+                .map_err(|source| BenchError::io(&path, source))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let html_path = dir.join("report.html");
+    std::fs::write(&html_path, report::html(results, &inline))
+        .map_err(|source| BenchError::io(&html_path, source))?;
     Ok(charts)
 }
 

@@ -172,6 +172,7 @@ mod tests {
             upstream_calls: None,
             reuse_ratio: None,
             first_error: None,
+            per_second: Vec::new(),
         }
     }
 

@@ -186,9 +186,26 @@ pub struct LoadRow {
     pub reuse_ratio: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
+    /// The run second by second, by due time (absent from results.json before it was kept).
+    #[serde(default)]
+    pub per_second: Vec<SecondPoint>,
 }
 
-/// How many responses had one status code.
+/// One second of an open-model run: the requests due in it (their intended send time, counted
+/// from the first request's), however long they then took.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SecondPoint {
+    /// Seconds from the run's start: this point covers `[second, second + 1)`.
+    pub second: u32,
+    /// How much of the second the run lasted: 1 but for a partial last second.
+    pub span_s: f64,
+    /// Requests due in the second and sent (skipped ones are not).
+    pub sent: u64,
+    pub ok: u64,
+    pub fail: u64,
+    /// The 99th percentile latency of its successful requests, from their due times.
+    pub p99_us: Option<f64>,
+}
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatusCount {
     pub status: u16,

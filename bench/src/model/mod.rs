@@ -41,7 +41,7 @@ pub use faults::{
 pub use latency::{BareFigures, LatencyRow, NegotiatedTls};
 pub use load::{
     CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, GeneratorCheck,
-    LatencySummary, LoadRow, LoadSettings, Scenario, StatusCount,
+    LatencySummary, LoadRow, LoadSettings, Scenario, SecondPoint, StatusCount,
 };
 pub use machine::MachineLoad;
 pub use noise::Noise;
@@ -58,7 +58,7 @@ pub use settings::{RunSettings, SuiteName};
 pub mod test_rows {
     use crate::model::{
         ClientName, CurvePoint, FailureCounts, LatencyRow, LatencySummary, LoadRow, Protocol,
-        Scenario, StatusCount,
+        Scenario, SecondPoint, StatusCount,
     };
 
     /// A latency row over `protocol` with `mean_us` and its CI half-width `error_us`.
@@ -153,6 +153,16 @@ pub mod test_rows {
             upstream_calls: client.map(|_| 4800),
             reuse_ratio: None,
             first_error: None,
+            per_second: (0..10)
+                .map(|second| SecondPoint {
+                    second,
+                    span_s: 1.0,
+                    sent: 480,
+                    ok: 480 - fail / 10,
+                    fail: fail / 10,
+                    p99_us: Some(p99_us * (1.0 + f64::from(second) / 10.0)),
+                })
+                .collect(),
         }
     }
 }

@@ -8,9 +8,8 @@ use crate::report::table::{Align, Table};
 /// The section: the two tables when the suite ran, why not when it was skipped, and how to
 /// run it when the run left it out.
 pub fn section(results: &Results) -> Section {
-    let title = SuiteName::Adoption.as_str();
     if !results.settings.suites.contains(&SuiteName::Adoption) {
-        return Section::new(title).with(Part::Text(format!(
+        return Section::suite(SuiteName::Adoption).with(Part::Text(format!(
             "adoption: not run (minutes of clean builds): {HOW_TO_RUN_ADOPTION}"
         )));
     }
@@ -20,10 +19,11 @@ pub fn section(results: &Results) -> Section {
         } else {
             results.adoption_skipped.join("; ")
         };
-        return Section::new(title).with(Part::Text(format!("adoption: skipped: {why}")));
+        return Section::suite(SuiteName::Adoption)
+            .with(Part::Text(format!("adoption: skipped: {why}")));
     }
     let adoption = &results.adoption;
-    Section::new(title)
+    Section::suite(SuiteName::Adoption)
         .with(Part::Table(build_table(adoption)))
         .with(Part::Table(library_table(&adoption.rows)))
         .with_notes(notes(adoption, &results.adoption_skipped))

@@ -15,7 +15,7 @@ pub fn section(results: &Results) -> Option<Section> {
     if rows.is_empty() && results.construction.is_empty() {
         return None;
     }
-    let mut section = Section::new("connections");
+    let mut section = Section::suite(SuiteName::Connections);
     for protocol in Protocol::ALL {
         let mine: Vec<&ConnectionsRow> =
             rows.iter().filter(|row| row.protocol == protocol).collect();

@@ -10,13 +10,15 @@ use crate::report::table::{Align, Table};
 /// The section, when the suite ran or was skipped.
 pub fn section(results: &Results) -> Option<Section> {
     if let Some(why) = &results.cost_skipped {
-        return Some(Section::new("cost").with(Part::Text(format!("cost: skipped: {why}"))));
+        return Some(
+            Section::suite(SuiteName::Cost).with(Part::Text(format!("cost: skipped: {why}"))),
+        );
     }
     if results.cost.is_empty() {
         return None;
     }
     Some(
-        Section::new("cost")
+        Section::suite(SuiteName::Cost)
             .with(Part::Table(table(&results.cost)))
             .with(Part::Prose(NOTE.to_owned()))
             .with_notes(

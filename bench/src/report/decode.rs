@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{DecodeBody, DecodeMethod, DecodeRow, Results};
+use crate::model::{DecodeBody, DecodeMethod, DecodeRow, Results, SuiteName};
 use crate::report::format::{TimeFormat, format_bytes, format_count, format_ratio};
 use crate::report::noise;
 use crate::report::section::{Part, Section};
@@ -18,7 +18,7 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     for method in DecodeMethod::ALL {
         let _ = write!(ways, "\n- `{}`: {}", method.id(), method.description());
     }
-    let mut section = Section::new("decode").with(Part::Prose(ways));
+    let mut section = Section::suite(SuiteName::Decode).with(Part::Prose(ways));
     for table in decode_tables(&results.decode) {
         section = section.with(Part::Table(table));
     }

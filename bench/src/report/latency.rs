@@ -14,7 +14,7 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     if results.latency.is_empty() {
         return None;
     }
-    let mut section = Section::new("latency")
+    let mut section = Section::suite(SuiteName::Latency)
         .with(Part::Table(latency_table(&results.latency)))
         .with(Part::Text(
             "Allocations: Rust heap only, all threads; libcurl's own malloc (isahc) is not \

@@ -1,5 +1,6 @@
-//! Presenting results: every suite's section, rendered for the terminal and as report.md,
-//! with the header above them; results.json; the SVG charts. Nothing here measures.
+//! Presenting results: every suite's section, rendered for the terminal, as report.md and as
+//! report.html, with the header above them; results.json; the SVG charts. Nothing here
+//! measures.
 
 mod adoption;
 mod baseline;
@@ -11,6 +12,7 @@ mod fanout;
 mod faults;
 mod format;
 mod header;
+mod html;
 pub mod json;
 mod latency;
 mod load;
@@ -22,6 +24,7 @@ mod table;
 mod verdict;
 
 pub use charts::write_charts;
+pub use html::Chart;
 
 use std::fmt::Write as _;
 
@@ -48,19 +51,34 @@ pub fn terminal(results: &Results) -> String {
 /// report.md: the header, every section, and how to read them; `charts` are the SVG files
 /// written beside it.
 pub fn markdown(results: &Results, charts: &[String]) -> String {
-    let mut out = String::from("# HTTP clients through the rates port: bench results\n\n");
+    let mut out = format!("# {TITLE}\n\n");
     for line in header::lines(&results.environment, &results.settings) {
         let _ = writeln!(out, "- {line}");
     }
     for section in sections(results, charts) {
         out.push_str(&section.markdown());
     }
-    out.push_str(
-        &Section::new("How to read this")
-            .with(Part::Prose(HOW_TO_READ.trim_end().to_owned()))
-            .markdown(),
-    );
+    out.push_str(&how_to_read().markdown());
     out
+}
+
+/// report.html: every section of report.md, the charts inlined, then the header's lines.
+pub fn html(results: &Results, charts: &[Chart]) -> String {
+    let names: Vec<String> = charts.iter().map(|chart| chart.name.clone()).collect();
+    let mut sections = sections(results, &names);
+    sections.push(how_to_read());
+    html::page(
+        TITLE,
+        &sections,
+        &header::lines(&results.environment, &results.settings),
+        charts,
+    )
+}
+
+const TITLE: &str = "HTTP clients through the rates port: bench results";
+
+fn how_to_read() -> Section {
+    Section::new("How to read this").with(Part::Prose(HOW_TO_READ.trim_end().to_owned()))
 }
 
 /// The sections of the suites that ran, in the order of a default run.
@@ -107,3 +125,76 @@ const HOW_TO_READ: &str = "\
   samples: 1 means one connection served every call.
 - **Failures** are calls that returned an error or lacked a pair; they are never timed.
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ClientName, FaultCase, FaultRow, PaymentOutcome, SuiteName};
+
+    #[test]
+    fn the_page_has_every_section_of_report_md_in_its_order() {
+        let mut results = fanout::test_rows::results("360");
+        results.load = vec![
+            crate::model::test_rows::load_row(None, 480.0, 900.0, 0),
+            crate::model::test_rows::load_row(Some(ClientName::Hyper), 480.0, 2_000.0, 0),
+        ];
+        results.faults = vec![FaultRow {
+            client: ClientName::Hyper,
+            fault: FaultCase::None,
+            expected_kind: PaymentOutcome::Ok,
+            kind: PaymentOutcome::Ok,
+            expected_status: 200,
+            status: Some(200),
+            elapsed_ms: 2.5,
+            timeout_ms: 500,
+            next_ok: true,
+            hung: false,
+        }];
+        let chart = Chart {
+            name: "fanout_wall_time.svg".to_owned(),
+            svg: "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>planted</text></svg>".to_owned(),
+        };
+        let page = html(&results, std::slice::from_ref(&chart));
+        let listed = sections(&results, std::slice::from_ref(&chart.name));
+        let titles: Vec<&str> = listed
+            .iter()
+            .map(|section| section.title.as_str())
+            .collect();
+        for title in ["load", "fanout", "faults"] {
+            assert!(titles.contains(&title), "{titles:?}");
+        }
+        let mut after = 0;
+        for section in listed.iter().chain([&how_to_read()]) {
+            let opening = format!(
+                "<section id=\"{}\" data-suite=\"{}\">\n<h2>{}</h2>",
+                section.title.to_lowercase().replace(' ', "-"),
+                section.suite.map_or("", SuiteName::as_str),
+                section.title
+            );
+            let at = page[after..]
+                .find(&opening)
+                .unwrap_or_else(|| panic!("{opening} missing, or out of order"));
+            after += at + opening.len();
+        }
+        assert!(page[after..].contains("<section id=\"environment\" data-suite=\"\">"));
+        let first = format!(
+            "<section id=\"{}\"",
+            listed[0].title.to_lowercase().replace(' ', "-")
+        );
+        assert_eq!(
+            page.find("<section "),
+            page.find(&first),
+            "the first section is the first of sections()"
+        );
+        let fanout =
+            &page[page.find("id=\"fanout\"").unwrap()..page.find("id=\"faults\"").unwrap()];
+        assert!(
+            fanout.contains("<text>planted</text>"),
+            "the chart is inlined in its section"
+        );
+        assert!(
+            page.contains("<td class=\"expected\">200 ok 2.50 ms</td>"),
+            "{page}"
+        );
+    }
+}

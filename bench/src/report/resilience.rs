@@ -1,7 +1,7 @@
 //! The resilience suite's part of the report: capacity, restart, overload, slow clients and
 //! soak tables, and the notes that say where a client missed the suite's targets.
 
-use crate::model::{PhaseCounts, ResilienceResults, Results, SlowConnections};
+use crate::model::{PhaseCounts, ResilienceResults, Results, SlowConnections, SuiteName};
 use crate::report::format::format_ms;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
@@ -13,13 +13,15 @@ const RSS_GROWTH_TARGET_PERCENT: f64 = 5.0;
 /// The section, when the suite ran or was skipped.
 pub fn section(results: &Results) -> Option<Section> {
     if let Some(why) = &results.resilience_skipped {
-        return Some(Section::new("resilience").with(Part::Prose(format!("Skipped: {why}."))));
+        return Some(
+            Section::suite(SuiteName::Resilience).with(Part::Prose(format!("Skipped: {why}."))),
+        );
     }
     let rows = &results.resilience;
     if rows.is_empty() {
         return None;
     }
-    let mut section = Section::new("resilience")
+    let mut section = Section::suite(SuiteName::Resilience)
         .with(Part::Table(capacity_table(rows)))
         .with(Part::Table(restart_table(rows)))
         .with(Part::Table(overload_table(rows)))

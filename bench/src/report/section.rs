@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::model::SuiteName;
 use crate::report::table::Table;
 
 /// A suite's tables, notes and explanations, in order.
@@ -9,6 +10,8 @@ use crate::report::table::Table;
 pub struct Section {
     /// The suite's heading in report.md.
     pub title: String,
+    /// The suite whose results these are; `None` for a section about the whole run.
+    pub suite: Option<SuiteName>,
     pub parts: Vec<Part>,
 }
 
@@ -18,6 +21,9 @@ pub struct Section {
 pub enum Part {
     /// A table, in both.
     Table(Table),
+    /// A table, in both, whose cells report.html colours: `marks` holds a row of marks per
+    /// row of the table (a missing mark is [`Mark::Plain`]).
+    Marked(Table, Vec<Vec<Mark>>),
     /// A table only report.md has room for.
     DetailTable(Table),
     /// A paragraph, in both.
@@ -30,11 +36,34 @@ pub enum Part {
     Charts(Vec<String>),
 }
 
+/// How a cell of a [`Part::Marked`] table turned out, shown in report.html as its colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// Nothing to judge (a label).
+    Plain,
+    /// What was expected (green).
+    Expected,
+    /// Not what was expected (red).
+    Unexpected,
+    /// Expected at first sight, with a doubt (amber).
+    Doubtful,
+}
+
 impl Section {
+    /// A section about the whole run, under `title`.
     pub fn new(title: impl Into<String>) -> Self {
         Self {
             title: title.into(),
+            suite: None,
             parts: Vec::new(),
+        }
+    }
+
+    /// A suite's section, titled with the suite's name.
+    pub fn suite(suite: SuiteName) -> Self {
+        Self {
+            suite: Some(suite),
+            ..Self::new(suite.as_str())
         }
     }
 
@@ -74,7 +103,7 @@ impl Section {
         let mut out = String::new();
         for part in &self.parts {
             match part {
-                Part::Table(table) => {
+                Part::Table(table) | Part::Marked(table, _) => {
                     let _ = write!(out, "\n{}\n\n{}", table.title, table.render());
                 }
                 Part::Text(text) => {
@@ -95,7 +124,7 @@ impl Section {
         let mut out = format!("\n## {}\n", self.title);
         for part in &self.parts {
             match part {
-                Part::Table(table) | Part::DetailTable(table) => {
+                Part::Table(table) | Part::Marked(table, _) | Part::DetailTable(table) => {
                     let _ = write!(out, "\n### {}\n\n{}", table.title, table.render());
                 }
                 Part::Text(text) | Part::Prose(text) => {

@@ -25,6 +25,7 @@ pub mod schedule;
 pub mod server;
 pub mod settings;
 pub mod tally;
+pub mod timeline;
 pub mod wrk;
 
 use std::sync::Arc;
@@ -41,6 +42,7 @@ use crate::suites::load::http::Target;
 use crate::suites::load::schedule::{Schedule, achieved_rps};
 use crate::suites::load::server::{ProcessProbe, reuse_ratio};
 use crate::suites::load::tally::Tally;
+use crate::suites::load::timeline::{Timeline, per_second};
 use crate::suites::progress::progress_bar;
 use crate::suites::tls;
 
@@ -194,7 +196,7 @@ pub fn run(settings: &RunSettings, stack: Stack<'_>, wrk: bool) -> Result<LoadRu
         let schedule = Schedule::new(load.rps, load.duration());
         let mock_before = counters();
         let probe = ProcessProbe::start(api.pid());
-        let tally = open::run(&runtime, &client, target, schedule)?;
+        let (tally, timeline) = measure(&runtime, &client, target, schedule)?;
         let (api_cpu_s, api_peak_rss_kib) = probe.finish();
         let api_rss_start_kib = probe.rss_before_kib;
         let mock_after = counters();
@@ -218,7 +220,7 @@ pub fn run(settings: &RunSettings, stack: Stack<'_>, wrk: bool) -> Result<LoadRu
             target.scenario,
             stack.protocol,
             schedule,
-            tally,
+            (tally, &timeline),
             readings,
         ));
         bar.inc(load.duration_ms);
@@ -238,6 +240,25 @@ pub fn run(settings: &RunSettings, stack: Stack<'_>, wrk: bool) -> Result<LoadRu
         capacity,
         generator,
     })
+}
+
+/// The open-model run of `schedule` against `target`: its tally, and every request's times
+/// for its seconds.
+fn measure(
+    runtime: &tokio::runtime::Runtime,
+    client: &Arc<http::LoadClient>,
+    target: &Arc<Target>,
+    schedule: Schedule,
+) -> Result<(Tally, Timeline), BenchError> {
+    let expected = usize::try_from(schedule.count())
+        .unwrap_or(usize::MAX)
+        .min(1 << 20);
+    let ((mut tally, timeline), skipped) =
+        open::run_into(runtime, client, target, schedule, move |start| {
+            (Tally::new(start, expected), Timeline::new(start, expected))
+        })?;
+    tally.skipped = skipped;
+    Ok((tally, timeline))
 }
 
 /// The closed-model capacity step of every target, level by level, the api let go idle after
@@ -295,7 +316,7 @@ fn load_row(
     scenario: Scenario,
     protocol: Protocol,
     schedule: Schedule,
-    tally: Tally,
+    (tally, timeline): (Tally, &Timeline),
     readings: ServerReadings,
 ) -> LoadRow {
     let mock_connections = readings.mock.map(|counted| counted.connections);
@@ -336,5 +357,6 @@ fn load_row(
             .zip(mock_connections)
             .and_then(|(calls, connections)| reuse_ratio(calls, connections)),
         first_error: tally.first_error,
+        per_second: per_second(timeline, schedule.span()),
     }
 }

@@ -368,6 +368,12 @@ fn a_saved_run_is_rendered_again_without_measuring() {
         "the same results give the same report"
     );
     assert!(again.join("decode_small.svg").is_file());
+    let page = |dir: &std::path::Path| std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let html = page(&again);
+    assert_eq!(html, page(&first), "the same results give the same page");
+    assert!(html.contains("<section id=\"decode\" data-suite=\"decode\">"));
+    assert!(html.contains("<figure class=\"chart\" id=\"chart-decode-small-svg\">\n<svg"));
+    assert!(!html.contains("<img"), "the charts are inlined");
     assert!(
         !again.join("results.json").exists(),
         "nothing is measured or rewritten"

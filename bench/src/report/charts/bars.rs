@@ -58,18 +58,18 @@ pub fn bar_chart(path: &Path, title: &str, y_desc: &str, bars: &[Bar]) -> Result
         .map_err(|e| chart_error(&e))?;
 
     let fill = RGBColor(70, 110, 180);
-    chart
-        .draw_series(
-            Histogram::vertical(&chart)
-                .style(fill.mix(0.85).filled())
-                .margin(24)
-                .data(
-                    bars.iter()
-                        .enumerate()
-                        .map(|(index, bar)| (index as u32, bar.value)),
-                ),
-        )
-        .map_err(|e| chart_error(&e))?;
+    // One histogram per bar: a histogram of several keeps them in a HashMap, which would
+    // write the bars in a different order each time, and the same results in another SVG.
+    for (index, bar) in bars.iter().enumerate() {
+        chart
+            .draw_series(
+                Histogram::vertical(&chart)
+                    .style(fill.mix(0.85).filled())
+                    .margin(24)
+                    .data([(index as u32, bar.value)]),
+            )
+            .map_err(|e| chart_error(&e))?;
+    }
 
     let whisker = BLACK.stroke_width(2);
     for (index, bar) in bars.iter().enumerate() {

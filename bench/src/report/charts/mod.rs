@@ -1,11 +1,12 @@
 //! The SVG charts beside report.md (plotters' SVG backend): mean latency with Error bars,
-//! allocations per call, decode time per way and body, the load suite's percentiles and the
-//! fanout suite's wall times.
+//! allocations per call, decode time per way and body, the load suite's percentiles and its
+//! seconds, and the fanout suite's wall times.
 
 mod bars;
 mod lines;
 pub mod percentiles;
 mod ticks;
+mod timeline;
 
 use std::path::Path;
 
@@ -101,6 +102,7 @@ pub fn write_charts(results: &Results, dir: &Path) -> Result<Vec<String>, BenchE
         )?;
     }
     written.extend(percentiles::write(results, dir)?);
+    written.extend(timeline::write(results, dir)?);
     written.extend(lines::write(results, dir)?);
     Ok(written)
 }

@@ -26,7 +26,7 @@ pub fn write(results: &Results, dir: &Path) -> Result<Option<String>, BenchError
                 .filter(|point| point.percentile <= 99.9)
                 .map(|point| (nines(point.percentile), point.corrected_us / 1_000.0))
                 .collect();
-            (row.scenario.to_string(), points)
+            (row.protocol.qualify(row.scenario), points)
         })
         .filter(|(_, points)| !points.is_empty())
         .collect();

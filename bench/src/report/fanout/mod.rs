@@ -38,7 +38,7 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
         return None;
     }
     let settings = &results.settings.fanout;
-    let mut section = Section::new("fanout").with(Part::Prose(format!(
+    let mut section = Section::suite(SuiteName::Fanout).with(Part::Prose(format!(
         "Groups of independent payments (1 EUR -> JPY each, one upstream call each) sent to \
          `POST /payments/{{client}}/batch`, run one after another (`sequential`) or all at once \
          (`concurrent`), against mock-rates with {} ms added to every upstream call{}. Like the \

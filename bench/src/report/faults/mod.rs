@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 use application::RatesErrorKind;
 
 use crate::model::{
-    ClientName, FaultCase, FaultRow, FdCheck, PaymentOutcome, REUSE_PAYMENTS, Results,
+    ClientName, FaultCase, FaultRow, FdCheck, PaymentOutcome, REUSE_PAYMENTS, Results, SuiteName,
 };
 use crate::report::format::format_ms;
-use crate::report::section::{Part, Section};
+use crate::report::section::{Mark, Part, Section};
 use crate::report::table::{Align, Table};
 
 /// The section, when the suite ran.
@@ -18,8 +18,11 @@ pub fn section(results: &Results) -> Option<Section> {
     if results.faults.is_empty() {
         return None;
     }
-    let mut section = Section::new("faults")
-        .with(Part::Table(matrix_table(&results.faults)))
+    let mut section = Section::suite(SuiteName::Faults)
+        .with(Part::Marked(
+            matrix_table(&results.faults),
+            matrix_marks(&results.faults),
+        ))
         .with(Part::Text(LEGEND.to_owned()));
     if let Some(check) = &results.fd_check {
         section = section
@@ -145,6 +148,36 @@ fn matrix_table(rows: &[FaultRow]) -> Table {
                 line
             })
             .collect(),
+    }
+}
+
+/// How each cell of [`matrix_table`] turned out: a hung payment or a failed next payment is
+/// doubtful, a kind or status other than the expected one unexpected.
+fn matrix_marks(rows: &[FaultRow]) -> Vec<Vec<Mark>> {
+    let clients = clients(rows);
+    faults(rows)
+        .into_iter()
+        .map(|fault| {
+            let mut marks = vec![Mark::Plain, Mark::Plain];
+            marks.extend(clients.iter().map(|client| {
+                rows.iter()
+                    .find(|row| row.fault == fault && row.client == *client)
+                    .map_or(Mark::Plain, mark)
+            }));
+            marks
+        })
+        .collect()
+}
+
+fn mark(cell: &FaultRow) -> Mark {
+    if cell.hung {
+        Mark::Doubtful
+    } else if cell.kind != cell.expected_kind || cell.status != Some(cell.expected_status) {
+        Mark::Unexpected
+    } else if !cell.next_ok {
+        Mark::Doubtful
+    } else {
+        Mark::Expected
     }
 }
 

@@ -83,6 +83,61 @@ fn marks_the_cell_that_differs() {
 }
 
 #[test]
+fn colours_cells_by_whether_they_came_back_as_expected() {
+    let expected = || {
+        cell(
+            ClientName::Hyper,
+            FaultCase::Status500,
+            PaymentOutcome::Failed(RatesErrorKind::UpstreamStatus),
+            PaymentOutcome::Failed(RatesErrorKind::UpstreamStatus),
+        )
+    };
+    let mut wrong_kind = expected();
+    wrong_kind.client = ClientName::Isahc;
+    wrong_kind.kind = PaymentOutcome::Failed(RatesErrorKind::Timeout);
+    let mut wrong_status = expected();
+    wrong_status.client = ClientName::Ureq;
+    wrong_status.status = Some(500);
+    let mut next_failed = expected();
+    next_failed.client = ClientName::Awc;
+    next_failed.next_ok = false;
+    let mut hung = cell(
+        ClientName::Hyper,
+        FaultCase::Hang,
+        PaymentOutcome::Hung,
+        PaymentOutcome::Failed(RatesErrorKind::Timeout),
+    );
+    hung.hung = true;
+    hung.status = None;
+    let rows = vec![expected(), wrong_kind, wrong_status, next_failed, hung];
+    let marks = matrix_marks(&rows);
+    // Rows are faults, then the Fault and Expected labels, then the clients in row order.
+    assert_eq!(
+        marks,
+        [
+            vec![
+                Mark::Plain,
+                Mark::Plain,
+                Mark::Expected,
+                Mark::Unexpected,
+                Mark::Unexpected,
+                Mark::Doubtful,
+            ],
+            // Only hyper ran under hang: the other clients' cells are empty.
+            vec![
+                Mark::Plain,
+                Mark::Plain,
+                Mark::Doubtful,
+                Mark::Plain,
+                Mark::Plain,
+                Mark::Plain,
+            ],
+        ]
+    );
+    assert_eq!(marks[0].len(), matrix_table(&rows).columns.len());
+}
+
+#[test]
 fn says_whether_descriptors_came_back() {
     let mut check = FdCheck {
         pid: Some(1),

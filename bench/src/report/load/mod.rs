@@ -1,5 +1,5 @@
 //! The load suite's section: its tables, the targets and whether the run met them, and the
-//! percentile chart. Nothing here measures.
+//! charts (latency by percentile, and second by second). Nothing here measures.
 
 mod tables;
 mod targets;
@@ -17,7 +17,7 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     if results.load.is_empty() && results.capacity.is_empty() {
         return None;
     }
-    let mut section = Section::new("load").with(Part::Prose(LOAD_INTRO.to_owned()));
+    let mut section = Section::suite(SuiteName::Load).with(Part::Prose(LOAD_INTRO.to_owned()));
     for table in load_tables(&results.load) {
         section = section.with(Part::Table(table));
     }

@@ -17,7 +17,7 @@ use crate::model::RampStep;
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
 use crate::suites::load::schedule::{Phases, Schedule, Timetable as _};
-use crate::suites::resilience::timeline::{Timeline, counts};
+use crate::suites::load::timeline::{Timeline, counts};
 
 /// A step is sustained when its p99, from the due time, is within this.
 pub const LATENCY_OBJECTIVE: Duration = Duration::from_millis(25);

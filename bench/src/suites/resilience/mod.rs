@@ -33,10 +33,10 @@ use crate::model::{
 use crate::servers::{ApiEndpoint, MockEndpoint};
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::schedule::Schedule;
+use crate::suites::load::timeline::{Timeline, counts};
 use crate::suites::load::{generator, open, server};
 use crate::suites::progress::progress_bar;
 use crate::suites::resilience::slow::SlowClients;
-use crate::suites::resilience::timeline::{Timeline, counts};
 use indicatif::ProgressBar;
 
 /// The longest the suite waits for the service to go idle after a part.

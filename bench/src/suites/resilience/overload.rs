@@ -11,7 +11,8 @@ use crate::model::{ClientName, OverloadRow, ResilienceSettings, millis};
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
 use crate::suites::load::schedule::{Phases, Schedule, Timetable as _};
-use crate::suites::resilience::timeline::{Timeline, counts, recovered_after};
+use crate::suites::load::timeline::{Timeline, counts};
+use crate::suites::resilience::timeline::recovered_after;
 
 /// A rate of `percent` % of `capacity_rps`, at least 1.
 pub fn share_of(capacity_rps: f64, percent: u32) -> u32 {

@@ -14,9 +14,8 @@ use crate::servers::MockEndpoint;
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
-use crate::suites::resilience::timeline::{
-    Timeline, counts, first_success_after, last_failure_after,
-};
+use crate::suites::load::timeline::{Timeline, counts};
+use crate::suites::resilience::timeline::{first_success_after, last_failure_after};
 
 /// What the restarting thread hands back: the new mock-rates, when the old one was killed and
 /// when the new one listened.

@@ -13,8 +13,8 @@ use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::server::{read_status, rss_kib};
+use crate::suites::load::timeline::{Timeline, counts};
 use crate::suites::resilience::overload::share_of;
-use crate::suites::resilience::timeline::{Timeline, counts};
 
 fn sample(pid: u32, at: Duration) -> Option<SoakSample> {
     let status = read_status(pid)?;

@@ -1,126 +1,10 @@
-//! Every request of an open-model run kept with its times, for figures that depend on when a
-//! request was due: the answers of a stretch, the first success after an event, when latency
-//! was back to normal. Pure functions over the records; the clock is the generator's.
+//! When an open-model run got over an event (the resilience suite): the first success and the
+//! last failure after it, and when latency was back to normal. Pure functions over the run's
+//! [`Timeline`].
 
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::model::{FailureCounts, FailureKind, PhaseCounts, StatusCount};
-use crate::stats::percentile_nearest_rank;
-use crate::suites::load::open::Collector;
-use crate::suites::load::tally::RequestRecord;
-
-/// One request: its times after the run's start, and how it ended.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Timed {
-    pub due: Duration,
-    pub done: Duration,
-    pub status: Option<u16>,
-    pub failure: Option<FailureKind>,
-}
-
-impl Timed {
-    pub fn ok(&self) -> bool {
-        self.failure.is_none()
-    }
-
-    /// From its due time to its answer (or failure).
-    pub fn latency(&self) -> Duration {
-        self.done.saturating_sub(self.due)
-    }
-}
-
-/// The records of one run.
-#[derive(Debug)]
-pub struct Timeline {
-    /// The first request's due time.
-    pub start: Instant,
-    pub records: Vec<Timed>,
-    pub first_error: Option<String>,
-}
-
-impl Timeline {
-    pub fn new(start: Instant, expected: usize) -> Self {
-        Self {
-            start,
-            records: Vec::with_capacity(expected),
-            first_error: None,
-        }
-    }
-
-    /// `at` after the run's start (zero before it).
-    pub fn offset(&self, at: Instant) -> Duration {
-        at.saturating_duration_since(self.start)
-    }
-
-    /// The requests due in `[from, to)`.
-    pub fn due_in(&self, from: Duration, to: Duration) -> impl Iterator<Item = &Timed> {
-        self.records
-            .iter()
-            .filter(move |record| record.due >= from && record.due < to)
-    }
-}
-
-impl Collector for Timeline {
-    fn add(&mut self, record: RequestRecord) {
-        let failure = record.exchange.failure.map(|(kind, message)| {
-            self.first_error.get_or_insert(message);
-            kind
-        });
-        self.records.push(Timed {
-            due: self.offset(record.due),
-            done: self.offset(record.done),
-            status: record.exchange.status,
-            failure,
-        });
-    }
-}
-
-fn ms(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1_000.0
-}
-
-/// The 50th or 99th percentile (nearest rank) of `latencies`, in ms.
-fn percentile_ms(latencies: &mut [f64], percentile: f64) -> Option<f64> {
-    latencies.sort_by(f64::total_cmp);
-    percentile_nearest_rank(latencies, percentile)
-}
-
-/// The counts of `records`: sent, ok, answers by status, failures by kind, answer times.
-pub fn counts<'a>(records: impl IntoIterator<Item = &'a Timed>) -> PhaseCounts {
-    let mut sent = 0;
-    let mut ok = 0;
-    let mut statuses: BTreeMap<u16, u64> = BTreeMap::new();
-    let mut failures = FailureCounts::default();
-    let mut answers = Vec::new();
-    let mut ok_latencies = Vec::new();
-    for record in records {
-        sent += 1;
-        if let Some(status) = record.status {
-            *statuses.entry(status).or_default() += 1;
-            answers.push(ms(record.latency()));
-        }
-        match record.failure {
-            None => {
-                ok += 1;
-                ok_latencies.push(ms(record.latency()));
-            }
-            Some(kind) => failures.add(kind),
-        }
-    }
-    PhaseCounts {
-        sent,
-        ok,
-        statuses: statuses
-            .into_iter()
-            .map(|(status, count)| StatusCount { status, count })
-            .collect(),
-        failures,
-        answer_p50_ms: percentile_ms(&mut answers, 50.0),
-        answer_p99_ms: percentile_ms(&mut answers, 99.0),
-        ok_p99_ms: percentile_ms(&mut ok_latencies, 99.0),
-    }
-}
+use crate::suites::load::timeline::{Timed, Timeline, ms, percentile_ms};
 
 /// From `event` to the answer of the first successful request due after it, in ms.
 pub fn first_success_after(timeline: &Timeline, event: Duration) -> Option<f64> {
@@ -183,7 +67,10 @@ pub fn recovered_after(
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::*;
+    use crate::model::FailureKind;
 
     fn timed(due_ms: u64, took_ms: u64, status: Option<u16>) -> Timed {
         let failure = match status {
@@ -205,33 +92,6 @@ mod tests {
             records,
             first_error: None,
         }
-    }
-
-    #[test]
-    fn counts_answers_by_status_and_errors_by_kind() {
-        let records = [
-            timed(0, 2, Some(200)),
-            timed(10, 4, Some(200)),
-            timed(20, 1, Some(502)),
-            timed(30, 2_000, Some(504)),
-            timed(40, 1, None),
-        ];
-        let phase = counts(&records);
-        assert_eq!((phase.sent, phase.ok), (5, 2));
-        assert_eq!(
-            (
-                phase.with_status(200),
-                phase.with_status(502),
-                phase.with_status(504)
-            ),
-            (2, 1, 1)
-        );
-        assert_eq!((phase.failures.status, phase.failures.connect), (2, 1));
-        // Answers 1, 2, 4, 2000 ms: the median by nearest rank is the 2nd, the p99 the 4th.
-        assert_eq!(phase.answer_p50_ms, Some(2.0));
-        assert_eq!(phase.answer_p99_ms, Some(2_000.0));
-        assert_eq!(phase.ok_p99_ms, Some(4.0));
-        assert_eq!(counts(&[]).answer_p99_ms, None);
     }
 
     #[test]
