@@ -121,59 +121,23 @@ fn max_rps(then: Option<f64>, now: Option<f64>) -> Judged<Option<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{
-        CapacityLevel, ClientName, FailureCounts, LatencySummary, Protocol, Scenario,
-    };
+    use crate::model::{CapacityLevel, ClientName, FailureCounts, Protocol, Scenario};
 
+    /// The shared test row, with `scenario`, `protocol`, this mean and standard deviation.
     fn load_row(
         scenario: Scenario,
         protocol: Protocol,
         (mean_us, stddev_us): (f64, f64),
         fail: u64,
     ) -> LoadRow {
-        LoadRow {
-            scenario,
-            protocol,
-            tls: None,
-            target_rps: 480,
-            duration_s: 10.0,
-            scheduled: 4800,
-            skipped: 0,
-            sent_late: 0,
-            max_send_delay_us: 0.0,
-            ok: 4800 - fail,
-            fail,
-            achieved_rps: 480.0,
-            latency: LatencySummary {
-                min_us: Some(mean_us / 2.0),
-                mean_us: Some(mean_us),
-                max_us: Some(mean_us * 10.0),
-                stddev_us: Some(stddev_us),
-                p50_us: Some(mean_us),
-                p75_us: None,
-                p95_us: None,
-                p99_us: Some(mean_us * 3.0),
-                p999_us: None,
-                uncorrected_p50_us: None,
-                uncorrected_p99_us: None,
-                uncorrected_p999_us: None,
-                curve: Vec::new(),
-            },
-            bytes_received: 0,
-            status_codes: Vec::new(),
-            failures: FailureCounts::default(),
-            api_cpu_s: None,
-            api_peak_rss_kib: None,
-            api_rss_start_kib: None,
-            api_busy_after_ms: None,
-            mock_connections: None,
-            mock_tls_handshakes: None,
-            pool_bound: None,
-            upstream_calls: None,
-            reuse_ratio: None,
-            first_error: None,
-            per_second: Vec::new(),
-        }
+        let mut row =
+            crate::model::test_rows::load_row(scenario.client(), 480.0, mean_us * 3.0, fail);
+        row.scenario = scenario;
+        row.protocol = protocol;
+        row.latency.mean_us = Some(mean_us);
+        row.latency.stddev_us = Some(stddev_us);
+        row.latency.p50_us = Some(mean_us);
+        row
     }
 
     const HYPER: Scenario = Scenario::Payments(ClientName::Hyper);

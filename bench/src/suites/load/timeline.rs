@@ -163,19 +163,7 @@ pub fn per_second(timeline: &Timeline, span: Duration) -> Vec<SecondPoint> {
 mod tests {
     use super::*;
 
-    fn timed(due_ms: u64, took_ms: u64, status: Option<u16>) -> Timed {
-        let failure = match status {
-            Some(200) => None,
-            Some(_) => Some(FailureKind::Status),
-            None => Some(FailureKind::Connect),
-        };
-        Timed {
-            due: Duration::from_millis(due_ms),
-            done: Duration::from_millis(due_ms + took_ms),
-            status,
-            failure,
-        }
-    }
+    use crate::suites::load::timeline::test_records::timed;
 
     #[test]
     fn counts_answers_by_status_and_errors_by_kind() {
@@ -285,5 +273,29 @@ mod tests {
                 },
             ]
         );
+    }
+}
+
+/// Records for tests.
+#[cfg(test)]
+pub mod test_records {
+    use std::time::Duration;
+
+    use crate::model::FailureKind;
+    use crate::suites::load::timeline::Timed;
+
+    /// A request due at `due_ms` that ended `took_ms` later: 200, another status, or no answer.
+    pub fn timed(due_ms: u64, took_ms: u64, status: Option<u16>) -> Timed {
+        let failure = match status {
+            Some(200) => None,
+            Some(_) => Some(FailureKind::Status),
+            None => Some(FailureKind::Connect),
+        };
+        Timed {
+            due: Duration::from_millis(due_ms),
+            done: Duration::from_millis(due_ms + took_ms),
+            status,
+            failure,
+        }
     }
 }

@@ -70,21 +70,8 @@ mod tests {
     use std::time::Instant;
 
     use super::*;
-    use crate::model::FailureKind;
 
-    fn timed(due_ms: u64, took_ms: u64, status: Option<u16>) -> Timed {
-        let failure = match status {
-            Some(200) => None,
-            Some(_) => Some(FailureKind::Status),
-            None => Some(FailureKind::Connect),
-        };
-        Timed {
-            due: Duration::from_millis(due_ms),
-            done: Duration::from_millis(due_ms + took_ms),
-            status,
-            failure,
-        }
-    }
+    use crate::suites::load::timeline::test_records::timed;
 
     fn timeline(records: Vec<Timed>) -> Timeline {
         Timeline {
