@@ -80,6 +80,19 @@ fn judgement(
     }
 }
 
+/// `judgement` of `figures` when there are any: a per-protocol criterion has no row for a
+/// protocol the run did not measure it over.
+fn any(
+    criterion: Criterion,
+    source: String,
+    figures: Vec<Figure>,
+    better: Better,
+    rule: NoiseRule,
+    suite: SuiteName,
+) -> Option<Judgement> {
+    (!figures.is_empty()).then(|| judgement(criterion, source, figures, better, rule, suite))
+}
+
 /// A criterion the run has no figure for (which way and what noise do not matter then).
 fn not_measured(criterion: Criterion, suite: SuiteName) -> Judgement {
     let how = match suite {
@@ -121,16 +134,14 @@ fn latency(results: &Results, protocol: Protocol) -> Option<Judgement> {
             Some(figure(row.client, mean, spread, format!("{mean:.1} us")))
         })
         .collect();
-    (!figures.is_empty()).then(|| {
-        judgement(
-            Criterion::Latency(protocol),
-            format!("latency suite: mean per pooled call over {protocol}"),
-            figures,
-            Better::Lower,
-            NoiseRule::Interval,
-            SuiteName::Latency,
-        )
-    })
+    any(
+        Criterion::Latency(protocol),
+        format!("latency suite: mean per pooled call over {protocol}"),
+        figures,
+        Better::Lower,
+        NoiseRule::Interval,
+        SuiteName::Latency,
+    )
 }
 
 /// Allocations per call in the latency suite (the Rust heap, all threads).
@@ -148,16 +159,14 @@ fn allocations(results: &Results, protocol: Protocol) -> Option<Judgement> {
             )
         })
         .collect();
-    (!figures.is_empty()).then(|| {
-        judgement(
-            Criterion::Allocations(protocol),
-            format!("latency suite: Rust heap allocations per call over {protocol}"),
-            figures,
-            Better::Lower,
-            CLOSE,
-            SuiteName::Latency,
-        )
-    })
+    any(
+        Criterion::Allocations(protocol),
+        format!("latency suite: Rust heap allocations per call over {protocol}"),
+        figures,
+        Better::Lower,
+        CLOSE,
+        SuiteName::Latency,
+    )
 }
 
 /// Capacity: the resilience suite's open-model ramp when it ran, else the load suite's
@@ -253,16 +262,14 @@ fn instructions(results: &Results, protocol: Protocol) -> Option<Judgement> {
             )
         })
         .collect();
-    (!figures.is_empty()).then(|| {
-        judgement(
-            Criterion::Instructions(protocol),
-            format!("cost suite: CPU instructions per pooled call under callgrind, {protocol}"),
-            figures,
-            Better::Lower,
-            CLOSE,
-            SuiteName::Cost,
-        )
-    })
+    any(
+        Criterion::Instructions(protocol),
+        format!("cost suite: CPU instructions per pooled call under callgrind, {protocol}"),
+        figures,
+        Better::Lower,
+        CLOSE,
+        SuiteName::Cost,
+    )
 }
 
 /// The adoption probe's peak resident memory: each client alone in a process of its own.
