@@ -14,7 +14,7 @@ use crate::suites::{connections, fanout, faults, load, resilience};
 /// servers started as child processes. With no flags it runs every suite but adoption at its
 /// default size (about 18 minutes on two cores, 3 of them the resilience suite), prints the
 /// verdict and the tables, and writes results.json, report.md, report.html and SVG charts.
-/// `--adoption` adds the adoption suite's clean builds (about 15 minutes more).
+/// `--adoption` adds the adoption suite's clean builds (about 12 minutes more).
 #[derive(Debug, Parser)]
 #[command(name = "bench", version, args_conflicts_with_subcommands = true)]
 #[allow(clippy::struct_excessive_bools)] // command-line switches are bools
@@ -27,7 +27,7 @@ pub struct Cli {
     pub suites: Vec<SuiteName>,
 
     /// Add the adoption suite to the suites run (by default, or by --suite): a clean release
-    /// build of a probe per client and TLS backend, about 15 minutes on 2 cores for all eight.
+    /// build of a probe per client and TLS backend, about 12 minutes on 2 cores for all eight.
     #[arg(long)]
     pub adoption: bool,
 

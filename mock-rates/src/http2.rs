@@ -104,10 +104,14 @@ struct Shared {
     peer_loopback: bool,
 }
 
-/// One open stream, counted until it is dropped (answered, reset, or aborted).
+/// One open stream, counted until its last frame is handed to h2 (or it is dropped: reset or
+/// aborted). The count drops before the frame that ends the stream is queued, not after the
+/// stream's task ends: the client may open its next stream as soon as that frame arrives, and
+/// the peak must count only the streams open at once, as h2's own limit does.
 struct Open {
     shared: Arc<Shared>,
     state: MockState,
+    closed: bool,
 }
 
 impl Open {
@@ -118,12 +122,15 @@ impl Open {
         Self {
             shared: Arc::clone(shared),
             state: state.clone(),
+            closed: false,
         }
     }
-}
 
-impl Drop for Open {
-    fn drop(&mut self) {
+    /// No longer counted (once, however often it is called).
+    fn close(&mut self) {
+        if std::mem::replace(&mut self.closed, true) {
+            return;
+        }
         if self.shared.open.fetch_sub(1, Ordering::Relaxed) == 1 {
             self.state.count_h2_connection_idle();
             self.shared.idle.notify_one();
@@ -131,13 +138,19 @@ impl Drop for Open {
     }
 }
 
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
 async fn answer(
     request: http::Request<RecvStream>,
     mut respond: SendResponse<Bytes>,
     state: MockState,
-    open: Open,
+    mut open: Open,
 ) {
-    if let Err(error) = exchange(request, &mut respond, &state, &open.shared).await {
+    if let Err(error) = exchange(request, &mut respond, &state, &mut open).await {
         tracing::debug!(%error, "HTTP/2 stream ended with an error");
     }
 }
@@ -146,16 +159,24 @@ async fn exchange(
     request: http::Request<RecvStream>,
     respond: &mut SendResponse<Bytes>,
     state: &MockState,
-    shared: &Shared,
+    open: &mut Open,
 ) -> Result<(), h2::Error> {
+    let shared = Arc::clone(&open.shared);
     let (parts, body) = request.into_parts();
     state.count_request();
     let mut buffers = Buffers::default();
     let body = match tokio::time::timeout(REQUEST_TIMEOUT, read_body(body)).await {
         Ok(Ok(Some(body))) => body,
-        Ok(Ok(None)) => return refuse(respond, 413, "the request body is too large"),
+        Ok(Ok(None)) => return refuse(respond, open, 413, "the request body is too large"),
         Ok(Err(error)) => return Err(error),
-        Err(_elapsed) => return refuse(respond, 408, "the request body did not arrive in time"),
+        Err(_elapsed) => {
+            return refuse(
+                respond,
+                open,
+                408,
+                "the request body did not arrive in time",
+            );
+        }
     };
     let request = Request {
         method: Method::from_token(parts.method.as_str()),
@@ -172,7 +193,7 @@ async fn exchange(
     };
     let outcome = routes::handle(&request, state, &mut buffers).await;
     match outcome {
-        Outcome::Reply { .. } => send(respond, &buffers.out).await,
+        Outcome::Reply { .. } => send(respond, open, &buffers.out).await,
         Outcome::Reset => {
             respond.send_reset(Reason::INTERNAL_ERROR);
             Ok(())
@@ -181,7 +202,7 @@ async fn exchange(
             respond.send_reset(Reason::REFUSED_STREAM);
             Ok(())
         }
-        Outcome::Drip => drip(respond, &buffers).await,
+        Outcome::Drip => drip(respond, open, &buffers).await,
         Outcome::Hang => {
             // Until the client resets the stream, or the connection ends.
             let _ = poll_fn(|context| respond.poll_reset(context)).await;
@@ -211,18 +232,31 @@ async fn read_body(mut body: RecvStream) -> Result<Option<Vec<u8>>, h2::Error> {
 }
 
 /// Answers a request that cannot be served, as the HTTP/1.1 side does.
-fn refuse(respond: &mut SendResponse<Bytes>, status: u16, detail: &str) -> Result<(), h2::Error> {
+fn refuse(
+    respond: &mut SendResponse<Bytes>,
+    open: &mut Open,
+    status: u16,
+    detail: &str,
+) -> Result<(), h2::Error> {
     let mut out = Vec::new();
     Responder::closing().problem(status, detail, &[], &mut out);
     let answer = Answer::read(&out).ok_or(Reason::INTERNAL_ERROR)?;
     let mut stream = respond.send_response(answer.head()?, false)?;
+    open.close();
     stream.send_data(Bytes::from(answer.body.concat()), true)
 }
 
 /// Sends an answer; one the routes cut short is reset after what they wrote of it.
-async fn send(respond: &mut SendResponse<Bytes>, out: &[u8]) -> Result<(), h2::Error> {
+async fn send(
+    respond: &mut SendResponse<Bytes>,
+    open: &mut Open,
+    out: &[u8],
+) -> Result<(), h2::Error> {
     let answer = Answer::read(out).ok_or(Reason::INTERNAL_ERROR)?;
     let empty = answer.complete && answer.body.iter().all(|part| part.is_empty());
+    if empty {
+        open.close();
+    }
     let mut stream = respond.send_response(answer.head()?, empty)?;
     if empty {
         return Ok(());
@@ -231,6 +265,7 @@ async fn send(respond: &mut SendResponse<Bytes>, out: &[u8]) -> Result<(), h2::E
     for (index, part) in answer.body.iter().enumerate() {
         send_data(
             &mut stream,
+            open,
             Bytes::copy_from_slice(part),
             answer.complete && index == last,
         )
@@ -244,24 +279,33 @@ async fn send(respond: &mut SendResponse<Bytes>, out: &[u8]) -> Result<(), h2::E
 
 /// Sends the head, then one byte of the body per DATA frame every interval until the client
 /// goes away.
-async fn drip(respond: &mut SendResponse<Bytes>, buffers: &Buffers) -> Result<(), h2::Error> {
+async fn drip(
+    respond: &mut SendResponse<Bytes>,
+    open: &mut Open,
+    buffers: &Buffers,
+) -> Result<(), h2::Error> {
     let answer = Answer::read(&buffers.out).ok_or(Reason::INTERNAL_ERROR)?;
     let mut stream = respond.send_response(answer.head()?, false)?;
     let mut ticks = tokio::time::interval(DRIP_INTERVAL);
     for &byte in buffers.body.iter().cycle() {
         ticks.tick().await;
-        send_data(&mut stream, Bytes::copy_from_slice(&[byte]), false).await?;
+        send_data(&mut stream, open, Bytes::copy_from_slice(&[byte]), false).await?;
     }
     Ok(())
 }
 
-/// Sends `data` as the flow-control window lets it, ending the stream after it if `end`.
+/// Sends `data` as the flow-control window lets it, ending the stream after it if `end` (and
+/// `open` no longer counted just before the frame that ends it is queued).
 async fn send_data(
     stream: &mut SendStream<Bytes>,
+    open: &mut Open,
     mut data: Bytes,
     end: bool,
 ) -> Result<(), h2::Error> {
     if data.is_empty() {
+        if end {
+            open.close();
+        }
         return stream.send_data(data, end);
     }
     while !data.is_empty() {
@@ -275,6 +319,9 @@ async fn send_data(
             continue;
         }
         let part = data.split_to(granted.min(data.len()));
+        if end && data.is_empty() {
+            open.close();
+        }
         stream.send_data(part, end && data.is_empty())?;
     }
     Ok(())

@@ -39,6 +39,22 @@ impl Criterion {
             Self::Dependencies => "Dependencies".to_owned(),
         }
     }
+
+    /// The name inside a sentence: `capacity`, `per-call latency, http`, `CPU per request`.
+    pub fn phrase(self) -> String {
+        let name = self.name();
+        let acronym = name
+            .split(' ')
+            .next()
+            .is_some_and(|word| word.len() > 1 && word.chars().all(|c| c.is_ascii_uppercase()));
+        if acronym {
+            return name;
+        }
+        let mut chars = name.chars();
+        chars.next().map_or_else(String::new, |first| {
+            first.to_lowercase().chain(chars).collect()
+        })
+    }
 }
 
 /// Whether less or more of a figure is better.

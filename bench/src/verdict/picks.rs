@@ -142,8 +142,8 @@ fn choose(
             client: Some(winner.client),
             reason: format!(
                 "{rule}: {names} tie on {} (within the noise); {}: {} {}{}",
-                judgement.criterion.name().to_lowercase(),
-                tiebreak.criterion.name().to_lowercase(),
+                judgement.criterion.phrase(),
+                tiebreak.criterion.phrase(),
                 winner.client,
                 winner.shown,
                 broken
@@ -158,7 +158,7 @@ fn choose(
             reason: format!(
                 "{rule}: {names} tie on {} (within the noise), the tie-break was not measured; \
                  {} has the better figure, {}",
-                judgement.criterion.name().to_lowercase(),
+                judgement.criterion.phrase(),
                 best.client,
                 best.shown
             ),

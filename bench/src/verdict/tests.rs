@@ -228,7 +228,12 @@ fn a_capacity_tie_is_broken_by_cpu_per_request() {
     assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Hyper));
     let reason = &verdict.picks[0].reason;
     assert!(reason.contains("tie on capacity"), "{reason}");
-    assert!(reason.contains("cpu per request: hyper"), "{reason}");
+    assert!(reason.contains("CPU per request: hyper"), "{reason}");
+    assert_eq!(Criterion::Capacity.phrase(), "capacity");
+    assert_eq!(
+        Criterion::Latency(Protocol::Https).phrase(),
+        "per-call latency, https"
+    );
     // The CPU figures the other way round: awc wins the tie-break.
     hyper.api_cpu_s = Some(0.8);
     awc.api_cpu_s = Some(0.4);
