@@ -28,7 +28,7 @@ pub enum Outcome {
         results: AdoptionResults,
         failed: Vec<String>,
     },
-    /// Why it could not run at all (no cargo, no workspace sources).
+    /// Why it could not run at all (no cargo, no workspace sources, the base probe failed).
     Skipped(String),
 }
 
@@ -62,9 +62,16 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
     let bar = progress_bar(crate::model::SuiteName::Adoption, clients.len() as u64 + 1);
     let scratch = Scratch::new().map_err(|error| BenchError::Adoption(error.to_string()))?;
     bar.set_message("no client (the base)");
-    let base = scratch
-        .measure(&cargo, &lock, &probes::BASE, &url)
-        .map_err(BenchError::Adoption)?;
+    // Without the base nothing can be counted over it: the suite is skipped, the run goes on.
+    let base = match scratch.measure(&cargo, &lock, &probes::BASE, &url) {
+        Ok(base) => base,
+        Err(error) => {
+            bar.finish_and_clear();
+            return Ok(Outcome::Skipped(format!(
+                "the probe with no HTTP client failed: {error}"
+            )));
+        }
+    };
     bar.inc(1);
     let mut rows = Vec::with_capacity(clients.len());
     let mut failed = Vec::new();
