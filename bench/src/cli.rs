@@ -60,12 +60,20 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub samples: Option<u32>,
 
-    /// latency and decode: when a row's samples drift (their first and last thirds differ by
-    /// more than their Error), show two modes (mvalue) or are skewed by outliers (a stretch on
-    /// a busy machine), measure every row of the suite again,
-    /// at most N more rounds; a row still noisy after them is marked. [default: 1; --quick: 0]
+    /// decode: when a row's samples drift (their first and last thirds differ by more than
+    /// their Error), show two modes (mvalue) or are skewed by outliers (a stretch on a busy
+    /// machine), measure every row of the suite again, at most N more rounds; a row still
+    /// noisy after them is marked. [default: 1; --quick: 0]
     #[arg(long, value_name = "N")]
     pub remeasure: Option<u32>,
+
+    /// latency, connections, load and the resilience suite's capacity: the rounds each figure
+    /// is measured in, spread over the suite (every client's round 1, then every client's
+    /// round 2, ...). What a figure moves between rounds is its noise: the verdict calls a
+    /// margin only when the clients' rounds do not overlap, so with 1 it calls none.
+    /// [default: 3]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub rounds: Option<u32>,
 
     /// latency: un-timed warm-up calls per client before its first sample. [default: 200;
     /// --quick: 20]
@@ -122,9 +130,9 @@ pub struct Cli {
     #[arg(long)]
     pub no_pin: bool,
 
-    /// cost: calls of each client's shorter and longer run under callgrind, comma-separated;
-    /// their difference is what is divided by: the larger, the less the start-up's own noise
-    /// weighs per call. [default: 100,2100; --quick: 20,420]
+    /// cost: calls of each client's shortest and longest run under callgrind, comma-separated
+    /// (a third runs halfway); their difference is what is divided by: the larger, the less
+    /// the start-up's own noise weighs per call. [default: 100,1100; --quick: 20,420]
     #[arg(long, value_name = "LOW,HIGH", value_parser = call_counts)]
     pub cost_calls: Option<(u32, u32)>,
 
@@ -154,6 +162,17 @@ pub enum Command {
         /// Where to write report.md, report.html and the charts. [default: the results file's
         /// directory]
         #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+    },
+    /// The verdicts of several saved runs side by side: which picks and which "beyond the
+    /// noise" claims every run agrees on, how far each criterion moved between the runs, and
+    /// the verdict of the runs together (every run's rounds pooled). Nothing is measured.
+    Verdict {
+        /// Two to eight results.json of the same build, in the order they ran.
+        #[arg(required = true, num_args = 2..=8)]
+        results: Vec<std::path::PathBuf>,
+        /// Also write the tables as Markdown to this file.
+        #[arg(long, value_name = "FILE")]
         out: Option<std::path::PathBuf>,
     },
     /// Internal: serve the payment service in this process (the bench starts itself this way).
@@ -251,6 +270,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         samples: cli.samples.unwrap_or(samples),
         calls_per_sample: cli.iterations.unwrap_or(iterations),
         remeasure: cli.remeasure.unwrap_or(u32::from(!cli.quick)),
+        rounds: cli.rounds.unwrap_or(3),
         decode_sample_ms,
         mock: cli
             .mock_url
@@ -270,7 +290,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
             calls: match cli.cost_calls {
                 Some(calls) => calls,
                 None if cli.quick => (20, 420),
-                None => (100, 2100),
+                None => (100, 1100),
             },
         },
         connections: connections::settings::resolve(&cli.connections, cli.quick),
@@ -381,7 +401,7 @@ mod tests {
                 .calls,
             (10, 60)
         );
-        assert_eq!(defaults.cost.calls, (100, 2100));
+        assert_eq!(defaults.cost.calls, (100, 1100));
         assert_eq!(quick.cost.calls, (20, 420));
         for wrong in ["10", "10,10", "0,5", "a,5"] {
             assert!(

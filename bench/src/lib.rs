@@ -15,6 +15,7 @@ pub mod error;
 pub mod machine;
 pub mod model;
 pub mod noise;
+pub mod process_cpu;
 mod release;
 pub mod report;
 mod run;

@@ -72,6 +72,16 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Some(Command::Verdict { results, out }) => match compare_runs(&results, out.as_deref()) {
+            Ok(text) => {
+                print(&text);
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("bench: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Some(Command::Cost {
             client,
             url,
@@ -232,6 +242,25 @@ fn rerender(path: &Path, out: Option<&Path>) -> Result<PathBuf, BenchError> {
     print(&report::terminal(&results));
     write_report(&results, &dir)?;
     Ok(dir)
+}
+
+/// `bench verdict A.json B.json ...`: the runs' verdicts side by side, printed, and written as
+/// Markdown to `out` when given.
+fn compare_runs(paths: &[PathBuf], out: Option<&Path>) -> Result<String, BenchError> {
+    let runs = paths
+        .iter()
+        .map(|path| report::json::read(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let labels: Vec<String> = paths
+        .iter()
+        .zip(&runs)
+        .map(|(path, results)| format!("{} ({})", path.display(), results.environment.started_utc))
+        .collect();
+    let section = report::agreement(&runs, &labels);
+    if let Some(out) = out {
+        std::fs::write(out, section.markdown()).map_err(|source| BenchError::io(out, source))?;
+    }
+    Ok(section.terminal())
 }
 
 fn start_mock(url: Option<&str>) -> Result<MockEndpoint, BenchError> {

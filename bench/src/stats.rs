@@ -99,6 +99,24 @@ pub fn median_of(values: &[f64]) -> Option<f64> {
     median(&sorted)
 }
 
+/// The means of `rounds` consecutive blocks of `samples` (a sample without a value left out),
+/// as even as the count allows, the first blocks one longer: the rounds of a suite whose
+/// samples interleave its subjects, so that block `r` of every subject was taken at the same
+/// time. A block without a value gives none.
+pub fn block_means(samples: &[Option<f64>], rounds: u32) -> Vec<f64> {
+    let rounds = (rounds.max(1) as usize).min(samples.len().max(1));
+    let (size, longer) = (samples.len() / rounds, samples.len() % rounds);
+    let mut means = Vec::with_capacity(rounds);
+    let mut start = 0;
+    for round in 0..rounds {
+        let end = start + size + usize::from(round < longer);
+        let values: Vec<f64> = samples[start..end].iter().flatten().copied().collect();
+        means.extend(mean(&values));
+        start = end;
+    }
+    means
+}
+
 /// The `p`-th percentile (0 < p <= 100) of sorted values by the nearest-rank method:
 /// the smallest value with at least p% of the values at or below it, always an observed value.
 pub fn percentile_nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
@@ -147,6 +165,24 @@ impl SampleSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn block_means_split_samples_into_rounds_in_order() {
+        let samples = [
+            Some(1.0),
+            Some(3.0),
+            None,
+            Some(5.0),
+            Some(7.0),
+            Some(9.0),
+            Some(11.0),
+        ];
+        // 7 samples in 3 rounds: 3, 2 and 2.
+        assert_eq!(block_means(&samples, 3), [2.0, 6.0, 10.0]);
+        assert_eq!(block_means(&samples, 1), [6.0]);
+        assert_eq!(block_means(&[None, None], 2), Vec::<f64>::new());
+        assert_eq!(block_means(&[Some(4.0)], 3), [4.0]);
+    }
 
     fn close(actual: f64, expected: f64, tolerance: f64) -> bool {
         (actual - expected).abs() <= tolerance

@@ -155,6 +155,7 @@ mod tests {
             wall_ms: wall_ms.to_vec(),
             request_ms: Vec::new(),
             first_error: None,
+            unchecked: None,
         }
     }
 

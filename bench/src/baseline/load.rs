@@ -1,19 +1,7 @@
-//! The load suite's rows: the open-model runs (a mean latency from thousands of requests) and
-//! the capacity step (one throughput per run, no samples).
+//! The load suite's rows: the open-model runs (a mean latency from thousands of requests).
 
-use crate::baseline::rules::{beyond_repeatability, beyond_standard_errors, counts_differ, pairs};
-use crate::model::{Both, CapacityChange, CapacityRow, Judged, LoadChange, LoadRow};
-
-/// How far one run's capacity (its best level's requests per second) is taken to be from
-/// another run's of the same build: 15% of each, about 21% in all (in quadrature). Measured on
-/// this project's 2-vCPU machine with two back-to-back default load runs of one build (the
-/// second with `--baseline` on the first): the 14 scenarios' Now/Baseline lay between 0.79 and
-/// 1.08, the widest apart isahc's (whose https row fails requests) and the TLS rows; at 10% a
-/// run, 5 of the 14 were called changed. The figure is one level of 1.5 s (0.5 s with
-/// --quick), with no samples to give it an Error, on 2 cores that the generator, the api and
-/// mock-rates share. One pair of runs is a small measure: a machine's own is the Now/Baseline
-/// column of such a pair.
-pub const CAPACITY_REPEATABILITY: f64 = 0.15;
+use crate::baseline::rules::{beyond_standard_errors, counts_differ, pairs};
+use crate::model::{Both, Judged, LoadChange, LoadRow};
 
 /// Open-model rows matched by scenario and protocol.
 pub fn load(then: &[LoadRow], now: &[LoadRow]) -> Vec<LoadChange> {
@@ -79,49 +67,10 @@ fn standard_error(row: &LoadRow) -> Option<f64> {
         .map(|stddev| stddev / (row.ok as f64).sqrt())
 }
 
-/// Capacity rows matched by scenario and protocol.
-pub fn capacity(then: &[CapacityRow], now: &[CapacityRow]) -> Vec<CapacityChange> {
-    pairs(then, now, |old, new| {
-        old.scenario == new.scenario && old.protocol == new.protocol
-    })
-    .map(|(old, new)| CapacityChange {
-        scenario: new.scenario,
-        protocol: new.protocol,
-        max_rps: max_rps(old.max_rps, new.max_rps),
-        at_concurrency: Both {
-            baseline: old.at_concurrency,
-            now: new.at_concurrency,
-        },
-        same_levels: old
-            .levels
-            .iter()
-            .map(|level| level.concurrency)
-            .eq(new.levels.iter().map(|level| level.concurrency)),
-    })
-    .collect()
-}
-
-/// The best level's throughput, judged by [`CAPACITY_REPEATABILITY`]; a scenario with a level
-/// free of failures in only one run has changed.
-fn max_rps(then: Option<f64>, now: Option<f64>) -> Judged<Option<f64>> {
-    let judged = |significant, rule: &str| Judged {
-        baseline: then,
-        now,
-        significant: Some(significant),
-        rule: rule.to_owned(),
-    };
-    match (then, now) {
-        (Some(then), Some(now)) => beyond_repeatability(then, now, CAPACITY_REPEATABILITY, "req/s"),
-        (None, None) => judged(false, "no level without failures in either run"),
-        (Some(_), None) => judged(true, "no level without failures now"),
-        (None, Some(_)) => judged(true, "no level without failures then"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CapacityLevel, ClientName, FailureCounts, Protocol, Scenario};
+    use crate::model::{ClientName, Protocol, Scenario};
 
     /// The shared test row, with `scenario`, `protocol`, this mean and standard deviation.
     fn load_row(
@@ -243,63 +192,5 @@ mod tests {
             (change.target_rps.baseline, change.target_rps.now),
             (480, 200)
         );
-    }
-
-    fn capacity_row(scenario: Scenario, max_rps: Option<f64>, levels: &[u32]) -> CapacityRow {
-        CapacityRow {
-            scenario,
-            protocol: Protocol::Http,
-            max_rps,
-            at_concurrency: levels.last().copied(),
-            p99_us: None,
-            levels: levels
-                .iter()
-                .map(|&concurrency| CapacityLevel {
-                    concurrency,
-                    ok: 1,
-                    fail: 0,
-                    failures: FailureCounts::default(),
-                    rps: max_rps.unwrap_or(0.0),
-                    p50_us: None,
-                    p99_us: None,
-                    connections: u64::from(concurrency),
-                    first_error: None,
-                })
-                .collect(),
-        }
-    }
-
-    #[test]
-    fn capacity_changes_beyond_its_repeatability() {
-        let then = [
-            capacity_row(Scenario::Health, Some(63_719.0), &[1, 4, 16, 64]),
-            capacity_row(HYPER, Some(23_266.0), &[1, 4, 16, 64]),
-            capacity_row(AWC, Some(18_581.0), &[1, 4, 16, 64]),
-            capacity_row(Scenario::Payments(ClientName::Isahc), None, &[4, 32]),
-        ];
-        let now = [
-            // 8% more: within 15% a run.
-            capacity_row(Scenario::Health, Some(68_817.0), &[1, 4, 16, 64]),
-            // 30% fewer: beyond it.
-            capacity_row(HYPER, Some(16_286.0), &[1, 4, 16, 64]),
-            // Every level failed now.
-            capacity_row(AWC, None, &[4, 32]),
-            capacity_row(Scenario::Payments(ClientName::Isahc), None, &[4, 32]),
-        ];
-        let changes = capacity(&then, &now);
-        let decided: Vec<Option<bool>> = changes
-            .iter()
-            .map(|change| change.max_rps.significant)
-            .collect();
-        assert_eq!(decided, [Some(false), Some(true), Some(true), Some(false)]);
-        assert_eq!(changes[2].max_rps.rule, "no level without failures now");
-        assert_eq!(
-            (
-                changes[0].at_concurrency.baseline,
-                changes[0].at_concurrency.now
-            ),
-            (Some(64), Some(64))
-        );
-        assert!(changes[0].same_levels && !changes[2].same_levels);
     }
 }

@@ -138,6 +138,10 @@ mod tests {
             first_error: None,
             noise: None,
             bare: None,
+            round_means_us: vec![mean],
+            round_allocs_per_op: vec![allocs],
+            mock_cpu_us: None,
+            unchecked: None,
         }
     }
 
@@ -190,6 +194,8 @@ mod tests {
             allocs_per_call: 25.0,
             bytes_per_call: 14_000.0,
             ratio: None,
+            round_instructions_per_call: vec![instructions_per_call],
+            unchecked: None,
         }
     }
 

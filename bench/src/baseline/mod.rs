@@ -4,12 +4,13 @@
 //! - latency, decode, cost (`means`): a mean against the two runs' combined Error (cost: each
 //!   run's count taken as good to 1%);
 //! - load (`load`): the mean latency against the rows' standard errors (a lower bound on the
-//!   noise), failures as counts; the capacity step's throughput against a stated repeatability;
+//!   noise), failures as counts;
 //! - fanout (`fanout`): the median wall time by a rank test of the repetitions, failures and
 //!   new connections as counts;
 //! - faults (`faults`): the outcome exactly, the time only against the timeout.
 //!
-//! The connections suite is not compared. Rows in only one run are left out, and a suite the
+//! The connections suite and the resilience suite's capacity are not compared (`bench verdict
+//! A.json B.json` holds capacities and every verdict criterion across runs). Rows in only one run are left out, and a suite the
 //! baseline lacks is named in the comparison's `not_compared`.
 
 mod fanout;
@@ -26,12 +27,11 @@ use serde::Deserialize;
 
 use crate::error::BenchError;
 use crate::model::{
-    BaselineComparison, CapacityRow, CostRow, DecodeRow, FanoutRow, FaultRow, LatencyRow, LoadRow,
-    Results, SCHEMA_VERSION, SuiteName,
+    BaselineComparison, CostRow, DecodeRow, FanoutRow, FaultRow, LatencyRow, LoadRow, Results,
+    SCHEMA_VERSION, SuiteName,
 };
 
 pub use faults::LATE_AFTER_TIMEOUT;
-pub use load::CAPACITY_REPEATABILITY;
 pub use means::COST_REPEATABILITY;
 pub use rank::{LEVEL as RANK_TEST_LEVEL, values_needed as rank_test_values_needed};
 
@@ -47,8 +47,6 @@ struct Rows {
     cost: Vec<CostRow>,
     #[serde(default)]
     load: Vec<LoadRow>,
-    #[serde(default)]
-    capacity: Vec<CapacityRow>,
     #[serde(default)]
     fanout: Vec<FanoutRow>,
     #[serde(default)]
@@ -81,9 +79,11 @@ pub fn load(path: &Path) -> Result<Baseline, BenchError> {
 fn parse(text: &str, file: &str) -> Result<Baseline, BenchError> {
     let document: Document = serde_json::from_str(text)
         .map_err(|error| BenchError::Baseline(format!("{file} is not a results.json: {error}")))?;
-    if document.schema_version != SCHEMA_VERSION {
+    // Version 2 took away the load suite's closed-model capacity, which is not compared; the
+    // rows compared mean what they meant in version 1.
+    if !(1..=SCHEMA_VERSION).contains(&document.schema_version) {
         return Err(BenchError::Baseline(format!(
-            "{file} has schema_version {}, this bench reads {SCHEMA_VERSION}",
+            "{file} has schema_version {}, this bench reads 1 to {SCHEMA_VERSION}",
             document.schema_version
         )));
     }
@@ -101,8 +101,7 @@ fn parse(text: &str, file: &str) -> Result<Baseline, BenchError> {
 
 impl Baseline {
     /// Compares this run's rows with the baseline's: latency and cost rows matched by client
-    /// and protocol, decode rows by method and body, load and capacity rows by scenario and
-    /// protocol, fanout rows by client, protocol, mode and group size, faults by client and
+    /// and protocol, decode rows by method and body, load rows by scenario and protocol, fanout rows by client, protocol, mode and group size, faults by client and
     /// fault.
     pub fn compare(&self, results: &Results) -> BaselineComparison {
         let then = &self.rows;
@@ -114,7 +113,6 @@ impl Baseline {
             baseline_started_utc: self.started_utc.clone(),
             changes,
             load: load::load(&then.load, &results.load),
-            capacity: load::capacity(&then.capacity, &results.capacity),
             fanout: fanout::fanout(&then.fanout, &results.fanout),
             faults: faults::faults(&then.faults, &results.faults),
             not_compared: Vec::new(),
@@ -163,12 +161,6 @@ fn not_compared(then: &Rows, now: &Results, comparison: &BaselineComparison) -> 
             comparison.load.len(),
         ),
         (
-            "capacity",
-            then.capacity.len(),
-            now.capacity.len(),
-            comparison.capacity.len(),
-        ),
-        (
             "fanout",
             then.fanout.len(),
             now.fanout.len(),
@@ -205,10 +197,11 @@ mod tests {
 
     #[test]
     fn refuses_other_schema_versions_and_other_files() {
-        let newer = r#"{"schema_version": 2, "latency": []}"#;
+        let newer = r#"{"schema_version": 3, "latency": []}"#;
         assert!(
-            matches!(parse(newer, "x"), Err(BenchError::Baseline(message)) if message.contains("schema_version 2"))
+            matches!(parse(newer, "x"), Err(BenchError::Baseline(message)) if message.contains("schema_version 3"))
         );
+        assert!(parse(r#"{"schema_version": 1, "latency": []}"#, "x").is_ok());
         for other in [
             "{}",
             "not json",

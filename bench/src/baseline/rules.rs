@@ -49,24 +49,6 @@ pub fn beyond_standard_errors(
     )
 }
 
-/// Two single figures, each taken as good to `per_run` of itself: a change when they differ by
-/// more than sqrt((per_run x then)^2 + (per_run x now)^2).
-pub fn beyond_repeatability(then: f64, now: f64, per_run: f64, unit: &str) -> Judged<Option<f64>> {
-    let threshold = per_run * then.abs().hypot(now.abs());
-    let difference = now - then;
-    let significant = difference.abs() > threshold;
-    Judged {
-        baseline: Some(then),
-        now: Some(now),
-        significant: Some(significant),
-        rule: format!(
-            "|{difference:+.0}| {} {threshold:.0} {unit} ({:.0}% a run)",
-            if significant { ">" } else { "<=" },
-            per_run * 100.0
-        ),
-    }
-}
-
 /// Counts of events (`then` of `then_of` tries, `now` of `now_of`), compared as rates: as if
 /// every try failed independently, each count is Poisson with variance the count itself, and
 /// a change is a difference of rates beyond [`Z_999`] of its standard error,
@@ -143,16 +125,6 @@ mod tests {
         let no_mean = beyond_standard_errors(Some(100.0), Some(1.0), None, None, "us");
         assert_eq!((no_mean.significant, no_mean.now), (None, None));
         assert_eq!(no_mean.rule, "no mean now");
-    }
-
-    #[test]
-    fn single_figures_differ_beyond_their_repeatability() {
-        // 10% a run of 20 000 and 22 000: sqrt(2000^2 + 2200^2) = 2973.
-        let within = beyond_repeatability(20_000.0, 22_000.0, 0.1, "req/s");
-        assert_eq!(within.significant, Some(false));
-        assert_eq!(within.rule, "|+2000| <= 2973 req/s (10% a run)");
-        let beyond = beyond_repeatability(20_000.0, 15_000.0, 0.1, "req/s");
-        assert_eq!(beyond.significant, Some(true));
     }
 
     #[test]

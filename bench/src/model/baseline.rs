@@ -7,7 +7,7 @@ use crate::model::{
 };
 
 /// Every row present in both runs, with its change: latency, decode and cost rows in `changes`
-/// (a mean and its noise each); load, capacity, fanout and faults rows in lists of their own,
+/// (a mean and its noise each); load, fanout and faults rows in lists of their own,
 /// since what each compares differs. Results written before those lists existed have none.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BaselineComparison {
@@ -16,8 +16,6 @@ pub struct BaselineComparison {
     pub changes: Vec<Change>,
     #[serde(default)]
     pub load: Vec<LoadChange>,
-    #[serde(default)]
-    pub capacity: Vec<CapacityChange>,
     #[serde(default)]
     pub fanout: Vec<FanoutChange>,
     #[serde(default)]
@@ -100,19 +98,6 @@ pub struct LoadChange {
     pub p99_us: Both<Option<f64>>,
     /// Requests that failed or were never sent (too many in flight).
     pub failures: Judged<u64>,
-}
-
-/// One scenario's capacity step in both runs, matched by scenario and protocol.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CapacityChange {
-    #[serde(flatten)]
-    pub scenario: Scenario,
-    pub protocol: Protocol,
-    /// The best level's successful responses per second.
-    pub max_rps: Judged<Option<f64>>,
-    pub at_concurrency: Both<Option<u32>>,
-    /// Whether both runs stepped through the same concurrency levels.
-    pub same_levels: bool,
 }
 
 /// One fanout group in both runs, matched by client, protocol, mode and group size.

@@ -147,6 +147,10 @@ pub struct ConnectionsRow {
     pub resumed_handshakes_per_call: Option<f64>,
     /// Each sample's mean, in sample order.
     pub sample_means_us: Vec<Option<f64>>,
+    /// The mean of each round (a block of consecutive samples, every client's taken side by
+    /// side): what the figure moved between rounds is its noise in the verdict.
+    #[serde(default)]
+    pub round_means_us: Vec<f64>,
     /// Why the row's figures are not given: what mock-rates counted contradicts the mode (a
     /// call that should have opened a connection reused one; TLS that was not negotiated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -212,6 +216,9 @@ pub struct ConstructionRow {
     pub allocs_per_build: f64,
     pub bytes_per_build: f64,
     pub sample_means_us: Vec<Option<f64>>,
+    /// The mean of each round (a block of consecutive samples).
+    #[serde(default)]
+    pub round_means_us: Vec<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }

@@ -20,6 +20,13 @@ pub struct CostRow {
     pub instructions: (u64, u64),
     /// (longer - shorter) / (calls difference).
     pub instructions_per_call: f64,
+    /// The same per-call figure from each pair of consecutive runs (the suite runs the client
+    /// at `CostSettings::counts` calls): what it moved between them is its noise.
+    #[serde(default)]
+    pub round_instructions_per_call: Vec<f64>,
+    /// Why the row could not be checked (TLS mock-rates did not count); not ranked then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<String>,
     /// Rust heap allocations and bytes per call, from the same runs.
     pub allocs_per_call: f64,
     pub bytes_per_call: f64,

@@ -104,6 +104,10 @@ pub struct FanoutRow {
     pub max_connections: Option<u64>,
     /// The api's `rates.blocking_threads` for a blocking client (ureq), from `GET /clients`.
     pub blocking_threads: Option<u64>,
+    /// Why the row could not be checked (over TLS: what mock-rates counted did not show the
+    /// TLS or HTTP version the row claims); not ranked then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<String>,
     /// Each fully successful batch's `wall_time_ms`, in the order sent.
     pub wall_ms: Vec<f64>,
     /// Each fully successful batch's request time, in the order sent.
@@ -207,6 +211,7 @@ mod tests {
             wall_ms: Vec::new(),
             request_ms: Vec::new(),
             first_error: None,
+            unchecked: None,
         }
     }
 

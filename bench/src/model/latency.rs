@@ -51,6 +51,42 @@ pub struct LatencyRow {
     /// The same client called bare, sample for sample; absent from older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bare: Option<BareFigures>,
+    /// The mean per call of each round: the suite's samples are taken in rounds spread over
+    /// the suite (every protocol's round 1, then every protocol's round 2, ...), and what the
+    /// figure moved between rounds is its noise in the verdict.
+    #[serde(default)]
+    pub round_means_us: Vec<f64>,
+    /// Rust heap allocations per call, round by round.
+    #[serde(default)]
+    pub round_allocs_per_op: Vec<f64>,
+    /// mock-rates' own CPU time per call during this client's calls (its threads, read from
+    /// /proc): the part of the call's time that is the upstream's, on a pinned CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mock_cpu_us: Option<f64>,
+    /// Why the row could not be checked (over TLS: what mock-rates counted did not show the
+    /// TLS or HTTP version the row claims): its figures are no figures, and the verdict does
+    /// not rank it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<String>,
+}
+
+/// The instrument's own cost: mock-rates called by a minimal client of the bench's (a
+/// request written by hand on a socket, or the h2 crate alone), the same decode, over one
+/// protocol, sample beside sample with the clients. What a client's row takes beyond this is
+/// the client's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationRow {
+    pub protocol: Protocol,
+    pub calls: u64,
+    pub failures: u64,
+    pub mean_us: Option<f64>,
+    /// Half-width of the 99.9% confidence interval of `mean_us`.
+    pub error_us: Option<f64>,
+    pub round_means_us: Vec<f64>,
+    /// mock-rates' own CPU time per call, from /proc (its threads).
+    pub mock_cpu_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
 }
 
 /// A client called bare: the library's own request for the same URL and the same decode, on

@@ -1,4 +1,4 @@
-//! The load suite's scenarios, settings and rows: the open-model runs and the capacity step.
+//! The load suite's scenarios, settings and rows: the open-model runs, in rounds.
 
 use std::fmt;
 use std::time::Duration;
@@ -86,12 +86,6 @@ pub struct LoadSettings {
     pub duration_ms: u64,
     /// Unrecorded warm-up per scenario, at the same rate.
     pub warmup_ms: u64,
-    /// Whether the capacity step runs.
-    pub capacity: bool,
-    /// The capacity step's concurrency levels.
-    pub capacity_concurrency: Vec<u32>,
-    /// Time per capacity level.
-    pub capacity_level_ms: u64,
     /// Limit on each request.
     pub timeout_ms: u64,
 }
@@ -113,10 +107,6 @@ impl LoadSettings {
 
     pub fn warmup(&self) -> Duration {
         Duration::from_millis(self.warmup_ms)
-    }
-
-    pub fn capacity_level(&self) -> Duration {
-        Duration::from_millis(self.capacity_level_ms)
     }
 }
 
@@ -186,9 +176,31 @@ pub struct LoadRow {
     pub reuse_ratio: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
-    /// The run second by second, by due time (absent from results.json before it was kept).
+    /// The run second by second, by due time (absent from results.json before it was kept);
+    /// the rounds one after another.
     #[serde(default)]
     pub per_second: Vec<SecondPoint>,
+    /// The run's rounds: the scenario's time is split into rounds, taken in turn with the
+    /// other scenarios' (every scenario's round 1, then every scenario's round 2, ...), so
+    /// that what a figure moves between rounds is its noise.
+    #[serde(default)]
+    pub rounds: Vec<LoadRound>,
+    /// Why the row could not be checked (over TLS: what mock-rates counted did not show the
+    /// TLS or HTTP version the row claims); not ranked then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<String>,
+}
+
+/// One round of a scenario's open-model run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadRound {
+    pub duration_s: f64,
+    pub ok: u64,
+    pub fail: u64,
+    /// CPU time of the api process during the round; null for an external api.
+    pub api_cpu_s: Option<f64>,
+    /// 99th percentile from the due time, of the round's successful requests.
+    pub p99_us: Option<f64>,
 }
 
 /// One second of an open-model run: the requests due in it (their intended send time, counted
@@ -290,61 +302,4 @@ pub struct LatencySummary {
     /// The percentile curve (50 to 100), corrected and uncorrected.
     #[serde(rename = "percentiles")]
     pub curve: Vec<CurvePoint>,
-}
-
-/// One level of a scenario's capacity step, run again by `wrk` at the same concurrency: whether
-/// the bench's generator, which checks every response, keeps up with one that does not.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GeneratorCheck {
-    #[serde(flatten)]
-    pub scenario: Scenario,
-    pub concurrency: u32,
-    /// The bench's own requests/s at that level (successful, checked answers).
-    pub bench_rps: f64,
-    /// The bench's failed requests at that level.
-    #[serde(default)]
-    pub bench_failures: u64,
-    /// wrk's requests/s (`-t1`), every answer counted.
-    pub wrk_rps: f64,
-    /// bench / wrk: the target is at least 0.9.
-    pub ratio: f64,
-    /// wrk's answers that were not 2xx or 3xx, and its socket errors.
-    pub wrk_non_2xx: u64,
-    pub wrk_socket_errors: u64,
-}
-
-/// One scenario's capacity step.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CapacityRow {
-    #[serde(flatten)]
-    pub scenario: Scenario,
-    #[serde(default)]
-    pub protocol: Protocol,
-    /// The highest throughput of a level without failures (successful responses per second).
-    pub max_rps: Option<f64>,
-    /// The concurrency of that level.
-    pub at_concurrency: Option<u32>,
-    /// Its p99 latency.
-    pub p99_us: Option<f64>,
-    pub levels: Vec<CapacityLevel>,
-}
-
-/// One concurrency level of one scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CapacityLevel {
-    /// Requests kept in flight.
-    pub concurrency: u32,
-    pub ok: u64,
-    pub fail: u64,
-    pub failures: FailureCounts,
-    /// Successful responses per second over the level (until its last response).
-    pub rps: f64,
-    /// Latency of successful requests, from send to the whole response.
-    pub p50_us: Option<f64>,
-    pub p99_us: Option<f64>,
-    /// Connections the generator opened: one per worker, more when one failed or was closed.
-    #[serde(default)]
-    pub connections: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_error: Option<String>,
 }

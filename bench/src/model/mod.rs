@@ -8,6 +8,7 @@ mod client;
 mod connections;
 mod cost;
 mod decode;
+mod dependencies;
 mod environment;
 mod fanout;
 mod faults;
@@ -24,8 +25,7 @@ pub use adoption::{
     AdoptionResults, AdoptionRow, AdoptionSettings, HOW_TO_RUN_ADOPTION, ProbeBuild,
 };
 pub use baseline::{
-    BaselineComparison, Both, CapacityChange, Change, FanoutChange, FaultChange, FaultOutcome,
-    Judged, LoadChange,
+    BaselineComparison, Both, Change, FanoutChange, FaultChange, FaultOutcome, Judged, LoadChange,
 };
 pub use client::ClientName;
 pub use connections::{
@@ -33,22 +33,23 @@ pub use connections::{
 };
 pub use cost::{CostRow, CostSettings};
 pub use decode::{DecodeBody, DecodeMethod, DecodeRow};
+pub use dependencies::{DependenciesResults, DependencyRow};
 pub use environment::{CrateVersion, Environment};
 pub use fanout::{FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, H2Spread, group_sizes};
 pub use faults::{
     FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
 };
-pub use latency::{BareFigures, LatencyRow, NegotiatedTls};
+pub use latency::{BareFigures, CalibrationRow, LatencyRow, NegotiatedTls};
 pub use load::{
-    CapacityLevel, CapacityRow, CurvePoint, FailureCounts, FailureKind, GeneratorCheck,
-    LatencySummary, LoadRow, LoadSettings, Scenario, SecondPoint, StatusCount,
+    CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRound, LoadRow, LoadSettings,
+    Scenario, SecondPoint, StatusCount,
 };
 pub use machine::MachineLoad;
 pub use noise::Noise;
 pub use protocol::Protocol;
 pub use resilience::{
-    ClientCapacity, OverloadRow, PhaseCounts, RampStep, ResilienceResults, ResilienceSettings,
-    RestartRow, SlowClientsRow, SlowConnections, SoakRow, SoakSample, millis,
+    CapacityRound, ClientCapacity, OverloadRow, PhaseCounts, RampStep, ResilienceResults,
+    ResilienceSettings, RestartRow, SlowClientsRow, SlowConnections, SoakRow, SoakSample, millis,
 };
 pub use results::{Results, SCHEMA_VERSION};
 pub use settings::{RunSettings, SuiteName};
@@ -57,8 +58,8 @@ pub use settings::{RunSettings, SuiteName};
 #[cfg(test)]
 pub mod test_rows {
     use crate::model::{
-        ClientName, CurvePoint, FailureCounts, LatencyRow, LatencySummary, LoadRow, Protocol,
-        Scenario, SecondPoint, StatusCount,
+        ClientName, CurvePoint, FailureCounts, LatencyRow, LatencySummary, LoadRound, LoadRow,
+        Protocol, Scenario, SecondPoint, StatusCount,
     };
 
     /// A latency row over `protocol` with `mean_us` and its CI half-width `error_us`.
@@ -89,6 +90,11 @@ pub mod test_rows {
             first_error: None,
             noise: None,
             bare: None,
+            // Three rounds spread by the Error: a margin beyond the Error beats them too.
+            round_means_us: vec![mean_us - error_us / 2.0, mean_us, mean_us + error_us / 2.0],
+            round_allocs_per_op: vec![allocs_per_op; 3],
+            mock_cpu_us: Some(mean_us / 4.0),
+            unchecked: None,
         }
     }
 
@@ -163,6 +169,16 @@ pub mod test_rows {
                     p99_us: Some(p99_us * (1.0 + f64::from(second) / 10.0)),
                 })
                 .collect(),
+            rounds: (0..3)
+                .map(|_| LoadRound {
+                    duration_s: 10.0 / 3.0,
+                    ok: (4800 - fail) / 3,
+                    fail: fail / 3,
+                    api_cpu_s: Some(0.52 / 3.0),
+                    p99_us: Some(p99_us),
+                })
+                .collect(),
+            unchecked: None,
         }
     }
 }

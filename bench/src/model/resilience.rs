@@ -12,8 +12,11 @@ use crate::model::{ClientName, FailureCounts, StatusCount};
 pub struct ResilienceSettings {
     /// Whether the full sizes were asked for (`--resilience-full`).
     pub full: bool,
-    /// Each client's capacity: an open-model ramp of steps this long (see the suite).
+    /// Each client's capacity: `RunSettings::rounds` rounds of an open-model ramp of steps
+    /// this long, then confirmation stretches of `confirm_ms` (see the suite).
     pub ramp_step_ms: u64,
+    #[serde(default)]
+    pub confirm_ms: u64,
     /// Upstream restart: the open model's rate, the time before mock-rates is stopped, how
     /// long it stays down, and the time measured after it is back.
     pub restart_rps: u32,
@@ -212,15 +215,34 @@ pub struct RampStep {
     pub requests: PhaseCounts,
 }
 
-/// A client's capacity as the suite measured it, which sizes its overload and soak: the rate
-/// of the last ramp step sustained (no failure, nothing unsent, p99 within
-/// `latency_objective_ms`) before the first that was not; `None` if even the first failed.
+/// One round of a client's capacity search: a ramp to find the region, then confirmation
+/// stretches from the highest candidate down until one holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CapacityRound {
+    /// The rate confirmed: its stretch had nothing failed or unsent and a p99 within the
+    /// objective; `None` if no candidate held.
+    pub capacity_rps: Option<u32>,
+    /// The ramp as it went (steps of √2, each `ramp_step_ms`, until two misses in a row).
+    pub steps: Vec<RampStep>,
+    /// The confirmation stretches, in the order tried (each `confirm_ms`).
+    pub confirmations: Vec<RampStep>,
+}
+
+/// A client's capacity as the suite measured it, which sizes its overload and soak: the
+/// median of its rounds' confirmed rates.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClientCapacity {
     pub client: ClientName,
+    /// The median of the rounds (a round with no confirmed rate counts as 0); `None` when no
+    /// round confirmed one.
     pub capacity_rps: Option<u32>,
     pub latency_objective_ms: f64,
-    pub steps: Vec<RampStep>,
+    pub rounds: Vec<CapacityRound>,
+    /// Why the figure is refuted, when its own soak at `soak_percent` of it failed requests
+    /// or missed the objective: the suite caught a capacity that was not sustained, and the
+    /// verdict does not rank it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refuted: Option<String>,
 }
 
 /// Everything the suite measured.

@@ -3,13 +3,13 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    AdoptionResults, BaselineComparison, CapacityRow, ConnectionsRow, ConstructionRow, CostRow,
-    DecodeRow, Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck, GeneratorCheck, LatencyRow,
-    LoadRow, MachineLoad, Protocol, ResilienceResults, RunSettings,
+    AdoptionResults, BaselineComparison, CalibrationRow, ConnectionsRow, ConstructionRow, CostRow,
+    DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck,
+    LatencyRow, LoadRow, MachineLoad, Protocol, ResilienceResults, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything one run measured. A suite that did not run leaves its list empty.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -19,6 +19,14 @@ pub struct Results {
     pub settings: RunSettings,
     #[serde(default)]
     pub latency: Vec<LatencyRow>,
+    /// The latency suite's minimal client against the same mock-rates, per protocol: the
+    /// instrument's own cost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calibration: Vec<CalibrationRow>,
+    /// The latency suite's clients over http once more, nothing pinned: whether the ranks
+    /// hold without the pinning.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_unpinned: Vec<LatencyRow>,
     /// The connections suite's calls, one row per protocol, mode and client.
     #[serde(default)]
     pub connections: Vec<ConnectionsRow>,
@@ -40,15 +48,6 @@ pub struct Results {
     /// The load suite's open-model runs, one row per scenario.
     #[serde(default)]
     pub load: Vec<LoadRow>,
-    /// The load suite's capacity step, one row per scenario.
-    #[serde(default)]
-    pub capacity: Vec<CapacityRow>,
-    /// The capacity step's generator against `wrk`, when wrk is on PATH.
-    #[serde(default)]
-    pub generator: Vec<GeneratorCheck>,
-    /// Why that check did not run, when the load suite ran without it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generator_skipped: Option<String>,
     /// The api's open file descriptors around the fault storm (the faults suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fd_check: Option<FdCheck>,
@@ -61,6 +60,9 @@ pub struct Results {
     /// The adoption suite: each client's probe built alone, and its dependency tree.
     #[serde(default, skip_serializing_if = "AdoptionResults::is_empty")]
     pub adoption: AdoptionResults,
+    /// The dependencies suite: each client's probe tree read without a build.
+    #[serde(default, skip_serializing_if = "DependenciesResults::is_empty")]
+    pub dependencies: DependenciesResults,
     /// Why the adoption suite, or a row of it, could not be measured, when it could not.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub adoption_skipped: Vec<String>,
@@ -79,6 +81,8 @@ impl Results {
             environment,
             settings,
             latency: Vec::new(),
+            calibration: Vec::new(),
+            latency_unpinned: Vec::new(),
             connections: Vec::new(),
             construction: Vec::new(),
             decode: Vec::new(),
@@ -87,17 +91,62 @@ impl Results {
             fanout: Vec::new(),
             faults: Vec::new(),
             load: Vec::new(),
-            capacity: Vec::new(),
-            generator: Vec::new(),
-            generator_skipped: None,
             fd_check: None,
             resilience: ResilienceResults::default(),
             resilience_skipped: None,
             adoption: AdoptionResults::default(),
+            dependencies: DependenciesResults::default(),
             adoption_skipped: Vec::new(),
             machine: Vec::new(),
             baseline: None,
         }
+    }
+
+    /// The run without its rows that could not be checked (over TLS, what mock-rates counted
+    /// did not show the TLS or HTTP version a row claims): what the suites' tables and charts
+    /// show. Such a row is never a figure.
+    #[must_use]
+    pub fn checked(&self) -> Self {
+        let mut checked = self.clone();
+        checked.latency.retain(|row| row.unchecked.is_none());
+        checked.cost.retain(|row| row.unchecked.is_none());
+        checked.load.retain(|row| row.unchecked.is_none());
+        checked.fanout.retain(|row| row.unchecked.is_none());
+        checked
+    }
+
+    /// Each row that could not be checked, with why: `suite: row: why`.
+    pub fn unchecked(&self) -> Vec<String> {
+        let latency = self.latency.iter().filter_map(|row| {
+            let why = row.unchecked.as_ref()?;
+            Some(format!(
+                "latency: {}: {why}",
+                row.protocol.qualify(row.client)
+            ))
+        });
+        let cost = self.cost.iter().filter_map(|row| {
+            let why = row.unchecked.as_ref()?;
+            Some(format!("cost: {}: {why}", row.protocol.qualify(row.client)))
+        });
+        let load = self.load.iter().filter_map(|row| {
+            let why = row.unchecked.as_ref()?;
+            Some(format!(
+                "load: {} ({} of {} requests answered 200): {why}",
+                row.protocol.qualify(row.scenario),
+                row.ok,
+                row.scheduled
+            ))
+        });
+        let fanout = self.fanout.iter().filter_map(|row| {
+            let why = row.unchecked.as_ref()?;
+            Some(format!(
+                "fanout: {} {} group of {}: {why}",
+                row.series().label(),
+                row.mode.as_str(),
+                row.group_size
+            ))
+        });
+        latency.chain(cost).chain(load).chain(fanout).collect()
     }
 
     /// The clients over each protocol that have fanout rows: protocol by protocol (over h2,

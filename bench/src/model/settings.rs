@@ -55,11 +55,15 @@ pub enum SuiteName {
     /// declared MSRV, TLS, HTTP/2, compression and runtime, and its adapter's lines. Minutes
     /// of builds, so only when asked for (`--suite adoption`, or `--adoption` beside the rest).
     Adoption,
+    /// Each client's probe tree read with `cargo metadata`, nothing built: the crates each
+    /// client adds, in seconds, so that a default run has them.
+    Dependencies,
 }
 
 impl SuiteName {
     /// Every suite a default run takes, in its order: all but the adoption suite.
-    pub const ALL: [SuiteName; 8] = [
+    pub const ALL: [SuiteName; 9] = [
+        SuiteName::Dependencies,
         SuiteName::Latency,
         SuiteName::Connections,
         SuiteName::Decode,
@@ -81,6 +85,7 @@ impl SuiteName {
             SuiteName::Faults => "faults",
             SuiteName::Resilience => "resilience",
             SuiteName::Adoption => "adoption",
+            SuiteName::Dependencies => "dependencies",
         }
     }
 
@@ -95,7 +100,7 @@ impl SuiteName {
             | SuiteName::Faults
             | SuiteName::Resilience
             | SuiteName::Adoption => true,
-            SuiteName::Decode => false,
+            SuiteName::Decode | SuiteName::Dependencies => false,
         }
     }
 
@@ -113,9 +118,11 @@ impl SuiteName {
         match self {
             SuiteName::Latency | SuiteName::Load | SuiteName::Fanout | SuiteName::Cost => true,
             SuiteName::Connections => protocol != Protocol::H2,
-            SuiteName::Decode | SuiteName::Faults | SuiteName::Resilience | SuiteName::Adoption => {
-                protocol == Protocol::Http
-            }
+            SuiteName::Decode
+            | SuiteName::Faults
+            | SuiteName::Resilience
+            | SuiteName::Adoption
+            | SuiteName::Dependencies => protocol == Protocol::Http,
         }
     }
 
@@ -126,7 +133,8 @@ impl SuiteName {
             | SuiteName::Connections
             | SuiteName::Decode
             | SuiteName::Cost
-            | SuiteName::Adoption => false,
+            | SuiteName::Adoption
+            | SuiteName::Dependencies => false,
             SuiteName::Load | SuiteName::Fanout | SuiteName::Faults | SuiteName::Resilience => true,
         }
     }
@@ -136,6 +144,11 @@ impl fmt::Display for SuiteName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Runs recorded before rounds took every figure once.
+fn one_round() -> u32 {
+    1
 }
 
 /// Runs recorded before the protocol dimension were plain HTTP.
@@ -162,9 +175,15 @@ pub struct RunSettings {
     pub samples: u32,
     /// latency: calls per sample.
     pub calls_per_sample: u32,
-    /// latency and decode: at most this many more rounds of samples when a row is noisy.
+    /// decode: at most this many more rounds of samples when a row is noisy.
     #[serde(default)]
     pub remeasure: u32,
+    /// latency, connections and load: the rounds each figure is measured in, spread over the
+    /// suite (every client's round 1, then every client's round 2, ...); resilience's
+    /// capacity has its own (`resilience.capacity_rounds`). What a figure moves between rounds
+    /// is its noise in the verdict.
+    #[serde(default = "one_round")]
+    pub rounds: u32,
     /// decode: the time one sample aims to take; the decodes per sample follow from a pilot.
     pub decode_sample_ms: u32,
     /// Where mock-rates ran: "child process" or the URL given.

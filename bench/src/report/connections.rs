@@ -290,6 +290,7 @@ mod tests {
             full_handshakes_per_call: tls.then_some(0.0),
             resumed_handshakes_per_call: tls.then_some(1.0),
             sample_means_us: vec![Some(250.0); 10],
+            round_means_us: vec![250.0; 3],
             withheld: None,
             first_error: None,
         }
@@ -310,6 +311,7 @@ mod tests {
             allocs_per_build: 2_500.0,
             bytes_per_build: 300_000.0,
             sample_means_us: vec![Some(8_123.4); 10],
+            round_means_us: vec![8_123.4; 3],
             first_error: None,
         }
     }

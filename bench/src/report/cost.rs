@@ -120,6 +120,8 @@ mod tests {
             allocs_per_call: 48.0,
             bytes_per_call: 5_160.0,
             ratio: Some(1.48),
+            round_instructions_per_call: vec![59_480.0, 59_520.0],
+            unchecked: None,
         };
         let table = table(&[row]);
         assert!(table.title.contains("divided by 2000"), "{}", table.title);

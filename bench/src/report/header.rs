@@ -103,24 +103,15 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
             .collect(),
     );
     let mut lines = vec![format!(
-        "Suites: {}; clients {}{}",
+        "Suites: {}; clients {}{}; each figure the verdict reads in {} rounds spread over its \
+         suite",
         names(settings.suites.iter().map(|suite| suite.as_str()).collect()),
         clients.join("; "),
-        if settings.quick { " (--quick)" } else { "" }
+        if settings.quick { " (--quick)" } else { "" },
+        settings.rounds
     )];
     if settings.suites.contains(&SuiteName::Latency) {
-        lines.push(format!(
-            "latency: over {protocols}; {} warm-up calls, then {} samples x {} calls per \
-             client, interleaved; mock-rates: {}; {}",
-            settings.warmup_calls,
-            settings.samples,
-            settings.calls_per_sample,
-            settings.mock,
-            settings.latency_cpu.map_or_else(
-                || "not pinned (--no-pin)".to_owned(),
-                |cpu| format!("pinned to CPU {cpu} (with its own mock-rates, unless --mock-url)"),
-            )
-        ));
+        lines.push(latency_line(settings, &protocols));
     }
     if settings.suites.contains(&SuiteName::Connections) {
         lines.push(connections_line(settings));
@@ -170,11 +161,33 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
     lines
 }
 
+/// The latency suite's line.
+fn latency_line(settings: &RunSettings, protocols: &str) -> String {
+    format!(
+        "latency: over {protocols}; {} warm-up calls, then {} samples x {} calls per \
+             client, interleaved, in rounds, a minimal client beside them; mock-rates: {}; {}",
+        settings.warmup_calls,
+        settings.samples,
+        settings.calls_per_sample,
+        settings.mock,
+        settings.latency_cpu.map_or_else(
+            || "not pinned (--no-pin)".to_owned(),
+            |cpu| {
+                format!(
+                    "pinned to CPU {cpu} (with its own mock-rates, unless --mock-url), then \
+                         over http once more unpinned"
+                )
+            },
+        )
+    )
+}
+
 /// The resilience suite's line.
 fn resilience_line(sizes: &ResilienceSettings) -> String {
     let seconds = |ms: u64| ms as f64 / 1_000.0;
     format!(
-        "resilience ({}): capacity ramp of {} s steps; restart at {} RPS, {} s down; overload \
+        "resilience ({}): capacity in rounds, each a ramp of {} s steps, then confirmation \
+         stretches of {} s; restart at {} RPS, {} s down; overload \
          at {}% of capacity for {} s; {} slow connections beside {} RPS for {} s per client; \
          soak at {}% of capacity for {} s per client, {} s of it warm-up",
         if sizes.full {
@@ -183,6 +196,7 @@ fn resilience_line(sizes: &ResilienceSettings) -> String {
             "short sizes; --resilience-full for the full ones"
         },
         seconds(sizes.ramp_step_ms),
+        seconds(sizes.confirm_ms),
         sizes.restart_rps,
         seconds(sizes.restart_outage_ms),
         sizes.overload_percent,
@@ -227,30 +241,14 @@ fn connections_line(settings: &RunSettings) -> String {
 
 /// The settings line for the header.
 fn load_line(load: &LoadSettings) -> String {
-    let mut line = format!(
-        "load: open model at {} RPS for {} s per scenario after a {} s warm-up, each request \
-         bounded by {} s",
+    format!(
+        "load: open model at {} RPS for {} s per scenario after {} s of warm-up, in rounds, \
+         each request bounded by {} s",
         load.rps,
         load.duration_ms as f64 / 1_000.0,
         load.warmup_ms as f64 / 1_000.0,
         load.timeout_ms as f64 / 1_000.0
-    );
-    if load.capacity {
-        let levels: Vec<String> = load
-            .capacity_concurrency
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        let _ = write!(
-            line,
-            "; capacity: closed model at concurrency {}, {} s each",
-            levels.join(", "),
-            load.capacity_level_ms as f64 / 1_000.0
-        );
-    } else {
-        line.push_str("; capacity step skipped");
-    }
-    line
+    )
 }
 
 /// The fanout suite's line.

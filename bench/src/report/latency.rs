@@ -1,6 +1,10 @@
 //! The latency suite's section: the BenchmarkDotNet-style table and what it counts.
 
-use crate::model::{BareFigures, ClientName, LatencyRow, Protocol, Results, SuiteName};
+use std::fmt::Write as _;
+
+use crate::model::{
+    BareFigures, CalibrationRow, ClientName, LatencyRow, Protocol, Results, SuiteName,
+};
 use crate::report::format::{
     TimeFormat, format_bytes, format_count, format_ratio, h2_against_https, protocol_cell,
     unable_note,
@@ -14,35 +18,53 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     if results.latency.is_empty() {
         return None;
     }
+    let rows = &results.latency;
     let mut section = Section::suite(SuiteName::Latency)
-        .with(Part::Table(latency_table(&results.latency)))
+        .with(Part::Table(latency_table(rows)))
         .with(Part::Text(
             "Allocations: Rust heap only, all threads; libcurl's own malloc (isahc) is not \
              counted."
                 .to_owned(),
         ))
         .with(Part::Prose(CALLS.to_owned()))
+        .with(Part::Prose(ROUNDS.to_owned()))
         .with(Part::Prose(noise::NOISE_NOTE.to_owned()));
-    if results.latency.iter().any(|row| row.bare.is_some()) {
+    if !results.calibration.is_empty() {
         section = section
-            .with(Part::Table(port_overhead_table(&results.latency)))
+            .with(Part::Table(calibration_table(&results.calibration)))
+            .with(Part::Prose(CALIBRATION.to_owned()));
+        if let Some(line) = calibration_target(&results.calibration) {
+            section = section.with(Part::Prose(line));
+        }
+    }
+    if rows.iter().any(|row| row.bare.is_some()) {
+        section = section
+            .with(Part::Table(port_overhead_table(rows)))
             .with(Part::Prose(BARE.to_owned()));
     }
-    if results.latency.iter().any(|row| row.tls.is_some()) {
+    if rows.iter().any(|row| row.tls.is_some()) {
         section = section.with(Part::Prose(HTTPS.to_owned()));
     }
     if results.settings.latency_cpu.is_some() {
         section = section.with(Part::Prose(PINNED.to_owned()));
     }
+    if !results.latency_unpinned.is_empty() {
+        section = section
+            .with(Part::Table(unpinned_table(rows, &results.latency_unpinned)))
+            .with(Part::Prose(unpinned_verdict(
+                rows,
+                &results.latency_unpinned,
+            )));
+    }
     let mut notes = noise::notes(
-        results.latency.iter().filter_map(|row| {
+        rows.iter().filter_map(|row| {
             let label = row.protocol.qualify(row.client);
             Some((label, row.noise.as_ref()?))
         }),
         "us",
     );
-    notes.extend(https_costs(&results.latency));
-    notes.extend(h2_costs(&results.latency));
+    notes.extend(https_costs(rows));
+    notes.extend(h2_costs(rows));
     notes.extend(unable_note(
         &results.settings,
         SuiteName::Latency,
@@ -66,13 +88,28 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     Some(section.with_notes(notes).with_charts(charts, "latency"))
 }
 
+const ROUNDS: &str = "The samples are taken in rounds spread over the suite (every \
+    protocol's round 1, then every protocol's round 2, ...); **Rounds** gives each round's mean, \
+    and what a client's mean moves between them is its noise in the verdict. **Mock CPU** is \
+    mock-rates' own CPU time per call during the client's samples (read from its cgroup, or its \
+    threads' schedstat), and its share of the client's mean: on the pinned CPU the mock's work \
+    is part of every call's time, the same work for every client of a protocol.";
+
+const CALIBRATION: &str = "**The instrument**: a minimal client of the bench's own calls the \
+    same mock-rates in the same rotation as the clients: over http and https a request written \
+    by hand on one kept-alive connection and the response read by its Content-Length, over h2 \
+    the h2 crate alone; the body decoded as the adapters decode it. Its mean is the floor of \
+    the set-up (mock-rates, the kernel, TLS and the decode), and **Mock CPU** what mock-rates \
+    itself spends per call: what a client's row takes beyond this is the client's.";
+
 const HTTPS: &str = "Over `https` (HTTP/1.1) and `h2` (HTTP/2, clients built with \
     `rates.http_version = \"2\"`, offering only `h2` by ALPN), each client calls a mock-rates \
     of the suite's own serving TLS with a CA made at start, which the client trusts besides the system's roots; the \
     Protocol column gives the client's TLS library and crypto provider, as its adapter states \
     them, and the TLS and HTTP versions mock-rates counted, not what the client claims (a row \
-    over TLS that negotiated none, or a connection that spoke another HTTP version, would stop \
-    the run). awc-openssl, reqwest-native-tls and \
+    over TLS that negotiated none, or a connection that spoke another HTTP version, is no \
+    figure: it is left out of every table, named with why under the verdict, and ranked \
+    nowhere). awc-openssl, reqwest-native-tls and \
     ureq-native-tls are awc, reqwest and ureq with another TLS backend: over http they would be \
     the same client as the bare name, so they have rows there only when named with `--clients`, \
     and their https/http ratio below divides by the bare name's http row. The connection, and \
@@ -128,6 +165,8 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
             ("Connections", Right),
             ("Failures", Right),
             ("Noise", Left),
+            ("Rounds", Right),
+            ("Mock CPU", Right),
         ],
         rows: rows
             .iter()
@@ -148,10 +187,236 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
                         .map_or_else(|| "?".to_owned(), |count| count.to_string()),
                     format!("{}/{}", row.failures, row.calls),
                     noise::cell(row.noise.as_ref()),
+                    rounds_cell(&time, &row.round_means_us),
+                    mock_cpu_cell(row.mock_cpu_us, row.mean_us),
                 ]
             })
             .collect(),
     }
+}
+
+/// Each round's mean, `60.1 / 61.0 / 59.8`.
+fn rounds_cell(time: &TimeFormat, rounds: &[f64]) -> String {
+    if rounds.is_empty() {
+        return "-".to_owned();
+    }
+    rounds
+        .iter()
+        .map(|&mean| time.format_us(Some(mean)))
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// The mock's CPU per call and its share of the call's mean: `21.3 us (35%)`.
+fn mock_cpu_cell(mock_cpu_us: Option<f64>, mean_us: Option<f64>) -> String {
+    match (mock_cpu_us, mean_us) {
+        (Some(cpu), Some(mean)) if mean > 0.0 => {
+            format!("{cpu:.1} us ({:.0}%)", cpu * 100.0 / mean)
+        }
+        (Some(cpu), _) => format!("{cpu:.1} us"),
+        _ => "NA".to_owned(),
+    }
+}
+
+/// The mock's cost per call over h2 may be at most this factor of its cost over https.
+pub const MOCK_H2_TARGET: f64 = 1.15;
+
+fn calibration_table(rows: &[CalibrationRow]) -> Table {
+    use Align::{Left, Right};
+    let time = TimeFormat::for_means_ns(rows.iter().map(|row| row.mean_us.map(|us| us * 1_000.0)));
+    Table {
+        title: "latency: the instrument, mock-rates called by a minimal client (calibration)"
+            .to_owned(),
+        columns: vec![
+            ("Protocol", Left),
+            ("Mean", Right),
+            ("Error", Right),
+            ("Rounds", Right),
+            ("Mock CPU/call", Right),
+            ("Failures", Right),
+        ],
+        rows: rows
+            .iter()
+            .map(|row| {
+                vec![
+                    row.protocol.to_string(),
+                    time.format_us(row.mean_us),
+                    time.format_us(row.error_us),
+                    rounds_cell(&time, &row.round_means_us),
+                    row.mock_cpu_us
+                        .map_or_else(|| "NA".to_owned(), |cpu| format!("{cpu:.1} us")),
+                    format!("{}/{}", row.failures, row.calls),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// The target line: mock-rates' CPU per call over h2 against over https, and the minimal
+/// client's mean the same way.
+fn calibration_target(rows: &[CalibrationRow]) -> Option<String> {
+    let of = |protocol| rows.iter().find(|row| row.protocol == protocol);
+    let (h2, https) = (of(Protocol::H2)?, of(Protocol::Https)?);
+    let cpu = h2.mock_cpu_us? / https.mock_cpu_us.filter(|&cpu| cpu > 0.0)?;
+    let mean = h2
+        .mean_us
+        .zip(https.mean_us.filter(|&mean| mean > 0.0))
+        .map(|(h2, https)| format!("; the minimal client's mean {:.2}x", h2 / https))
+        .unwrap_or_default();
+    Some(format!(
+        "mock-rates over h2 against over https: its CPU per call {cpu:.2}x (target at most \
+         {MOCK_H2_TARGET:.2}x: {}){mean}.",
+        if cpu <= MOCK_H2_TARGET {
+            "met"
+        } else {
+            "NOT met"
+        }
+    ))
+}
+
+/// The clients over http pinned (the suite's rows) and unpinned, side by side, each ranked.
+fn unpinned_table(pinned: &[LatencyRow], unpinned: &[LatencyRow]) -> Table {
+    use Align::{Left, Right};
+    let time = TimeFormat::for_means_ns(
+        unpinned
+            .iter()
+            .map(|row| row.mean_us.map(|us| us * 1_000.0)),
+    );
+    let pinned_http: Vec<&LatencyRow> = pinned
+        .iter()
+        .filter(|row| row.protocol == Protocol::Http)
+        .collect();
+    let pinned_ranks = ranks(&pinned_http);
+    let unpinned_rows: Vec<&LatencyRow> = unpinned.iter().collect();
+    let unpinned_ranks = ranks(&unpinned_rows);
+    Table {
+        title: "latency over http: pinned to one CPU (the table above) and not pinned".to_owned(),
+        columns: vec![
+            ("Client", Left),
+            ("Pinned mean", Right),
+            ("Rank", Right),
+            ("Unpinned mean", Right),
+            ("Error", Right),
+            ("Rank", Right),
+            ("Ratio to hyper unpinned", Right),
+        ],
+        rows: unpinned
+            .iter()
+            .map(|row| {
+                let pinned_row = pinned_http
+                    .iter()
+                    .find(|pinned| pinned.client == row.client);
+                let rank = |ranks: &[(ClientName, usize)]| {
+                    ranks
+                        .iter()
+                        .find(|(client, _)| *client == row.client)
+                        .map_or_else(|| "-".to_owned(), |(_, rank)| rank.to_string())
+                };
+                vec![
+                    row.client.to_string(),
+                    time.format_us(pinned_row.and_then(|pinned| pinned.mean_us)),
+                    rank(&pinned_ranks),
+                    time.format_us(row.mean_us),
+                    time.format_us(row.error_us),
+                    rank(&unpinned_ranks),
+                    format_ratio(row.ratio),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// Each client's rank by mean (1 the fastest).
+fn ranks(rows: &[&LatencyRow]) -> Vec<(ClientName, usize)> {
+    let mut means: Vec<(ClientName, f64)> = rows
+        .iter()
+        .filter_map(|row| Some((row.client, row.mean_us?)))
+        .collect();
+    means.sort_by(|a, b| a.1.total_cmp(&b.1));
+    means
+        .into_iter()
+        .enumerate()
+        .map(|(index, (client, _))| (client, index + 1))
+        .collect()
+}
+
+/// Whether the order by mean over http is the same pinned and unpinned, and for each pair
+/// that swapped, whether the swap is within the two measurements' noise.
+fn unpinned_verdict(pinned: &[LatencyRow], unpinned: &[LatencyRow]) -> String {
+    let pinned_http: Vec<&LatencyRow> = pinned
+        .iter()
+        .filter(|row| row.protocol == Protocol::Http)
+        .collect();
+    let unpinned: Vec<&LatencyRow> = unpinned.iter().collect();
+    let order = |rows: &[&LatencyRow]| -> Vec<ClientName> {
+        ranks(rows).into_iter().map(|(client, _)| client).collect()
+    };
+    let (pinned_order, unpinned_order) = (order(&pinned_http), order(&unpinned));
+    let names = |order: &[ClientName]| {
+        order
+            .iter()
+            .map(|client| client.as_str())
+            .collect::<Vec<_>>()
+            .join(" < ")
+    };
+    let position = |order: &[ClientName], client| order.iter().position(|known| *known == client);
+    // Each pair that the two orders rank the other way round, and whether its two means are
+    // within their Errors in either measurement (then the swap says nothing).
+    let mut swaps = Vec::new();
+    for (index, &first) in pinned_order.iter().enumerate() {
+        for &second in &pinned_order[index + 1..] {
+            let (Some(a), Some(b)) = (
+                position(&unpinned_order, first),
+                position(&unpinned_order, second),
+            ) else {
+                continue;
+            };
+            if a < b {
+                continue;
+            }
+            let apart = |rows: &[&LatencyRow]| {
+                let of = |client| rows.iter().find(|row| row.client == client);
+                let (Some(x), Some(y)) = (of(first), of(second)) else {
+                    return false;
+                };
+                match (x.mean_us, x.error_us, y.mean_us, y.error_us) {
+                    (Some(x), Some(x_error), Some(y), Some(y_error)) => {
+                        (x - y).abs() > x_error + y_error
+                    }
+                    _ => false,
+                }
+            };
+            let beyond = apart(&pinned_http) && apart(&unpinned);
+            swaps.push(format!(
+                "{first} and {second} ({})",
+                if beyond {
+                    "beyond the noise both ways"
+                } else {
+                    "within the noise of one of the two"
+                }
+            ));
+        }
+    }
+    let mut text = format!(
+        "**Pinning is a choice.** Over http, pinned: {}; unpinned: {} (a single round of a \
+         third of the samples on a separate mock-rates with nothing pinned). ",
+        names(&pinned_order),
+        names(&unpinned_order)
+    );
+    if swaps.is_empty() {
+        text.push_str("The ranks hold without the pinning.");
+    } else {
+        let _ = write!(
+            text,
+            "Pairs ranked the other way round: {}.",
+            swaps.join("; ")
+        );
+    }
+    text.push_str(
+        " The pinned figures are the verdict's; unpinned, a call may also pay a cross-CPU \
+         wake-up, which moves from call to call.",
+    );
+    text
 }
 
 /// The port and adapter's cost, per client: at most this factor over the bare call...
@@ -319,6 +584,10 @@ mod tests {
             first_error: None,
             noise: None,
             bare: None,
+            round_means_us: Vec::new(),
+            round_allocs_per_op: Vec::new(),
+            mock_cpu_us: None,
+            unchecked: None,
         }
     }
 

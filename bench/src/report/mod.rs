@@ -25,6 +25,7 @@ mod verdict;
 
 pub use charts::write_charts;
 pub use html::Chart;
+pub use verdict::agreement;
 
 use std::fmt::Write as _;
 
@@ -83,8 +84,11 @@ fn how_to_read() -> Section {
 
 /// The sections of the suites that ran, in the order of a default run.
 fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
+    let verdict = verdict::section(results, charts);
+    // A row that could not be checked is no figure: the verdict names it, no table shows it.
+    let results = &results.checked();
     [
-        Some(verdict::section(results)),
+        Some(verdict),
         latency::section(results, charts),
         connections::section(results),
         decode::section(results, charts),

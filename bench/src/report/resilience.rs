@@ -59,8 +59,8 @@ fn statuses(phase: &PhaseCounts) -> String {
 fn capacity_table(rows: &ResilienceResults) -> Table {
     Table {
         title: format!(
-            "resilience: capacity, the highest open-model rate sustained (no failure, p99 \
-             within {}) on a ramp of steps x1.41",
+            "resilience: capacity, the highest open-model rate held through a confirmation \
+             stretch (nothing failed or unsent, p99 within {}), the median of its rounds",
             rows.capacity
                 .first()
                 .map_or_else(String::new, |row| format_ms(Some(row.latency_objective_ms)))
@@ -68,37 +68,46 @@ fn capacity_table(rows: &ResilienceResults) -> Table {
         columns: vec![
             ("Client", Align::Left),
             ("Capacity", Align::Right),
-            ("p99 at capacity", Align::Right),
-            ("Next step", Align::Left),
+            ("Rounds", Align::Left),
+            ("p99 of the confirmations", Align::Left),
+            ("Soak at half of it", Align::Left),
         ],
         rows: rows
             .capacity
             .iter()
             .map(|row| {
-                let at = row
-                    .steps
+                let rounds: Vec<String> = row
+                    .rounds
                     .iter()
-                    .position(|step| Some(step.rps) == row.capacity_rps);
-                let next = at.map_or(0, |at| at + 1);
+                    .map(|round| {
+                        round
+                            .capacity_rps
+                            .map_or_else(|| "none held".to_owned(), |rps| rps.to_string())
+                    })
+                    .collect();
+                let p99s: Vec<String> = row
+                    .rounds
+                    .iter()
+                    .map(|round| {
+                        round
+                            .confirmations
+                            .iter()
+                            .find(|step| Some(step.rps) == round.capacity_rps)
+                            .map_or_else(
+                                || "-".to_owned(),
+                                |step| format_ms(step.requests.ok_p99_ms),
+                            )
+                    })
+                    .collect();
                 vec![
                     row.client.to_string(),
-                    row.capacity_rps.map_or_else(
-                        || "below the first step".to_owned(),
-                        |rps| format!("{rps} RPS"),
-                    ),
-                    format_ms(at.and_then(|at| row.steps[at].requests.ok_p99_ms)),
-                    row.steps.get(next).map_or_else(
-                        || "-".to_owned(),
-                        |step| {
-                            format!(
-                                "{} RPS: p99 {}, {} of {} ok",
-                                step.rps,
-                                format_ms(step.requests.ok_p99_ms),
-                                step.requests.ok,
-                                step.requests.sent
-                            )
-                        },
-                    ),
+                    row.capacity_rps
+                        .map_or_else(|| "none held".to_owned(), |rps| format!("{rps} RPS")),
+                    rounds.join(" / "),
+                    p99s.join(" / "),
+                    row.refuted
+                        .as_ref()
+                        .map_or_else(|| "held".to_owned(), |why| format!("refuted: {why}")),
                 ]
             })
             .collect(),

@@ -10,6 +10,7 @@ use api::configuration::Settings;
 use api::startup::Application;
 use rates_common::HttpVersion;
 
+use crate::process_cpu::ProcessCpu;
 use crate::servers::child::{self, ChildError, ChildProcess};
 use crate::servers::mock::MockEndpoint;
 
@@ -112,6 +113,11 @@ impl ApiEndpoint {
     /// `None` for a service the bench did not start.
     pub fn pid(&self) -> Option<u32> {
         self.process.as_ref().map(ChildProcess::pid)
+    }
+
+    /// The service's CPU clock; `None` for a service the bench did not start.
+    pub fn cpu(&self) -> Option<&ProcessCpu> {
+        self.process.as_ref().map(ChildProcess::cpu)
     }
 }
 

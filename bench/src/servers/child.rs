@@ -16,6 +16,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Mutex, Once, PoisonError, mpsc};
 use std::time::Duration;
 
+use crate::process_cpu::ProcessCpu;
+
 /// How long a child may take to start listening.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -38,6 +40,8 @@ pub struct ChildProcess {
     pid: u32,
     /// Closing it (on drop) tells the child to stop even if the kill below were lost.
     stdin: Option<ChildStdin>,
+    /// Its CPU time, every thread of it (see [`ProcessCpu`]).
+    cpu: ProcessCpu,
 }
 
 /// Children alive right now, so that the signal thread can kill them before the bench exits.
@@ -82,6 +86,7 @@ impl ChildProcess {
         let process = Self {
             pid: child.id(),
             stdin: child.stdin.take(),
+            cpu: ProcessCpu::attach(child.id(), name),
         };
         // From here on the guard owns the child: any early return below stops it.
         children().push(child);
@@ -100,6 +105,11 @@ impl ChildProcess {
     /// The child's process id (for /proc readings).
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    /// Its CPU clock.
+    pub fn cpu(&self) -> &ProcessCpu {
+        &self.cpu
     }
 }
 

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use mock_rates::{MockState, Settings, TlsSettings};
 
 use crate::clients::MockAdmin;
+use crate::process_cpu::ProcessCpu;
 use crate::servers::child::{self, ChildError, ChildProcess};
 
 /// What the child prints on stdout once it listens, followed by its base URL.
@@ -183,6 +184,11 @@ impl MockEndpoint {
     /// by URL.
     pub fn is_child(&self) -> bool {
         self.process.is_some() || self.hosted.is_some()
+    }
+
+    /// The child's CPU clock; `None` for a mock the bench did not start as a process.
+    pub fn cpu(&self) -> Option<&ProcessCpu> {
+        self.process.as_ref().map(ChildProcess::cpu)
     }
 
     /// Its admin endpoints: counters and faults.

@@ -2,12 +2,14 @@
 //! valgrind's callgrind instead of timed, so that the figure holds across machines and runs
 //! (instruction counts repeat to about 0.01% here, where times move by tens of percent).
 //!
-//! For each client and protocol the bench runs itself twice under callgrind (the hidden
-//! `__cost` sub-command: build the adapter, make N calls, print what they allocated), with two
-//! call counts; callgrind counts every instruction of that process, every thread of it
-//! (ureq's blocking pool, isahc's curl thread). The difference between the two runs divided by
-//! the difference in calls cancels start-up, building the client and the first connection, and
-//! leaves what one pooled call costs. mock-rates runs natively on the bench's own threads (its
+//! For each client and protocol the bench runs itself three times under callgrind (the hidden
+//! `__cost` sub-command: build the adapter, make N calls, print what they allocated), with
+//! three call counts; callgrind counts every instruction of that process, every thread of it
+//! (ureq's blocking pool, isahc's curl thread). The difference between the shortest and the
+//! longest run divided by the difference in calls cancels start-up, building the client and
+//! the first connection, and leaves what one pooled call costs; the two halves (shortest to
+//! middle, middle to longest) give the same figure twice, and what it moves between them is its
+//! noise in the verdict. mock-rates runs natively on the bench's own threads (its
 //! work is not counted); for `https` it serves TLS with a CA made at start, which the child is
 //! given.
 
@@ -64,7 +66,10 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
         .iter()
         .map(|&protocol| settings.clients_over(protocol).len())
         .sum();
-    let bar = progress_bar(SuiteName::Cost, 2 * work as u64);
+    // A third run between the two: two estimates of the same figure, whose difference is its
+    // noise.
+    let mid = low + (high - low) / 2;
+    let bar = progress_bar(SuiteName::Cost, 3 * work as u64);
     let mut rows = Vec::new();
     for &protocol in &protocols {
         let own_mock = if mock.is_child() {
@@ -98,19 +103,32 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
             };
             let before = admin.counters();
             let shorter = run(low)?;
+            let middle = run(mid)?;
             let longer = run(high)?;
             let counted = Counted::between(before.as_ref(), admin.counters().as_ref());
-            let negotiated = protocol
-                .is_tls()
-                .then(|| tls::negotiated(client, protocol, protocol.qualify(client), counted))
-                .transpose()?;
-            measured.push(row(
+            // A row over TLS that mock-rates did not count as such is no figure; the run goes
+            // on.
+            let (negotiated, unchecked) = if protocol.is_tls() {
+                match tls::negotiated(client, protocol, protocol.qualify(client), counted) {
+                    Ok(negotiated) => (Some(negotiated), None),
+                    Err(error) => (None, Some(error.to_string())),
+                }
+            } else {
+                (None, None)
+            };
+            let mut row = row(
                 client,
                 protocol,
                 (low, high),
                 (&shorter, &longer),
                 negotiated,
-            ));
+            );
+            row.round_instructions_per_call = vec![
+                per_call((low, mid), (&shorter, &middle)),
+                per_call((mid, high), (&middle, &longer)),
+            ];
+            row.unchecked = unchecked;
+            measured.push(row);
         }
         let baseline = measured
             .iter()
@@ -169,7 +187,15 @@ fn row(
         allocs_per_call: per_call(shorter.allocated.allocations, longer.allocated.allocations),
         bytes_per_call: per_call(shorter.allocated.bytes, longer.allocated.bytes),
         ratio: None,
+        round_instructions_per_call: Vec::new(),
+        unchecked: None,
     }
+}
+
+/// Instructions per call between two runs of `calls` calls.
+fn per_call(calls: (u32, u32), (shorter, longer): (&RunCounts, &RunCounts)) -> f64 {
+    let extra = f64::from(calls.1.saturating_sub(calls.0).max(1));
+    longer.instructions.saturating_sub(shorter.instructions) as f64 / extra
 }
 
 /// Runs `exe __cost` under callgrind; the instructions it counted and what the calls

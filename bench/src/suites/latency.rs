@@ -5,7 +5,17 @@
 //! `LocalSet`): awc's client is not `Send` and needs it, and the others get the same runtime so
 //! the comparison is fair (ureq hops to the runtime's blocking pool, as in the api). Each
 //! client gets its warm-up, then samples are interleaved (sample 1 of every client, then
-//! sample 2, ...) so that machine noise falls on all clients alike.
+//! sample 2, ...) so that machine noise falls on all clients alike. The samples are taken in
+//! `--rounds` rounds spread over the suite: every protocol's round 1, then every protocol's
+//! round 2, ...; what a figure moves between rounds is its noise in the verdict.
+//!
+//! Beside the clients, a minimal client of the bench's own (see [`calibration`]) calls the
+//! same mock-rates in the same rotation, and mock-rates' own CPU time is read around every
+//! sample: the instrument's cost per call, per protocol, shown beside the clients' rows.
+//! Pinned (the default), the suite then measures the clients over http once more with
+//! nothing pinned, so that the report can say whether the ranks hold without the pinning.
+//!
+//! [`calibration`]: crate::suites::calibration
 
 use std::path::Path;
 use std::time::Instant;
@@ -17,12 +27,16 @@ use rates_common::ClientSettings;
 use crate::alloc::AllocSnapshot;
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
-use crate::model::{BareFigures, ClientName, LatencyRow, Noise, Protocol, RunSettings, SuiteName};
+use crate::model::{
+    BareFigures, CalibrationRow, ClientName, LatencyRow, Noise, Protocol, RunSettings, SuiteName,
+};
 use crate::noise;
+use crate::process_cpu::ProcessCpu;
 use crate::servers::MockEndpoint;
 use crate::stats::{SampleSummary, median, percentile_nearest_rank, ratio_mean_sd};
 use crate::suites::adapters::Adapter;
 use crate::suites::bare::BareCall;
+use crate::suites::calibration::MinimalClient;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
 
@@ -33,6 +47,15 @@ pub fn cross_rate_pairs() -> [CurrencyPair; 2] {
         CurrencyPair::new(Currency::EUR, Currency::USD),
         CurrencyPair::new(Currency::USD, jpy),
     ]
+}
+
+/// What the suite measured.
+#[derive(Debug, Default)]
+pub struct LatencyResults {
+    pub rows: Vec<LatencyRow>,
+    pub calibration: Vec<CalibrationRow>,
+    /// The clients over http with nothing pinned, when the suite ran pinned.
+    pub unpinned: Vec<LatencyRow>,
 }
 
 /// One client's measurements over the run.
@@ -46,8 +69,6 @@ struct ClientRun {
     /// The same client called bare, sample for sample (see [`crate::suites::bare`]), on a
     /// client of its own.
     bare: Sampled,
-    /// Rounds of samples taken: 1, or more when a noisy row was measured again.
-    rounds: u32,
 }
 
 /// One way of calling a client, over the run: its samples, calls, allocations and what the
@@ -61,6 +82,14 @@ struct Sampled {
     /// What the mock counted during these calls, the warm-up included.
     counted: Option<Counted>,
     first_error: Option<String>,
+    /// Each round's mean per call (ns) and allocations per call.
+    round_means_ns: Vec<f64>,
+    round_allocs: Vec<f64>,
+    /// Where the current round started: its first sample, the calls and allocations before it.
+    round_start: (usize, u64, u64),
+    /// The mock's CPU time during the timed calls, and the calls it covers; `None` once a
+    /// reading failed.
+    mock_cpu: Option<(u64, u64)>,
 }
 
 impl Sampled {
@@ -72,15 +101,29 @@ impl Sampled {
             allocated: AllocSnapshot::default(),
             counted: Some(Counted::default()),
             first_error: None,
+            round_means_ns: Vec::new(),
+            round_allocs: Vec::new(),
+            round_start: (0, 0, 0),
+            mock_cpu: Some((0, 0)),
         }
     }
 
-    /// Adds a sample of `calls` calls.
-    fn add_sample(&mut self, outcome: BatchOutcome, calls: u32, allocated: AllocSnapshot) {
+    /// Adds a sample of `calls` calls, and the mock's CPU time during them.
+    fn add_sample(
+        &mut self,
+        outcome: BatchOutcome,
+        calls: u32,
+        allocated: AllocSnapshot,
+        mock_cpu_ns: Option<u64>,
+    ) {
         self.allocated.add(allocated);
         self.calls += u64::from(calls);
         self.failures += outcome.failures;
         self.sample_means_ns.push(outcome.mean_ns());
+        self.mock_cpu = self
+            .mock_cpu
+            .zip(mock_cpu_ns)
+            .map(|((nanos, covered), more)| (nanos + more, covered + u64::from(calls)));
         self.note_error(outcome);
     }
 
@@ -90,13 +133,28 @@ impl Sampled {
         }
     }
 
-    /// Forgets the samples, calls and allocations measured so far; what the mock counted and
-    /// the first error are kept.
-    fn start_round(&mut self) {
-        self.sample_means_ns.clear();
-        self.calls = 0;
-        self.failures = 0;
-        self.allocated = AllocSnapshot::default();
+    /// Closes the current round: its mean per call and allocations per call.
+    fn end_round(&mut self) {
+        let (first, calls_before, allocations_before) = self.round_start;
+        let means: Vec<f64> = self.sample_means_ns[first..]
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        if !means.is_empty() {
+            self.round_means_ns
+                .push(means.iter().sum::<f64>() / means.len() as f64);
+        }
+        let calls = self.calls - calls_before;
+        if calls > 0 {
+            self.round_allocs
+                .push((self.allocated.allocations - allocations_before) as f64 / calls as f64);
+        }
+        self.round_start = (
+            self.sample_means_ns.len(),
+            self.calls,
+            self.allocated.allocations,
+        );
     }
 
     /// `total` per call; 0 without calls.
@@ -114,232 +172,427 @@ impl Sampled {
             .map(|mean| mean.map(|nanos| nanos / 1_000.0))
             .collect()
     }
+
+    /// The mock's CPU per call, in us.
+    fn mock_cpu_us(&self) -> Option<f64> {
+        self.mock_cpu
+            .filter(|&(_, calls)| calls > 0)
+            .map(|(nanos, calls)| nanos as f64 / calls as f64 / 1_000.0)
+    }
+
+    fn round_means_us(&self) -> Vec<f64> {
+        self.round_means_ns
+            .iter()
+            .map(|nanos| nanos / 1_000.0)
+            .collect()
+    }
 }
 
 /// Runs the suite over every protocol of the run. Each protocol gets a mock-rates of the
-/// suite's own when the bench runs mock-rates itself (over TLS for `https`, its CA given to
-/// the clients), on the suite's CPU when pinned; a mock given by URL serves plain HTTP only,
-/// so `https` is then left out, and said so. Pinned, this thread and the clients' threads run
-/// on `settings.latency_cpu` too; see [`crate::affinity`] for why.
-pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<LatencyRow>, BenchError> {
-    let _pinned = settings
+/// suite's own when the bench runs mock-rates itself (over TLS for `https` and `h2`, its CA
+/// given to the clients), on the suite's CPU when pinned; a mock given by URL serves plain
+/// HTTP only, so `https` and `h2` are then left out, and said so. Pinned, this thread and the
+/// clients' threads run on `settings.latency_cpu` too; see [`crate::affinity`] for why. Then,
+/// when it ran pinned with mocks of its own, the clients over http once more, unpinned.
+pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults, BenchError> {
+    let exe = std::env::current_exe()
+        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let pinned = settings
         .latency_cpu
         .map(crate::affinity::Pinned::to)
         .transpose()
         .map_err(|source| BenchError::io(Path::new("the CPU affinity"), source))?;
-    let mut rows = Vec::new();
+    let mut own_mocks = Vec::new();
     for protocol in settings.protocols_of(SuiteName::Latency) {
         let tls = protocol.is_tls();
-        let own_mock = if mock.is_child() && (tls || settings.latency_cpu.is_some()) {
-            let exe = std::env::current_exe()
-                .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
-            Some(MockEndpoint::spawn_on(&exe, settings.latency_cpu, tls)?)
+        if mock.is_child() && (tls || settings.latency_cpu.is_some()) {
+            own_mocks.push((
+                protocol,
+                Some(MockEndpoint::spawn_on(&exe, settings.latency_cpu, tls)?),
+            ));
         } else if tls {
             eprintln!(
                 "bench: latency: {protocol} left out: it needs a mock-rates of the bench's own, \
                  and --mock-url gives one over plain HTTP"
             );
-            continue;
         } else {
-            None
-        };
-        rows.extend(measure(
-            settings,
-            own_mock.as_ref().unwrap_or(mock),
-            protocol,
-        )?);
+            own_mocks.push((protocol, None));
+        }
     }
-    Ok(rows)
+    let mocks: Vec<(Protocol, &MockEndpoint)> = own_mocks
+        .iter()
+        .map(|(protocol, own)| (*protocol, own.as_ref().unwrap_or(mock)))
+        .collect();
+    let mut results = measure(settings, &mocks, Part::Pinned)?;
+    drop(own_mocks);
+    drop(pinned);
+    let unpinned_over_http = settings.latency_cpu.is_some()
+        && mock.is_child()
+        && settings
+            .protocols_of(SuiteName::Latency)
+            .contains(&Protocol::Http);
+    if unpinned_over_http {
+        // A thread of its own, started unpinned, so that its runtime and blocking pool are too.
+        results.unpinned = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    let unpinned_mock = MockEndpoint::spawn_on(&exe, None, false)?;
+                    measure(
+                        settings,
+                        &[(Protocol::Http, &unpinned_mock)],
+                        Part::Unpinned,
+                    )
+                    .map(|unpinned| unpinned.rows)
+                })
+                .join()
+                .unwrap_or_else(|_| {
+                    Err(BenchError::Latency(
+                        "the unpinned measurement panicked".to_owned(),
+                    ))
+                })
+        })?;
+    }
+    Ok(results)
 }
 
-/// Every client over `protocol`, against `mock`.
+/// Which part of the suite a measurement is: the whole (pinned, when the run pins), or the
+/// unpinned check (http only, fewer samples, one round, no bare calls, no calibration).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Pinned,
+    Unpinned,
+}
+
+/// Everything measured over one protocol.
+struct ProtocolRun<'m> {
+    protocol: Protocol,
+    mock: &'m MockEndpoint,
+    admin: MockAdmin<'m>,
+    providers: Vec<Box<dyn RatesProvider>>,
+    bare_calls: Vec<BareCall>,
+    runs: Vec<ClientRun>,
+    /// The minimal client and its samples (the pinned part only).
+    calibration: Option<(MinimalClient, Sampled)>,
+}
+
+/// Every client over each of `mocks`' protocols, in rounds.
 fn measure(
     settings: &RunSettings,
-    mock: &MockEndpoint,
-    protocol: Protocol,
-) -> Result<Vec<LatencyRow>, BenchError> {
-    let client_settings = ClientSettings {
-        extra_ca_pem: mock.ca_pem().cloned(),
-        http_version: protocol.client_http_version(),
-        ..ClientSettings::for_base_url(mock.base_url())
-    };
+    mocks: &[(Protocol, &MockEndpoint)],
+    part: Part,
+) -> Result<LatencyResults, BenchError> {
     let pairs = cross_rate_pairs();
-    let clients = settings.clients_over(protocol);
+    let (samples, rounds) = match part {
+        Part::Pinned => (
+            settings.samples,
+            settings.rounds.clamp(1, settings.samples.max(1)),
+        ),
+        Part::Unpinned => ((settings.samples / 3).max(2), 1),
+    };
     let calls_per_sample = u64::from(settings.calls_per_sample);
-    let work = clients.len() as u64
-        * (u64::from(settings.warmup_calls) + u64::from(settings.samples) * calls_per_sample);
-    let bar = progress_bar(SuiteName::Latency, work);
-    let admin = mock.admin();
+    let subjects: u64 = mocks
+        .iter()
+        .map(|&(protocol, _)| settings.clients_over(protocol).len() as u64)
+        .sum();
+    let bar = progress_bar(
+        SuiteName::Latency,
+        subjects * (u64::from(settings.warmup_calls) + u64::from(samples) * calls_per_sample),
+    );
+    if part == Part::Unpinned {
+        bar.set_prefix("latency (unpinned)");
+    }
 
     let system = actix_rt::System::new();
-    let runs = system.block_on(async {
-        let mut providers = Vec::with_capacity(clients.len());
-        let mut bare_calls = Vec::with_capacity(clients.len());
-        let mut runs = Vec::with_capacity(clients.len());
-        for &name in &clients {
-            providers.push(adapters::build(name, &client_settings)?);
-            let bare_adapter = Adapter::build(name, &client_settings)?;
-            bare_calls.push(
-                BareCall::new(bare_adapter, &client_settings, &pairs)
-                    .map_err(|why| BenchError::Latency(format!("{name}'s bare call: {why}")))?,
-            );
-            runs.push(ClientRun::new(name, settings));
+    let measured = system.block_on(async {
+        let mut protocols = Vec::with_capacity(mocks.len());
+        for &(protocol, mock) in mocks {
+            protocols.push(ProtocolRun::build(settings, mock, protocol, part, &pairs).await?);
         }
-
         let round = Round {
             settings,
-            admin: &admin,
             pairs: &pairs,
             bar: &bar,
+            bare: part == Part::Pinned,
         };
-        for ((run, provider), bare_call) in runs.iter_mut().zip(&providers).zip(&bare_calls) {
-            round.warm_up(run, &**provider, bare_call).await;
+        for protocol in &mut protocols {
+            round.warm_up(protocol).await;
         }
-        round.sample(&mut runs, &providers, &bare_calls).await;
-        // A noisy row is measured again, every client with it so that each Ratio still pairs
-        // samples taken side by side; at most `remeasure` more rounds.
-        for _ in 0..settings.remeasure {
-            let noisy: Vec<ClientName> = runs
-                .iter()
-                .filter(|run| run.noise().flagged())
-                .map(|run| run.name)
-                .collect();
-            if noisy.is_empty() {
-                break;
+        let mut taken = 0;
+        for index in 0..rounds {
+            // The samples spread evenly, the first rounds taking one more when they do not
+            // divide.
+            let count = samples / rounds + u32::from(index < samples % rounds);
+            for protocol in &mut protocols {
+                round.sample(protocol, taken, count).await;
+                protocol.end_round();
             }
-            eprintln!(
-                "bench: latency over {protocol}: {} noisy (drift, several modes or skewed by \
-                 outliers); measuring every client again",
-                noisy
-                    .iter()
-                    .map(|name| name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            bar.inc_length(runs.len() as u64 * u64::from(settings.samples) * calls_per_sample);
-            for run in &mut runs {
-                run.start_round();
-            }
-            round.sample(&mut runs, &providers, &bare_calls).await;
+            taken += count;
         }
         // Inside the runtime: some clients stop background tasks or threads when dropped.
-        drop(providers);
-        drop(bare_calls);
-        Ok::<_, BenchError>(runs)
+        let summaries = protocols
+            .into_iter()
+            .map(ProtocolRun::finish)
+            .collect::<Vec<_>>();
+        Ok::<_, BenchError>(summaries)
     })?;
     bar.finish_and_clear();
-
-    let baseline = runs
-        .iter()
-        .find(|run| run.name == ClientName::BASELINE)
-        .map(|run| run.port.sample_means_ns.clone());
-    runs.into_iter()
-        .map(|run| summarize(&run, baseline.as_deref(), protocol))
-        .collect()
+    let mut results = LatencyResults::default();
+    for (protocol, runs, calibration) in measured {
+        let baseline = runs
+            .iter()
+            .find(|run| run.name == ClientName::BASELINE)
+            .map(|run| run.port.sample_means_ns.clone());
+        results.rows.extend(
+            runs.iter()
+                .map(|run| summarize(run, baseline.as_deref(), protocol, part)),
+        );
+        results
+            .calibration
+            .extend(calibration.map(|sampled| calibration_row(protocol, &sampled)));
+    }
+    Ok(results)
 }
 
-/// One round of samples: `settings.samples` per client, interleaved.
+impl<'m> ProtocolRun<'m> {
+    /// The clients over `protocol`, each built twice (through the port, and bare), and the
+    /// minimal client, all against `mock`.
+    async fn build(
+        settings: &RunSettings,
+        mock: &'m MockEndpoint,
+        protocol: Protocol,
+        part: Part,
+        pairs: &[CurrencyPair],
+    ) -> Result<Self, BenchError> {
+        let client_settings = ClientSettings {
+            extra_ca_pem: mock.ca_pem().cloned(),
+            http_version: protocol.client_http_version(),
+            ..ClientSettings::for_base_url(mock.base_url())
+        };
+        let clients = settings.clients_over(protocol);
+        let mut run = Self {
+            protocol,
+            mock,
+            admin: mock.admin(),
+            providers: Vec::with_capacity(clients.len()),
+            bare_calls: Vec::with_capacity(clients.len()),
+            runs: Vec::with_capacity(clients.len()),
+            calibration: None,
+        };
+        for &name in &clients {
+            run.providers.push(adapters::build(name, &client_settings)?);
+            let bare_adapter = Adapter::build(name, &client_settings)?;
+            run.bare_calls.push(
+                BareCall::new(bare_adapter, &client_settings, pairs)
+                    .map_err(|why| BenchError::Latency(format!("{name}'s bare call: {why}")))?,
+            );
+            run.runs.push(ClientRun::new(name, settings));
+        }
+        if part == Part::Pinned {
+            match MinimalClient::connect(
+                mock.base_url(),
+                mock.ca_pem().map(|pem| &pem[..]),
+                protocol,
+                pairs,
+            )
+            .await
+            {
+                Ok(client) => {
+                    run.calibration = Some((client, Sampled::new(settings.samples as usize)));
+                }
+                Err(why) => eprintln!(
+                    "bench: latency: the calibration over {protocol} is not measured: {why}"
+                ),
+            }
+        }
+        Ok(run)
+    }
+
+    fn end_round(&mut self) {
+        for run in &mut self.runs {
+            run.port.end_round();
+            run.bare.end_round();
+        }
+        if let Some((_, sampled)) = &mut self.calibration {
+            sampled.end_round();
+        }
+    }
+
+    /// The runs and the calibration's samples; the clients dropped (inside the runtime).
+    fn finish(self) -> (Protocol, Vec<ClientRun>, Option<Sampled>) {
+        drop(self.providers);
+        drop(self.bare_calls);
+        (
+            self.protocol,
+            self.runs,
+            self.calibration.map(|(_, sampled)| sampled),
+        )
+    }
+}
+
+/// How the suite takes its calls.
 struct Round<'a> {
     settings: &'a RunSettings,
-    admin: &'a MockAdmin<'a>,
     pairs: &'a [CurrencyPair],
     bar: &'a indicatif::ProgressBar,
+    /// Whether each client's bare call is sampled beside it.
+    bare: bool,
 }
 
 impl Round<'_> {
-    /// `run`'s un-timed warm-up calls, through the port and bare.
-    async fn warm_up(&self, run: &mut ClientRun, provider: &dyn RatesProvider, bare: &BareCall) {
+    /// Every client's un-timed warm-up calls, through the port and bare, and the minimal
+    /// client's.
+    async fn warm_up(&self, protocol: &mut ProtocolRun<'_>) {
         let (pairs, calls) = (self.pairs, self.settings.warmup_calls);
-        self.bar.set_message(format!("warm-up {}", run.name));
-        let (outcome, _) = self
-            .counting(&mut run.port, calls, None, || provider.fetch_quotes(pairs))
+        let admin = &protocol.admin;
+        for ((run, provider), bare) in protocol
+            .runs
+            .iter_mut()
+            .zip(&protocol.providers)
+            .zip(&protocol.bare_calls)
+        {
+            self.bar
+                .set_message(format!("warm-up {} over {}", run.name, protocol.protocol));
+            let (outcome, _, _) = counting(admin, None, &mut run.port, pairs, calls, None, || {
+                provider.fetch_quotes(pairs)
+            })
             .await;
-        run.port.note_error(outcome);
-        let (outcome, _) = self
-            .counting(&mut run.bare, calls, None, || bare.call(pairs))
+            run.port.note_error(outcome);
+            if self.bare {
+                let (outcome, _, _) =
+                    counting(admin, None, &mut run.bare, pairs, calls, None, || {
+                        bare.call(pairs)
+                    })
+                    .await;
+                run.bare.note_error(outcome);
+            }
+            self.bar.inc(u64::from(calls));
+        }
+        if let Some((client, sampled)) = &mut protocol.calibration {
+            let (outcome, _, _) = counting(admin, None, sampled, pairs, calls, None, || {
+                client.call(pairs)
+            })
             .await;
-        run.bare.note_error(outcome);
-        self.bar.inc(u64::from(calls));
+            sampled.note_error(outcome);
+        }
     }
 
-    /// Each client's samples through the port, each beside one of its bare calls: port first
-    /// in even samples, bare first in odd ones, so that neither always runs on a machine just
-    /// warmed (or disturbed) by the other.
-    async fn sample(
-        &self,
-        runs: &mut [ClientRun],
-        providers: &[Box<dyn RatesProvider>],
-        bare_calls: &[BareCall],
-    ) {
+    /// `count` samples of every subject over `protocol` (samples `first..first + count` of
+    /// the suite), interleaved: each client through the port beside one of its bare calls
+    /// (port first in even samples, bare first in odd ones, so that neither always runs on a
+    /// machine just warmed, or disturbed, by the other), and the minimal client.
+    async fn sample(&self, protocol: &mut ProtocolRun<'_>, first: u32, count: u32) {
         let settings = self.settings;
         let calls_per_sample = u64::from(settings.calls_per_sample);
-        let count = runs.len();
-        for sample in 0..settings.samples as usize {
-            // Rotate the start so that no client always runs right after another one.
-            for offset in 0..count {
-                let index = (sample + offset) % count;
-                let run = &mut runs[index];
+        let clients = protocol.runs.len();
+        let subjects = clients + usize::from(protocol.calibration.is_some());
+        let cpu = protocol.mock.cpu();
+        for sample in first as usize..(first + count) as usize {
+            // Rotate the start so that no subject always runs right after another one.
+            for offset in 0..subjects {
+                let index = (sample + offset) % subjects;
+                if index == clients {
+                    if let Some((client, sampled)) = &mut protocol.calibration {
+                        self.timed(&protocol.admin, cpu, sampled, || client.call(self.pairs))
+                            .await;
+                    }
+                    continue;
+                }
+                let run = &mut protocol.runs[index];
                 self.bar.set_message(format!(
-                    "sample {}/{} {}",
+                    "sample {}/{} {} over {}",
                     sample + 1,
                     settings.samples,
-                    run.name
+                    run.name,
+                    protocol.protocol
                 ));
-                if sample % 2 == 0 {
-                    self.through_port(run, &*providers[index]).await;
-                    self.bare(run, &bare_calls[index]).await;
-                } else {
-                    self.bare(run, &bare_calls[index]).await;
-                    self.through_port(run, &*providers[index]).await;
+                let provider = &*protocol.providers[index];
+                let bare_call = &protocol.bare_calls[index];
+                let (admin, pairs) = (&protocol.admin, self.pairs);
+                let port_first = sample % 2 == 0;
+                if port_first {
+                    self.through_port(admin, cpu, run, provider).await;
+                }
+                if self.bare {
+                    self.timed(admin, None, &mut run.bare, || bare_call.call(pairs))
+                        .await;
+                }
+                if !port_first {
+                    self.through_port(admin, cpu, run, provider).await;
                 }
                 self.bar.inc(calls_per_sample);
             }
         }
     }
 
-    /// One sample of `run`'s calls through the port.
-    async fn through_port(&self, run: &mut ClientRun, provider: &dyn RatesProvider) {
-        let calls = self.settings.calls_per_sample;
-        let (outcome, allocated) = self
-            .counting(&mut run.port, calls, Some(&mut run.call_ns), || {
-                provider.fetch_quotes(self.pairs)
-            })
-            .await;
-        run.port.add_sample(outcome, calls, allocated);
-    }
-
-    /// One sample of `run`'s bare calls.
-    async fn bare(&self, run: &mut ClientRun, bare_call: &BareCall) {
-        let calls = self.settings.calls_per_sample;
-        let (outcome, allocated) = self
-            .counting(&mut run.bare, calls, None, || bare_call.call(self.pairs))
-            .await;
-        run.bare.add_sample(outcome, calls, allocated);
-    }
-
-    /// `count` calls (see [`call_repeatedly`]) and what they allocated, adding what the mock
-    /// counted of them to `into`'s count. The mock is read outside the allocation count.
-    async fn counting<Call, Error>(
+    /// One sample of `run`'s calls through the port, the mock's CPU read around it.
+    async fn through_port(
         &self,
+        admin: &MockAdmin<'_>,
+        cpu: Option<&ProcessCpu>,
+        run: &mut ClientRun,
+        provider: &dyn RatesProvider,
+    ) {
+        let calls = self.settings.calls_per_sample;
+        let (outcome, allocated, mock_cpu_ns) = counting(
+            admin,
+            cpu,
+            &mut run.port,
+            self.pairs,
+            calls,
+            Some(&mut run.call_ns),
+            || provider.fetch_quotes(self.pairs),
+        )
+        .await;
+        run.port.add_sample(outcome, calls, allocated, mock_cpu_ns);
+    }
+
+    /// One sample of `call` into `into`.
+    async fn timed<Call, Error>(
+        &self,
+        admin: &MockAdmin<'_>,
+        cpu: Option<&ProcessCpu>,
         into: &mut Sampled,
-        count: u32,
-        durations_ns: Option<&mut Vec<u64>>,
         call: impl FnMut() -> Call,
-    ) -> (BatchOutcome, AllocSnapshot)
-    where
+    ) where
         Call: Future<Output = Result<Quotes, Error>>,
         Error: std::fmt::Display,
     {
-        let before = self.admin.counters();
-        let allocated_before = AllocSnapshot::now();
-        let outcome = call_repeatedly(self.pairs, count, durations_ns, call).await;
-        let allocated = AllocSnapshot::now().since(allocated_before);
-        into.counted = Counted::add(
-            into.counted,
-            Counted::between(before.as_ref(), self.admin.counters().as_ref()),
-        );
-        (outcome, allocated)
+        let calls = self.settings.calls_per_sample;
+        let (outcome, allocated, mock_cpu_ns) =
+            counting(admin, cpu, into, self.pairs, calls, None, call).await;
+        into.add_sample(outcome, calls, allocated, mock_cpu_ns);
     }
+}
+
+/// `count` calls (see [`call_repeatedly`]), what they allocated, and the mock's CPU time
+/// during them (read on `cpu`, when given), adding what the mock counted of them to `into`'s
+/// count. The mock's counters are read outside the allocation count and the CPU reading.
+async fn counting<Call, Error>(
+    admin: &MockAdmin<'_>,
+    cpu: Option<&ProcessCpu>,
+    into: &mut Sampled,
+    pairs: &[CurrencyPair],
+    count: u32,
+    durations_ns: Option<&mut Vec<u64>>,
+    call: impl FnMut() -> Call,
+) -> (BatchOutcome, AllocSnapshot, Option<u64>)
+where
+    Call: Future<Output = Result<Quotes, Error>>,
+    Error: std::fmt::Display,
+{
+    let before = admin.counters();
+    let cpu_before = cpu.and_then(ProcessCpu::nanos);
+    let allocated_before = AllocSnapshot::now();
+    let outcome = call_repeatedly(pairs, count, durations_ns, call).await;
+    let allocated = AllocSnapshot::now().since(allocated_before);
+    let mock_cpu_ns = cpu_before
+        .zip(cpu.and_then(ProcessCpu::nanos))
+        .map(|(before, after)| after.saturating_sub(before));
+    into.counted = Counted::add(
+        into.counted,
+        Counted::between(before.as_ref(), admin.counters().as_ref()),
+    );
+    (outcome, allocated, mock_cpu_ns)
 }
 
 /// What one batch of calls gave.
@@ -409,25 +662,12 @@ impl ClientRun {
             call_ns: Vec::with_capacity(capacity),
             port: Sampled::new(settings.samples as usize),
             bare: Sampled::new(settings.samples as usize),
-            rounds: 1,
         }
     }
 
-    /// The noise checks on this round's sample means through the port.
+    /// The noise checks on the sample means through the port.
     fn noise(&self) -> Noise {
-        Noise {
-            rounds: self.rounds,
-            ..noise::check(&successful(&self.port))
-        }
-    }
-
-    /// Forgets the round measured so far (its samples, calls and allocations, bare ones too)
-    /// before another; what the mock counted, the warm-up included, and first errors are kept.
-    fn start_round(&mut self) {
-        self.call_ns.clear();
-        self.port.start_round();
-        self.bare.start_round();
-        self.rounds += 1;
+        noise::check(&successful(&self.port))
     }
 }
 
@@ -435,34 +675,42 @@ fn summarize(
     run: &ClientRun,
     baseline: Option<&[Option<f64>]>,
     protocol: Protocol,
-) -> Result<LatencyRow, BenchError> {
+    which: Part,
+) -> LatencyRow {
     let (port, bare) = (&run.port, &run.bare);
-    let tls = protocol
-        .is_tls()
-        .then(|| tls::negotiated(run.name, protocol, run.name, port.counted))
-        .transpose()?;
+    // A row over TLS that mock-rates did not count as such is not a figure; the run goes on.
+    let (tls, unchecked) = if protocol.is_tls() {
+        match tls::negotiated(run.name, protocol, run.name, port.counted) {
+            Ok(negotiated) => (Some(negotiated), None),
+            Err(error) => (None, Some(error.to_string())),
+        }
+    } else {
+        (None, None)
+    };
     let to_us = |nanos: f64| nanos / 1_000.0;
     let noise = run.noise().in_unit(to_us);
     let summary = SampleSummary::of(&successful(port));
     let mut sorted: Vec<f64> = run.call_ns.iter().map(|&nanos| nanos as f64).collect();
     sorted.sort_by(f64::total_cmp);
     let ratio = baseline.and_then(|baseline| ratio_mean_sd(&port.sample_means_ns, baseline));
-    let bare_summary = SampleSummary::of(&successful(bare));
-    let overhead = ratio_mean_sd(&port.sample_means_ns, &bare.sample_means_ns);
-    let bare_figures = BareFigures {
-        calls: bare.calls,
-        failures: bare.failures,
-        mean_us: bare_summary.map(|s| to_us(s.mean)),
-        error_us: bare_summary.and_then(|s| s.error).map(to_us),
-        overhead: overhead.map(|(mean, _)| mean),
-        overhead_sd: overhead.map(|(_, sd)| sd),
-        allocs_per_op: bare.per_call(bare.allocated.allocations),
-        bytes_per_op: bare.per_call(bare.allocated.bytes),
-        connections_opened: bare.counted.map(|counted| counted.connections),
-        sample_means_us: bare.sample_means_us(),
-        first_error: bare.first_error.clone(),
-    };
-    Ok(LatencyRow {
+    let bare_figures = (which == Part::Pinned).then(|| {
+        let bare_summary = SampleSummary::of(&successful(bare));
+        let overhead = ratio_mean_sd(&port.sample_means_ns, &bare.sample_means_ns);
+        BareFigures {
+            calls: bare.calls,
+            failures: bare.failures,
+            mean_us: bare_summary.map(|s| to_us(s.mean)),
+            error_us: bare_summary.and_then(|s| s.error).map(to_us),
+            overhead: overhead.map(|(mean, _)| mean),
+            overhead_sd: overhead.map(|(_, sd)| sd),
+            allocs_per_op: bare.per_call(bare.allocated.allocations),
+            bytes_per_op: bare.per_call(bare.allocated.bytes),
+            connections_opened: bare.counted.map(|counted| counted.connections),
+            sample_means_us: bare.sample_means_us(),
+            first_error: bare.first_error.clone(),
+        }
+    });
+    LatencyRow {
         client: run.name,
         protocol,
         tls,
@@ -481,8 +729,28 @@ fn summarize(
         sample_means_us: port.sample_means_us(),
         first_error: port.first_error.clone(),
         noise: Some(noise),
-        bare: Some(bare_figures),
-    })
+        bare: bare_figures,
+        round_means_us: port.round_means_us(),
+        round_allocs_per_op: port.round_allocs.clone(),
+        mock_cpu_us: port.mock_cpu_us(),
+        unchecked,
+    }
+}
+
+/// The minimal client's row over `protocol`.
+fn calibration_row(protocol: Protocol, sampled: &Sampled) -> CalibrationRow {
+    let summary = SampleSummary::of(&successful(sampled));
+    let to_us = |nanos: f64| nanos / 1_000.0;
+    CalibrationRow {
+        protocol,
+        calls: sampled.calls,
+        failures: sampled.failures,
+        mean_us: summary.map(|s| to_us(s.mean)),
+        error_us: summary.and_then(|s| s.error).map(to_us),
+        round_means_us: sampled.round_means_us(),
+        mock_cpu_us: sampled.mock_cpu_us(),
+        first_error: sampled.first_error.clone(),
+    }
 }
 
 /// The means of the samples that had a successful call.

@@ -3,21 +3,21 @@
 //! Scenarios: `GET /health/live`, the framework alone, as the baseline (over `http` only: the
 //! service itself is always called in the clear, so it does not change with the upstream's
 //! protocol); then `POST /payments/{client}` for each client of the protocol, cycling through
-//! a direct, two inverse and a cross-rate payment. Each scenario gets an unrecorded warm-up,
-//! then an open-model run at `--rps` for `--duration` (see [`open`]): every request awaited,
-//! its response read whole and checked, its latency measured from when it was due. Around each
-//! run the api child's CPU time and memory and the connections mock-rates accepted are read;
-//! over `https`, also the TLS handshakes mock-rates counted from the warm-up on, and a payments
-//! row whose calls negotiated no TLS stops the run. After each run the suite waits for the api
-//! to go idle. Then, unless `--no-capacity`, a closed-model capacity step per scenario (see
-//! [`capacity`]). The whole suite runs once per protocol (see [`crate::servers::Stack`]).
+//! a direct, two inverse and a cross-rate payment. Each scenario's time is split into
+//! `--rounds` rounds, taken in turn with every other scenario's (over every protocol: round
+//! 1 of each, then round 2 of each, ...), so that what a figure moves between rounds is the
+//! machine's doing, and shows. Each round gets an unrecorded warm-up, then an open-model run
+//! at `--rps` (see [`open`]): every request awaited, its response read whole and checked, its
+//! latency measured from when it was due. Around each round the api child's CPU time (its
+//! clock, see [`crate::process_cpu`]) and memory and the connections mock-rates accepted are
+//! read; over `https` and `h2`, also the TLS handshakes mock-rates counted from the warm-up
+//! on: a payments row whose calls negotiated no TLS, or another HTTP version, is marked
+//! unchecked (and ranked nowhere), and the run goes on. After each round the suite waits for
+//! the api to go idle.
 //!
-//! The generator runs in the bench process on its own multi-thread tokio runtime: the open
-//! model with one pooled hyper-util client for every scenario, the capacity step with one
-//! connection per worker (see [`connection`]).
+//! The generator runs in the bench process on its own multi-thread tokio runtime, with one
+//! pooled hyper-util client for every scenario.
 
-pub mod capacity;
-pub mod connection;
 pub mod http;
 pub mod open;
 pub mod recorder;
@@ -26,18 +26,17 @@ pub mod server;
 pub mod settings;
 pub mod tally;
 pub mod timeline;
-pub mod wrk;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::clients::{ApiClient, Counted};
 use crate::error::BenchError;
 use crate::model::{
-    CapacityRow, ClientName, GeneratorCheck, LoadRow, NegotiatedTls, Protocol, RunSettings,
-    Scenario, StatusCount, SuiteName,
+    LoadRound, LoadRow, NegotiatedTls, Protocol, RunSettings, Scenario, SecondPoint, StatusCount,
+    SuiteName,
 };
 use crate::servers::{ApiEndpoint, Stack};
-use crate::suites::load::capacity::capacity_row;
 use crate::suites::load::http::Target;
 use crate::suites::load::schedule::{Schedule, achieved_rps};
 use crate::suites::load::server::{ProcessProbe, reuse_ratio};
@@ -69,22 +68,8 @@ pub fn generator(
     Ok((runtime, client))
 }
 
-/// What the servers did during one run.
-#[derive(Clone, Debug, Default)]
-struct ServerReadings {
-    api_cpu_s: Option<f64>,
-    api_peak_rss_kib: Option<u64>,
-    api_rss_start_kib: Option<u64>,
-    mock: Option<Counted>,
-    /// Over `https`: the TLS mock-rates counted from the warm-up on.
-    tls: Option<NegotiatedTls>,
-    /// Over `https`: the most connections the service's pool may open.
-    pool_bound: Option<u64>,
-    api_busy_after_ms: Option<u64>,
-}
-
 /// The longest the suite waits for the api to go idle after a scenario.
-const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+const SETTLE_LIMIT: Duration = Duration::from_secs(10);
 
 /// Waits until the api child is idle, so that what `scenario` left running does not fall on
 /// the next one; how long it stayed busy, in ms (`None` for an api the bench did not start).
@@ -133,113 +118,233 @@ fn scenarios_over(settings: &RunSettings, protocol: Protocol) -> Vec<Scenario> {
         .collect()
 }
 
-/// Over `https` and `h2`, the TLS (and HTTP version) mock-rates counted for a payments
-/// scenario from its warm-up on.
-fn negotiated(
-    protocol: Protocol,
-    scenario: Scenario,
+/// One scenario over one stack, round after round.
+struct ScenarioRun<'s> {
+    stack: Stack<'s>,
+    target: Arc<Target>,
+    pool_bound: Option<u64>,
+    /// Every round's requests, merged.
+    tally: Option<Tally>,
+    /// Every round's time on the timetable, and how long past it its last answer came.
+    span: Duration,
+    overrun: Duration,
+    per_second: Vec<SecondPoint>,
+    rounds: Vec<LoadRound>,
+    peak_rss_kib: Option<u64>,
+    rss_start_kib: Option<u64>,
+    /// What mock-rates counted during the measured rounds, and from the first warm-up on.
     counted: Option<Counted>,
-) -> Result<Option<NegotiatedTls>, BenchError> {
-    match scenario.client() {
-        Some(client) if protocol.is_tls() => {
-            tls::negotiated(client, protocol, protocol.qualify(scenario), counted).map(Some)
-        }
-        _ => Ok(None),
+    counted_since_warmup: Option<Counted>,
+    busy_after_ms: Option<u64>,
+}
+
+impl ScenarioRun<'_> {
+    fn name(&self) -> String {
+        self.stack.protocol.qualify(self.target.scenario)
     }
 }
 
-/// Runs the suite over `stack`: its api, reading counters from its mock; with `wrk`, the
-/// capacity step is checked against wrk too (see [`wrk`]).
-pub fn run(settings: &RunSettings, stack: Stack<'_>, wrk: bool) -> Result<LoadRun, BenchError> {
+/// Runs the suite over `stacks` (one per protocol): every scenario of every stack in
+/// `settings.rounds` rounds; one row per scenario and protocol.
+pub fn run(settings: &RunSettings, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>, BenchError> {
     let load = &settings.load;
-    let (api, mock) = (stack.api, stack.mock);
-    if mock.is_child() {
-        // A healthy upstream, whatever a suite before left set.
-        mock.admin().set_faults(&mock_rates::Faults::default())?;
+    let rounds = settings.rounds.max(1);
+    let round_span =
+        Duration::from_millis(load.duration_ms / u64::from(rounds)).max(Duration::from_millis(1));
+    let round_warmup = Duration::from_millis(load.warmup_ms / u64::from(rounds));
+    let mut runs = Vec::new();
+    for stack in stacks {
+        if stack.mock.is_child() {
+            // A healthy upstream, whatever a suite before left set.
+            stack
+                .mock
+                .admin()
+                .set_faults(&mock_rates::Faults::default())?;
+        }
+        let pool_bound = stack
+            .protocol
+            .is_tls()
+            .then(|| upstream_pool_bound(stack.api))
+            .flatten();
+        for scenario in scenarios_over(settings, stack.protocol) {
+            runs.push(ScenarioRun {
+                stack: *stack,
+                target: Arc::new(Target::new(stack.api.base_url(), scenario)?),
+                pool_bound: pool_bound.filter(|_| scenario.client().is_some()),
+                tally: None,
+                span: Duration::ZERO,
+                overrun: Duration::ZERO,
+                per_second: Vec::new(),
+                rounds: Vec::with_capacity(rounds as usize),
+                peak_rss_kib: None,
+                rss_start_kib: None,
+                counted: Some(Counted::default()),
+                counted_since_warmup: Some(Counted::default()),
+                busy_after_ms: None,
+            });
+        }
     }
-    let targets = scenarios_over(settings, stack.protocol)
-        .iter()
-        .map(|&scenario| Target::new(api.base_url(), scenario).map(Arc::new))
-        .collect::<Result<Vec<_>, _>>()?;
-    let levels = if load.capacity {
-        load.capacity_concurrency.len() as u64
-    } else {
-        0
-    };
-    let per_scenario_ms = load.warmup_ms + load.duration_ms + levels * load.capacity_level_ms;
-    let bar = progress_bar(SuiteName::Load, targets.len() as u64 * per_scenario_ms);
-    let over = |scenario: Scenario| stack.protocol.qualify(scenario);
-
+    let bar = progress_bar(
+        SuiteName::Load,
+        runs.len() as u64 * u64::from(rounds) * millis(round_warmup + round_span),
+    );
     let (runtime, client) = generator("load-generator")
         .map_err(|error| BenchError::Load(format!("cannot start the generator: {error}")))?;
     let _slack = open::TimerSlack::tighten();
 
-    let admin = mock.admin();
-    let counters = || admin.counters();
-    let pool_bound = stack
-        .protocol
-        .is_tls()
-        .then(|| upstream_pool_bound(api))
-        .flatten();
-    let mut rows = Vec::with_capacity(targets.len());
-    for target in &targets {
-        bar.set_message(format!("warm-up {}", over(target.scenario)));
-        let before_warmup = counters();
-        open::run(
-            &runtime,
-            &client,
-            target,
-            Schedule::new(load.rps, load.warmup()),
-        )?;
-        bar.inc(load.warmup_ms);
-        bar.set_message(format!("{} at {} RPS", over(target.scenario), load.rps));
-        let schedule = Schedule::new(load.rps, load.duration());
-        let mock_before = counters();
-        let probe = ProcessProbe::start(api.pid());
-        let (tally, timeline) = measure(&runtime, &client, target, schedule)?;
-        let (api_cpu_s, api_peak_rss_kib) = probe.finish();
-        let api_rss_start_kib = probe.rss_before_kib;
-        let mock_after = counters();
-        let api_busy_after_ms = settle(api, &over(target.scenario));
-        // Two differences, so that the read in between does not count as a call's.
-        let since_warmup = Counted::add(
-            Counted::between(before_warmup.as_ref(), mock_before.as_ref()),
-            Counted::between(mock_before.as_ref(), mock_after.as_ref()),
-        );
-        let tls = negotiated(stack.protocol, target.scenario, since_warmup)?;
-        let readings = ServerReadings {
-            api_cpu_s,
-            api_peak_rss_kib,
-            api_rss_start_kib,
-            mock: Counted::between(mock_before.as_ref(), mock_after.as_ref()),
-            tls,
-            pool_bound: pool_bound.filter(|_| target.scenario.client().is_some()),
-            api_busy_after_ms,
-        };
-        rows.push(load_row(
-            target.scenario,
-            stack.protocol,
-            schedule,
-            (tally, &timeline),
-            readings,
-        ));
-        bar.inc(load.duration_ms);
+    for round in 0..rounds {
+        for run in &mut runs {
+            let (api, admin) = (run.stack.api, run.stack.mock.admin());
+            let name = run.name();
+            bar.set_message(format!("round {}/{rounds}: warm-up {name}", round + 1));
+            let before_warmup = admin.counters();
+            if !round_warmup.is_zero() {
+                open::run(
+                    &runtime,
+                    &client,
+                    &run.target,
+                    Schedule::new(load.rps, round_warmup),
+                )?;
+            }
+            bar.inc(millis(round_warmup));
+            bar.set_message(format!(
+                "round {}/{rounds}: {name} at {} RPS",
+                round + 1,
+                load.rps
+            ));
+            let schedule = Schedule::new(load.rps, round_span);
+            let mock_before = admin.counters();
+            let probe = ProcessProbe::start(api.pid(), api.cpu());
+            let (tally, timeline) = measure(&runtime, &client, &run.target, schedule)?;
+            let (api_cpu_s, peak_rss_kib) = probe.finish();
+            let mock_after = admin.counters();
+            let busy_after_ms = settle(api, &name);
+            run.add_round(
+                schedule,
+                (tally, &timeline),
+                api_cpu_s,
+                (probe.rss_before_kib, peak_rss_kib, busy_after_ms),
+                // Two differences, so that the read in between does not count as a call's.
+                (
+                    Counted::between(before_warmup.as_ref(), mock_before.as_ref()),
+                    Counted::between(mock_before.as_ref(), mock_after.as_ref()),
+                ),
+            );
+            bar.inc(millis(round_span));
+        }
     }
-
-    let check_with_wrk = wrk && stack.protocol == Protocol::Http;
-    let (capacity, generator) = if load.capacity {
-        capacity_step(&runtime, &targets, settings, stack, check_with_wrk, &bar)?
-    } else {
-        (Vec::new(), Vec::new())
-    };
     bar.finish_and_clear();
     drop(client);
-    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
-    Ok(LoadRun {
-        rows,
-        capacity,
-        generator,
-    })
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(runs.into_iter().map(|run| run.row(load.rps)).collect())
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl ScenarioRun<'_> {
+    /// Adds one round: its requests, its readings of the service, what the mock counted
+    /// during its warm-up and during the round itself.
+    fn add_round(
+        &mut self,
+        schedule: Schedule,
+        (tally, timeline): (Tally, &Timeline),
+        api_cpu_s: Option<f64>,
+        (rss_before_kib, peak_rss_kib, busy_after_ms): (Option<u64>, Option<u64>, Option<u64>),
+        (warmup, measured): (Option<Counted>, Option<Counted>),
+    ) {
+        let span = schedule.span();
+        let offset = u32::try_from(self.per_second.len()).unwrap_or(u32::MAX);
+        self.per_second.extend(
+            per_second(timeline, span)
+                .into_iter()
+                .map(|point| SecondPoint {
+                    second: point.second + offset,
+                    ..point
+                }),
+        );
+        self.rounds.push(LoadRound {
+            duration_s: span.as_secs_f64(),
+            ok: tally.ok,
+            fail: tally.failures.total(),
+            api_cpu_s,
+            p99_us: tally.latencies.summary().p99_us,
+        });
+        self.span += span;
+        self.overrun += tally.last_done.saturating_sub(span);
+        self.rss_start_kib = self.rss_start_kib.or(rss_before_kib);
+        self.peak_rss_kib = match (self.peak_rss_kib, peak_rss_kib) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.busy_after_ms = self.busy_after_ms.max(busy_after_ms);
+        self.counted = Counted::add(self.counted, measured);
+        self.counted_since_warmup =
+            Counted::add(Counted::add(self.counted_since_warmup, warmup), measured);
+        match &mut self.tally {
+            Some(merged) => merged.merge(tally),
+            None => self.tally = Some(tally),
+        }
+    }
+
+    /// The scenario's row: its rounds merged, its TLS checked.
+    fn row(self, rps: u32) -> LoadRow {
+        let protocol = self.stack.protocol;
+        let scenario = self.target.scenario;
+        let (tls, unchecked) = match scenario.client() {
+            Some(client) if protocol.is_tls() => {
+                match tls::negotiated(client, protocol, self.name(), self.counted_since_warmup) {
+                    Ok(negotiated) => (Some(negotiated), None),
+                    Err(error) => (None, Some(error.to_string())),
+                }
+            }
+            _ => (None, None),
+        };
+        let tally = self
+            .tally
+            .unwrap_or_else(|| Tally::new(std::time::Instant::now(), 0));
+        let api_cpu_s = self
+            .rounds
+            .iter()
+            .map(|round| round.api_cpu_s)
+            .sum::<Option<f64>>();
+        let readings = ServerReadings {
+            api_cpu_s,
+            api_peak_rss_kib: self.peak_rss_kib,
+            api_rss_start_kib: self.rss_start_kib,
+            mock: self.counted,
+            tls,
+            pool_bound: self.pool_bound,
+            api_busy_after_ms: self.busy_after_ms,
+        };
+        let mut row = load_row(
+            scenario,
+            protocol,
+            rps,
+            (self.span, self.overrun),
+            tally,
+            readings,
+        );
+        row.per_second = self.per_second;
+        row.rounds = self.rounds;
+        row.unchecked = unchecked;
+        row
+    }
+}
+
+/// What the servers did during a scenario's rounds.
+#[derive(Clone, Debug, Default)]
+struct ServerReadings {
+    api_cpu_s: Option<f64>,
+    api_peak_rss_kib: Option<u64>,
+    api_rss_start_kib: Option<u64>,
+    mock: Option<Counted>,
+    /// Over `https` and `h2`: the TLS mock-rates counted from the first warm-up on.
+    tls: Option<NegotiatedTls>,
+    /// Over `https`: the most connections the service's pool may open.
+    pool_bound: Option<u64>,
+    api_busy_after_ms: Option<u64>,
 }
 
 /// The open-model run of `schedule` against `target`: its tally, and every request's times
@@ -261,62 +366,14 @@ fn measure(
     Ok((tally, timeline))
 }
 
-/// The closed-model capacity step of every target, level by level, the api let go idle after
-/// each level. With `check_with_wrk`, each level of the health check and of hyper's payments
-/// is run again by wrk right after it (see [`wrk`]), so that both see the machine alike.
-fn capacity_step(
-    runtime: &tokio::runtime::Runtime,
-    targets: &[Arc<Target>],
-    settings: &RunSettings,
-    stack: Stack<'_>,
-    check_with_wrk: bool,
-    bar: &indicatif::ProgressBar,
-) -> Result<(Vec<CapacityRow>, Vec<GeneratorCheck>), BenchError> {
-    let load = &settings.load;
-    let mut rows = Vec::with_capacity(targets.len());
-    let mut checks = Vec::new();
-    for target in targets {
-        let scenario = stack.protocol.qualify(target.scenario);
-        let checked = check_with_wrk
-            && matches!(
-                target.scenario,
-                Scenario::Health | Scenario::Payments(ClientName::BASELINE)
-            );
-        let mut levels = Vec::with_capacity(load.capacity_concurrency.len());
-        for &concurrency in &load.capacity_concurrency {
-            bar.set_message(format!("capacity {scenario} x{concurrency}"));
-            let level = capacity::run_level(runtime, target, concurrency, load.capacity_level())?;
-            settle(stack.api, &scenario);
-            if checked {
-                let wrk_ms = wrk::whole_seconds(load.capacity_level()) * 1_000;
-                bar.inc_length(wrk_ms);
-                bar.set_message(format!("wrk {scenario} x{concurrency}"));
-                checks.extend(wrk::check(target, &level, load.capacity_level()));
-                settle(stack.api, &scenario);
-                bar.inc(wrk_ms);
-            }
-            levels.push(level);
-            bar.inc(load.capacity_level_ms);
-        }
-        rows.push(capacity_row(target.scenario, stack.protocol, levels));
-    }
-    Ok((rows, checks))
-}
-
-/// What one protocol's run of the suite gave.
-#[derive(Debug)]
-pub struct LoadRun {
-    pub rows: Vec<LoadRow>,
-    pub capacity: Vec<CapacityRow>,
-    /// The capacity step against wrk (http only, when wrk is on PATH).
-    pub generator: Vec<GeneratorCheck>,
-}
-
+/// A scenario's row from its merged rounds: `span` on the timetable in all, and how long past
+/// their timetables the rounds' last answers came.
 fn load_row(
     scenario: Scenario,
     protocol: Protocol,
-    schedule: Schedule,
-    (tally, timeline): (Tally, &Timeline),
+    rps: u32,
+    (span, overrun): (Duration, Duration),
+    tally: Tally,
     readings: ServerReadings,
 ) -> LoadRow {
     let mock_connections = readings.mock.map(|counted| counted.connections);
@@ -325,15 +382,15 @@ fn load_row(
         scenario,
         protocol,
         tls: readings.tls,
-        target_rps: schedule.rate(),
-        duration_s: schedule.span().as_secs_f64(),
-        scheduled: schedule.count(),
+        target_rps: rps,
+        duration_s: span.as_secs_f64(),
+        scheduled: Schedule::new(rps, span).count(),
         skipped: tally.skipped,
         sent_late: tally.lateness.late,
         max_send_delay_us: tally.lateness.worst.as_secs_f64() * 1e6,
         ok: tally.ok,
         fail: tally.failures.total(),
-        achieved_rps: achieved_rps(tally.ok, schedule.span(), tally.last_done),
+        achieved_rps: achieved_rps(tally.ok, span, span + overrun),
         latency: tally.latencies.summary(),
         bytes_received: tally.bytes,
         status_codes: tally
@@ -357,6 +414,8 @@ fn load_row(
             .zip(mock_connections)
             .and_then(|(calls, connections)| reuse_ratio(calls, connections)),
         first_error: tally.first_error,
-        per_second: per_second(timeline, schedule.span()),
+        per_second: Vec::new(),
+        rounds: Vec::new(),
+        unchecked: None,
     }
 }

@@ -5,6 +5,7 @@
 mod adapters;
 pub mod adoption;
 mod bare;
+mod calibration;
 pub mod connections;
 pub mod cost;
 pub mod decode;
@@ -68,7 +69,12 @@ pub fn run(
     let mock = || context.mock.ok_or(BenchError::NoMock(suite));
     let api = || context.api.ok_or(BenchError::NoApi(suite));
     match suite {
-        SuiteName::Latency => results.latency = latency::run(context.settings, mock()?)?,
+        SuiteName::Latency => {
+            let measured = latency::run(context.settings, mock()?)?;
+            results.latency = measured.rows;
+            results.calibration = measured.calibration;
+            results.latency_unpinned = measured.unpinned;
+        }
         SuiteName::Connections => {
             let rows = connections::run(context.settings, mock()?)?;
             results.connections = rows.calls;
@@ -82,22 +88,7 @@ pub fn run(
             }
             None => results.cost = cost::run(context.settings, mock()?)?,
         },
-        SuiteName::Load => {
-            let wrk = load::wrk::available();
-            if !wrk {
-                results.generator_skipped = Some(
-                    "wrk is not on PATH (Debian: apt-get install wrk), so the capacity step was \
-                     not checked against it"
-                        .to_owned(),
-                );
-            }
-            for stack in context.stacks(suite)? {
-                let run = load::run(context.settings, stack, wrk)?;
-                results.load.extend(run.rows);
-                results.capacity.extend(run.capacity);
-                results.generator.extend(run.generator);
-            }
-        }
+        SuiteName::Load => results.load = load::run(context.settings, &context.stacks(suite)?)?,
         SuiteName::Fanout => {
             for stack in context.stacks(suite)? {
                 results.fanout.extend(fanout::run(context.settings, stack)?);
@@ -115,6 +106,7 @@ pub fn run(
                 results.resilience_skipped = Some(why);
             }
         },
+        SuiteName::Dependencies => results.dependencies = adoption::dependencies(context.settings),
         SuiteName::Adoption => match adoption::run(context.settings, mock()?)? {
             adoption::Outcome::Ran {
                 results: rows,

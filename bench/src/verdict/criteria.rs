@@ -1,51 +1,36 @@
-//! The criteria: for each, the figures of this run it is judged on, which way is better, and
-//! the noise its margin must beat.
-
-use std::f64::consts::SQRT_2;
+//! The criteria: for each, the figures of this run it is judged on, round by round where the
+//! suite measured it in rounds, which way is better, and the noise its margin must beat.
 
 use crate::model::{
     ClientName, ClientTrust, ConnectionMode, FanoutMode, HOW_TO_RUN_ADOPTION, Protocol, Results,
     Scenario, SuiteName,
 };
-use crate::verdict::judge::{
-    Better, Criterion, Figure, Judgement, NoiseRule, Outcome, Spread, rank,
-};
+use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule, Outcome, rank};
 
-/// Band for a timed figure measured once per client (capacity steps aside).
+/// Band for a timed figure measured once per client (the adoption suite's builds).
 const ONCE: NoiseRule = NoiseRule::Once(0.10);
-/// Band for figures that repeat closely: allocations averaged over many calls, stripped sizes.
+/// Band for figures that do not move between builds beyond a trace: stripped sizes.
 const CLOSE: NoiseRule = NoiseRule::Band(0.01);
 
 /// Every criterion, in the table's order.
 pub fn judge_all(results: &Results) -> Vec<Judgement> {
     let mut judged = Vec::new();
-    for protocol in Protocol::ALL {
-        if let Some(judgement) = latency(results, protocol) {
-            judged.push(judgement);
-        }
-    }
-    if !judged
-        .iter()
-        .any(|j| matches!(j.criterion, Criterion::Latency(_)))
-    {
-        judged.push(not_measured(
-            Criterion::Latency(Protocol::Http),
-            SuiteName::Latency,
-        ));
-    }
+    per_protocol(
+        &mut judged,
+        results,
+        latency,
+        Criterion::Latency(Protocol::Http),
+        SuiteName::Latency,
+    );
     judged.push(capacity(results));
     judged.push(cpu_per_request(results));
-    let instructions: Vec<Judgement> = Protocol::ALL
-        .into_iter()
-        .filter_map(|protocol| instructions(results, protocol))
-        .collect();
-    if instructions.is_empty() {
-        judged.push(not_measured(
-            Criterion::Instructions(Protocol::Http),
-            SuiteName::Cost,
-        ));
-    }
-    judged.extend(instructions);
+    per_protocol(
+        &mut judged,
+        results,
+        instructions,
+        Criterion::Instructions(Protocol::Http),
+        SuiteName::Cost,
+    );
     judged.push(peak_memory(results));
     judged.extend(
         Protocol::ALL
@@ -58,6 +43,24 @@ pub fn judge_all(results: &Results) -> Vec<Judgement> {
     judged.push(faults(results));
     judged.extend(adoption(results));
     judged
+}
+
+/// `judge` over every protocol the run measured, or one line saying the suite did not run.
+fn per_protocol(
+    judged: &mut Vec<Judgement>,
+    results: &Results,
+    judge: fn(&Results, Protocol) -> Option<Judgement>,
+    unmeasured: Criterion,
+    suite: SuiteName,
+) {
+    let found: Vec<Judgement> = Protocol::ALL
+        .into_iter()
+        .filter_map(|protocol| judge(results, protocol))
+        .collect();
+    if found.is_empty() {
+        judged.push(not_measured(unmeasured, suite));
+    }
+    judged.extend(found);
 }
 
 fn judgement(
@@ -113,161 +116,199 @@ fn not_measured(criterion: Criterion, suite: SuiteName) -> Judgement {
     }
 }
 
-fn figure(client: ClientName, value: f64, spread: Spread, shown: String) -> Figure {
+/// A figure measured once.
+fn once(client: ClientName, value: f64, shown: String) -> Figure {
     Figure {
         client,
         value,
-        spread,
+        rounds: Vec::new(),
+        half_width: None,
         shown,
     }
 }
 
-/// Latency suite: the mean per call with its 99.9% CI, clients without failures.
+/// A figure measured in rounds.
+fn rounds(
+    client: ClientName,
+    value: f64,
+    rounds: Vec<f64>,
+    half_width: Option<f64>,
+    shown: String,
+) -> Figure {
+    Figure {
+        client,
+        value,
+        rounds,
+        half_width,
+        shown,
+    }
+}
+
+/// Latency suite: the mean per call with its 99.9% CI and its rounds, clients without
+/// failures.
 fn latency(results: &Results, protocol: Protocol) -> Option<Judgement> {
     let figures: Vec<Figure> = results
         .latency
         .iter()
-        .filter(|row| row.protocol == protocol && row.failures == 0)
+        .filter(|row| row.protocol == protocol && row.failures == 0 && row.unchecked.is_none())
         .filter_map(|row| {
             let mean = row.mean_us?;
-            let spread = row.error_us.map_or(Spread::None, Spread::HalfWidth);
-            Some(figure(row.client, mean, spread, format!("{mean:.1} us")))
+            Some(rounds(
+                row.client,
+                mean,
+                row.round_means_us.clone(),
+                row.error_us,
+                format!("{mean:.1} us"),
+            ))
         })
         .collect();
     any(
         Criterion::Latency(protocol),
-        format!("latency suite: mean per pooled call over {protocol}"),
+        format!(
+            "latency suite: mean per pooled call over {protocol}, in rounds spread over the \
+             suite"
+        ),
         figures,
         Better::Lower,
-        NoiseRule::Interval,
+        NoiseRule::Rounds,
         SuiteName::Latency,
     )
 }
 
-/// Allocations per call in the latency suite (the Rust heap, all threads).
+/// Allocations per call in the latency suite (the Rust heap, all threads), round by round.
 fn allocations(results: &Results, protocol: Protocol) -> Option<Judgement> {
     let figures: Vec<Figure> = results
         .latency
         .iter()
-        .filter(|row| row.protocol == protocol && row.failures == 0 && row.calls > 0)
+        .filter(|row| {
+            row.protocol == protocol
+                && row.failures == 0
+                && row.calls > 0
+                && row.unchecked.is_none()
+        })
         .map(|row| {
-            figure(
+            rounds(
                 row.client,
                 row.allocs_per_op,
-                Spread::None,
+                row.round_allocs_per_op.clone(),
+                None,
                 format!("{:.1}", row.allocs_per_op),
             )
         })
         .collect();
     any(
         Criterion::Allocations(protocol),
-        format!("latency suite: Rust heap allocations per call over {protocol}"),
+        format!("latency suite: Rust heap allocations per call over {protocol}, in rounds"),
         figures,
         Better::Lower,
-        CLOSE,
+        NoiseRule::Rounds,
         SuiteName::Latency,
     )
 }
 
-/// Capacity: the resilience suite's open-model ramp when it ran, else the load suite's
-/// closed-model step over http.
+/// Capacity: the resilience suite's sustained capacity over http, the median of its rounds; a
+/// capacity that its own soak (at half of it) refuted is not a figure.
 fn capacity(results: &Results) -> Judgement {
-    let ramp: Vec<Figure> = results
+    let figures: Vec<Figure> = results
         .resilience
         .capacity
         .iter()
+        .filter(|row| row.refuted.is_none())
         .filter_map(|row| {
             let rps = f64::from(row.capacity_rps?);
-            Some(figure(
+            let per_round = row
+                .rounds
+                .iter()
+                .map(|round| round.capacity_rps.map_or(0.0, f64::from))
+                .collect();
+            Some(rounds(
                 row.client,
                 rps,
-                Spread::None,
+                per_round,
+                None,
                 format!("{rps:.0} RPS"),
             ))
         })
         .collect();
-    if !ramp.is_empty() {
-        return judgement(
-            Criterion::Capacity,
-            "resilience suite: highest open-model rate sustained through the service (p99 \
-             within the objective, nothing failed)"
-                .to_owned(),
-            ramp,
-            Better::Higher,
-            NoiseRule::Step(SQRT_2),
-            SuiteName::Resilience,
-        );
-    }
-    let closed: Vec<Figure> = results
-        .capacity
-        .iter()
-        .filter(|row| row.protocol == Protocol::Http)
-        .filter_map(|row| {
-            let client = row.scenario.client()?;
-            let rps = row.max_rps?;
-            Some(figure(client, rps, Spread::None, format!("{rps:.0} RPS")))
-        })
-        .collect();
     judgement(
         Criterion::Capacity,
-        "load suite: closed-model capacity step through the service over http".to_owned(),
-        closed,
+        "resilience suite: the highest rate the service sustained through a confirmation \
+         stretch (nothing failed or unsent, p99 within the objective), over http; the median \
+         of its rounds"
+            .to_owned(),
+        figures,
         Better::Higher,
-        ONCE,
+        NoiseRule::Rounds,
         SuiteName::Resilience,
     )
 }
 
-/// The service's CPU per successful payment in the load suite's open-model run over http.
+/// The service's CPU per successful payment in the load suite's open-model run over http,
+/// round by round.
 fn cpu_per_request(results: &Results) -> Judgement {
     let figures: Vec<Figure> = results
         .load
         .iter()
-        .filter(|row| row.protocol == Protocol::Http && row.fail == 0 && row.ok > 0)
+        .filter(|row| {
+            row.protocol == Protocol::Http && row.fail == 0 && row.ok > 0 && row.unchecked.is_none()
+        })
         .filter_map(|row| {
             let Scenario::Payments(client) = row.scenario else {
                 return None;
             };
             let micros = row.api_cpu_s? * 1e6 / row.ok as f64;
-            Some(figure(
+            let per_round = row
+                .rounds
+                .iter()
+                .filter_map(|round| Some(round.api_cpu_s? * 1e6 / (round.ok.max(1)) as f64))
+                .collect();
+            Some(rounds(
                 client,
                 micros,
-                Spread::None,
+                per_round,
+                None,
                 format!("{micros:.0} us"),
             ))
         })
         .collect();
     judgement(
         Criterion::CpuPerRequest,
-        "load suite: the service's CPU time per payment at a constant rate over http".to_owned(),
+        "load suite: the service's CPU time per payment at a constant rate over http, in \
+         rounds spread over the suite"
+            .to_owned(),
         figures,
         Better::Lower,
-        ONCE,
+        NoiseRule::Rounds,
         SuiteName::Load,
     )
 }
 
-/// The cost suite's instructions per call under callgrind.
+/// The cost suite's instructions per call under callgrind, one estimate per pair of
+/// consecutive runs.
 fn instructions(results: &Results, protocol: Protocol) -> Option<Judgement> {
     let figures: Vec<Figure> = results
         .cost
         .iter()
-        .filter(|row| row.protocol == protocol)
+        .filter(|row| row.protocol == protocol && row.unchecked.is_none())
         .map(|row| {
-            figure(
+            rounds(
                 row.client,
                 row.instructions_per_call,
-                Spread::None,
+                row.round_instructions_per_call.clone(),
+                None,
                 format!("{:.0}", row.instructions_per_call),
             )
         })
         .collect();
     any(
         Criterion::Instructions(protocol),
-        format!("cost suite: CPU instructions per pooled call under callgrind, {protocol}"),
+        format!(
+            "cost suite: CPU instructions per pooled call under callgrind, {protocol}, one \
+             estimate per pair of consecutive runs"
+        ),
         figures,
         Better::Lower,
-        CLOSE,
+        NoiseRule::Rounds,
         SuiteName::Cost,
     )
 }
@@ -280,12 +321,7 @@ fn peak_memory(results: &Results) -> Judgement {
         .iter()
         .filter_map(|row| {
             let kib = row.build.peak_rss_kib? as f64;
-            Some(figure(
-                row.client,
-                kib,
-                Spread::None,
-                format!("{:.1} MB", kib / 1024.0),
-            ))
+            Some(once(row.client, kib, format!("{:.1} MB", kib / 1024.0)))
         })
         .collect();
     judgement(
@@ -308,20 +344,27 @@ fn handshake(results: &Results) -> Judgement {
             row.protocol == Protocol::Https
                 && row.mode == ConnectionMode::NewConnectionFull
                 && row.failures == 0
+                && row.withheld.is_none()
         })
         .filter_map(|row| {
             let mean = row.mean_us?;
-            let spread = row.error_us.map_or(Spread::None, Spread::HalfWidth);
-            Some(figure(row.client, mean, spread, format!("{mean:.0} us")))
+            Some(rounds(
+                row.client,
+                mean,
+                row.round_means_us.clone(),
+                row.error_us,
+                format!("{mean:.0} us"),
+            ))
         })
         .collect();
     judgement(
         Criterion::Handshake,
-        "connections suite: mean per call, each a new connection and full handshake, https"
+        "connections suite: mean per call, each a new connection and full handshake, https, \
+         in rounds"
             .to_owned(),
         figures,
         Better::Lower,
-        NoiseRule::Interval,
+        NoiseRule::Rounds,
         SuiteName::Connections,
     )
 }
@@ -338,25 +381,30 @@ fn construction(results: &Results) -> Judgement {
         .filter(|row| Some(row.trust) == trust && row.failures == 0)
         .filter_map(|row| {
             let mean = row.mean_us?;
-            let spread = row.error_us.map_or(Spread::None, Spread::HalfWidth);
-            Some(figure(row.client, mean, spread, format!("{mean:.0} us")))
+            Some(rounds(
+                row.client,
+                mean,
+                row.round_means_us.clone(),
+                row.error_us,
+                format!("{mean:.0} us"),
+            ))
         })
         .collect();
     judgement(
         Criterion::Construction,
         format!(
-            "connections suite: mean time to build a client ({})",
+            "connections suite: mean time to build a client ({}), in rounds",
             trust.map_or("", ClientTrust::as_str)
         ),
         figures,
         Better::Lower,
-        NoiseRule::Interval,
+        NoiseRule::Rounds,
         SuiteName::Connections,
     )
 }
 
-/// The fanout suite's largest concurrent group over http: the median wall time, with the
-/// range of its repetitions.
+/// The fanout suite's largest concurrent group over http: the median wall time, each
+/// repetition a round.
 fn fanout(results: &Results) -> Judgement {
     let rows: Vec<_> = results
         .fanout
@@ -365,6 +413,7 @@ fn fanout(results: &Results) -> Judgement {
             row.protocol == Protocol::Http
                 && row.stream_limit.is_none()
                 && row.mode == FanoutMode::Concurrent
+                && row.unchecked.is_none()
         })
         .collect();
     let largest = rows.iter().map(|row| row.group_size).max().unwrap_or(0);
@@ -373,21 +422,11 @@ fn fanout(results: &Results) -> Judgement {
         .filter(|row| row.group_size == largest && row.failures == 0)
         .filter_map(|row| {
             let median = row.wall_ms_median?;
-            let low = row.wall_ms.iter().copied().fold(f64::INFINITY, f64::min);
-            let high = row
-                .wall_ms
-                .iter()
-                .copied()
-                .fold(f64::NEG_INFINITY, f64::max);
-            let spread = if low.is_finite() && high.is_finite() {
-                Spread::Range(low, high)
-            } else {
-                Spread::None
-            };
-            Some(figure(
+            Some(rounds(
                 row.client,
                 median,
-                spread,
+                row.wall_ms.clone(),
+                None,
                 format!("{median:.1} ms"),
             ))
         })
@@ -396,11 +435,11 @@ fn fanout(results: &Results) -> Judgement {
         Criterion::Fanout,
         format!(
             "fanout suite: median wall time of a concurrent group of {largest} payments over \
-             http"
+             http, each repetition a round"
         ),
         figures,
         Better::Lower,
-        NoiseRule::Range,
+        NoiseRule::Rounds,
         SuiteName::Fanout,
     )
 }
@@ -418,10 +457,9 @@ fn faults(results: &Results) -> Judgement {
             continue;
         }
         let right = cells.iter().filter(|row| row.as_expected()).count();
-        figures.push(figure(
+        figures.push(once(
             *client,
             right as f64,
-            Spread::None,
             format!("{right}/{}", cells.len()),
         ));
     }
@@ -437,14 +475,15 @@ fn faults(results: &Results) -> Judgement {
     )
 }
 
-/// The adoption suite: build time, binary size, dependencies.
+/// The adoption suite: build time, binary size; dependencies from the adoption rows, or from
+/// the dependencies suite's trees (read without building).
 fn adoption(results: &Results) -> Vec<Judgement> {
     let rows = &results.adoption.rows;
     let figures = |value: &dyn Fn(&crate::model::AdoptionRow) -> (f64, String)| {
         rows.iter()
             .map(|row| {
                 let (number, shown) = value(row);
-                figure(row.client, number, Spread::None, shown)
+                once(row.client, number, shown)
             })
             .collect::<Vec<_>>()
     };
@@ -479,18 +518,53 @@ fn adoption(results: &Results) -> Vec<Judgement> {
             CLOSE,
             SuiteName::Adoption,
         ),
-        judgement(
-            Criterion::Dependencies,
-            "adoption suite: crates in the probe's tree over a probe with no client".to_owned(),
-            figures(&|row| {
-                (
-                    f64::from(row.build.crates),
-                    format!("+{}", row.added_crates.unwrap_or(0)),
-                )
-            }),
-            Better::Lower,
-            NoiseRule::Exact,
-            SuiteName::Adoption,
-        ),
+        dependencies(results),
     ]
+}
+
+/// Crates in each client's probe tree over the base probe's: from the adoption rows when that
+/// suite ran, else from the dependencies suite (the same trees, read without a build).
+fn dependencies(results: &Results) -> Judgement {
+    let (figures, source): (Vec<Figure>, &str) = if results.adoption.rows.is_empty() {
+        (
+            results
+                .dependencies
+                .rows
+                .iter()
+                .map(|row| {
+                    once(
+                        row.client,
+                        f64::from(row.crates),
+                        format!("+{}", row.added_crates),
+                    )
+                })
+                .collect(),
+            "dependencies suite: crates in the probe's tree (cargo metadata, no build) over a \
+             probe with no client",
+        )
+    } else {
+        (
+            results
+                .adoption
+                .rows
+                .iter()
+                .map(|row| {
+                    once(
+                        row.client,
+                        f64::from(row.build.crates),
+                        format!("+{}", row.added_crates.unwrap_or(0)),
+                    )
+                })
+                .collect(),
+            "adoption suite: crates in the probe's tree over a probe with no client",
+        )
+    };
+    judgement(
+        Criterion::Dependencies,
+        source.to_owned(),
+        figures,
+        Better::Lower,
+        NoiseRule::Exact,
+        SuiteName::Dependencies,
+    )
 }

@@ -64,23 +64,20 @@ pub enum Better {
     Higher,
 }
 
-/// What a margin must beat to count: the figures' own spread, or a stated band for figures
-/// measured once.
+/// What a margin must beat to count.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum NoiseRule {
-    /// Each figure carries the half-width of its 99.9% confidence interval: the intervals must
-    /// not overlap.
-    Interval,
-    /// Each figure carries the range of its repetitions: the ranges must not overlap.
-    Range,
-    /// One measurement each, of a timed figure: the margin must exceed this fraction.
+    /// The figure was measured in rounds spread over the run (and, across runs, in each run):
+    /// the ranges of the two clients' rounds must not overlap, and where the figures carry a
+    /// 99.9% confidence interval, neither may those. A margin smaller than what the figure
+    /// moved between rounds is a tie; with fewer than two rounds there is no claim.
+    Rounds,
+    /// Measured once, a timed figure whose between-run movement a run cannot see: the margin
+    /// must exceed this fraction.
     Once(f64),
-    /// Figures that repeat closely (averages over thousands of calls, sizes): the margin must
-    /// exceed this fraction.
+    /// Figures that do not move between builds or runs beyond a trace (stripped sizes): the
+    /// margin must exceed this fraction.
     Band(f64),
-    /// A ramp of steps of this factor, whose capacities moved by a step between runs: the
-    /// margin must exceed one step.
-    Step(f64),
     /// Counts: any difference counts.
     Exact,
 }
@@ -89,11 +86,9 @@ impl NoiseRule {
     /// The rule in a few words, for the table.
     pub fn describe(self) -> String {
         match self {
-            Self::Interval => "99.9% CIs must not overlap".to_owned(),
-            Self::Range => "ranges of the repetitions must not overlap".to_owned(),
+            Self::Rounds => "ranges of the rounds (and 99.9% CIs) must not overlap".to_owned(),
             Self::Once(band) => format!("measured once: ties within {:.0}%", band * 100.0),
             Self::Band(band) => format!("ties within {:.0}%", band * 100.0),
-            Self::Step(step) => format!("ramp steps of x{step:.2}: one step apart is a tie"),
             Self::Exact => "counts: any difference".to_owned(),
         }
     }
@@ -103,20 +98,40 @@ impl NoiseRule {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Figure {
     pub client: ClientName,
+    /// The figure over the whole run (or runs).
     pub value: f64,
-    /// The noise around it, where it has one: the CI half-width (Interval) or the range
-    /// (Range).
-    pub spread: Spread,
+    /// The same figure, round by round: what it moved by between rounds is its noise. Empty
+    /// for a figure measured once.
+    pub rounds: Vec<f64>,
+    /// The half-width of the figure's 99.9% confidence interval within the run, where it has
+    /// one.
+    pub half_width: Option<f64>,
     /// The figure as the table shows it.
     pub shown: String,
 }
 
-/// The noise measured around one figure.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Spread {
-    None,
-    HalfWidth(f64),
-    Range(f64, f64),
+impl Figure {
+    /// The lowest and highest round, with at least two rounds.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        let finite: Vec<f64> = self
+            .rounds
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .collect();
+        if finite.len() < 2 {
+            return None;
+        }
+        let low = finite.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        Some((low, high))
+    }
+
+    /// How far the rounds spread, as a fraction of the figure: (highest - lowest) / figure.
+    pub fn spread(&self) -> Option<f64> {
+        let (low, high) = self.range()?;
+        (self.value.abs() > 0.0).then(|| (high - low) / self.value.abs())
+    }
 }
 
 /// One criterion judged.
@@ -168,6 +183,17 @@ impl Judgement {
     pub fn figure(&self, client: ClientName) -> Option<&Figure> {
         self.order().iter().find(|figure| figure.client == client)
     }
+
+    /// The most any ranked figure moved between its rounds, as a fraction of the figure:
+    /// this criterion's measured noise in this run. `None` for figures measured once.
+    pub fn spread(&self) -> Option<f64> {
+        self.order()
+            .iter()
+            .filter_map(Figure::spread)
+            .fold(None, |most, spread| {
+                Some(most.map_or(spread, |most: f64| most.max(spread)))
+            })
+    }
 }
 
 /// Ranks `figures` (best first) and judges the two best under `rule`.
@@ -217,22 +243,28 @@ pub fn compare(
     let decisive = match rule {
         NoiseRule::Exact => high > low,
         NoiseRule::Once(band) | NoiseRule::Band(band) => margin > band,
-        // Adjacent steps differ by exactly one factor (rounded): that is a tie.
-        NoiseRule::Step(step) => high / low > step * 1.05,
-        NoiseRule::Interval => match (better_one.spread, other.spread) {
-            (Spread::HalfWidth(a), Spread::HalfWidth(b)) => match better {
-                Better::Lower => better_one.value + a < other.value - b,
-                Better::Higher => better_one.value - a > other.value + b,
-            },
-            _ => false,
-        },
-        NoiseRule::Range => match (better_one.spread, other.spread) {
-            (Spread::Range(a_low, a_high), Spread::Range(b_low, b_high)) => match better {
-                Better::Lower => a_high < b_low,
-                Better::Higher => a_low > b_high,
-            },
-            _ => false,
-        },
+        NoiseRule::Rounds => {
+            apart(better_one.range(), other.range(), better)
+                && match (better_one.half_width, other.half_width) {
+                    (Some(a), Some(b)) => apart(
+                        Some((better_one.value - a, better_one.value + a)),
+                        Some((other.value - b, other.value + b)),
+                        better,
+                    ),
+                    _ => true,
+                }
+        }
     };
     (margin, decisive)
+}
+
+/// Whether the interval of the better figure lies wholly on its better side of the other's.
+fn apart(better_one: Option<(f64, f64)>, other: Option<(f64, f64)>, better: Better) -> bool {
+    match (better_one, other) {
+        (Some((a_low, a_high)), Some((b_low, b_high))) => match better {
+            Better::Lower => a_high < b_low,
+            Better::Higher => a_low > b_high,
+        },
+        _ => false,
+    }
 }

@@ -6,13 +6,13 @@
 mod criteria;
 mod judge;
 mod picks;
+mod stability;
 
 use crate::model::Results;
 
-pub use judge::{
-    Better, Criterion, Figure, Judgement, NoiseRule, Outcome, Ranking, Spread, compare, rank,
-};
-pub use picks::{Pick, percent};
+pub use judge::{Better, Criterion, Figure, Judgement, NoiseRule, Outcome, Ranking, compare, rank};
+pub use picks::{Choice, Pick, percent};
+pub use stability::{Agreement, CriterionAgreement, PickAgreement, Status, agreement};
 
 /// Everything the verdict says.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,4 +1,8 @@
-//! The use cases: each a rule over the criteria, applied to this run's judgements.
+//! The use cases: each a rule over the criteria, applied to this run's judgements. A rule that
+//! needs a figure the run did not measure decides nothing: the pick says so, and how to
+//! measure it.
+
+use std::fmt;
 
 use crate::model::{ClientName, Protocol};
 use crate::verdict::judge::{Criterion, Figure, Judgement, Outcome, compare};
@@ -7,10 +11,39 @@ use crate::verdict::judge::{Criterion, Figure, Judgement, Outcome, compare};
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pick {
     pub use_case: &'static str,
-    /// `None` when the run lacks the figures the rule needs.
-    pub client: Option<ClientName>,
+    pub choice: Choice,
     /// The rule, and how this run's figures made the pick, in one line.
     pub reason: String,
+}
+
+/// What a rule decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Choice {
+    Client(ClientName),
+    /// Clients the rule cannot tell apart, every figure it uses measured: a declared tie.
+    Tie(Vec<ClientName>),
+    /// The run lacks a figure the rule (or its tie-break) needs.
+    NotDecided,
+}
+
+impl Choice {
+    /// The client picked, when one was.
+    pub fn client(&self) -> Option<ClientName> {
+        match self {
+            Self::Client(client) => Some(*client),
+            Self::Tie(_) | Self::NotDecided => None,
+        }
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Client(client) => write!(f, "{client}"),
+            Self::Tie(clients) => write!(f, "a tie: {}", names(clients)),
+            Self::NotDecided => f.write_str("not decided in this run"),
+        }
+    }
 }
 
 /// The clients a caller can use from blocking code without an async runtime of its own:
@@ -41,10 +74,10 @@ pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
         choose(
             "Blocking or CLI code",
             "the lowest per-call latency over http among clients callable without an async \
-             runtime (ureq, isahc), a tie broken by the smaller binary",
+             runtime (ureq, isahc), a tie broken by fewer crates",
             &BLOCKING,
             find(Criterion::Latency(Protocol::Http)),
-            find(Criterion::BinarySize),
+            find(Criterion::Dependencies),
         ),
         choose(
             "The smallest binary",
@@ -83,8 +116,29 @@ fn not_measured(judgement: Option<&Judgement>) -> String {
     }
 }
 
+fn names(clients: &[ClientName]) -> String {
+    clients
+        .iter()
+        .map(|client| client.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The figures among `figures` that the first does not beat beyond the noise, itself first.
+fn tied_with_best<'a>(figures: &[&'a Figure], judgement: &Judgement) -> Vec<&'a Figure> {
+    let Some(best) = figures.first() else {
+        return Vec::new();
+    };
+    figures
+        .iter()
+        .filter(|figure| !compare(best, figure, judgement.better, judgement.rule).1)
+        .copied()
+        .collect()
+}
+
 /// The best candidate by `primary`; among those it does not beat beyond the noise, the best by
-/// `tiebreak` when that was measured.
+/// `tiebreak` beyond its noise. A tie on both is declared; a tie-break the run did not measure
+/// decides nothing.
 fn choose(
     use_case: &'static str,
     rule: &str,
@@ -92,78 +146,87 @@ fn choose(
     primary: Option<&Judgement>,
     tiebreak: Option<&Judgement>,
 ) -> Pick {
+    let pick = |choice: Choice, detail: String| Pick {
+        use_case,
+        choice,
+        reason: format!("{rule}: {detail}"),
+    };
     let figures = among(primary, candidates);
     let (Some(judgement), Some(best)) = (primary, figures.first()) else {
-        return Pick {
-            use_case,
-            client: None,
-            reason: format!("{rule}: {}", not_measured(primary)),
-        };
+        return pick(Choice::NotDecided, not_measured(primary));
     };
     let Some(second) = figures.get(1) else {
-        return Pick {
-            use_case,
-            client: Some(best.client),
-            reason: format!(
-                "{rule}: {} {}, the only candidate measured",
+        return pick(
+            Choice::Client(best.client),
+            format!(
+                "{} {}, the only candidate measured",
                 best.client, best.shown
             ),
-        };
+        );
     };
     let (margin, decisive) = compare(best, second, judgement.better, judgement.rule);
     if decisive {
-        return Pick {
-            use_case,
-            client: Some(best.client),
-            reason: format!(
-                "{rule}: {} {} against {} {} ({}, beyond the noise)",
+        return pick(
+            Choice::Client(best.client),
+            format!(
+                "{} {} against {} {} ({}, beyond the noise)",
                 best.client,
                 best.shown,
                 second.client,
                 second.shown,
                 percent(margin)
             ),
-        };
+        );
     }
-    let tied: Vec<ClientName> = figures
+    let tied: Vec<ClientName> = tied_with_best(&figures, judgement)
         .iter()
-        .filter(|figure| !compare(best, figure, judgement.better, judgement.rule).1)
         .map(|figure| figure.client)
         .collect();
-    let names = tied
-        .iter()
-        .map(|client| client.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let tie = format!(
+        "{} tie on {} (within the noise)",
+        names(&tied),
+        judgement.criterion.phrase()
+    );
     let broken = among(tiebreak, &tied);
-    match (tiebreak, broken.first()) {
-        (Some(tiebreak), Some(winner)) => Pick {
-            use_case,
-            client: Some(winner.client),
-            reason: format!(
-                "{rule}: {names} tie on {} (within the noise); {}: {} {}{}",
-                judgement.criterion.phrase(),
+    let (Some(tiebreak), true) = (tiebreak, broken.len() == tied.len()) else {
+        return pick(
+            Choice::NotDecided,
+            format!(
+                "{tie}; the tie-break was not measured for all of them: {}",
+                not_measured(tiebreak)
+            ),
+        );
+    };
+    let (winner, next) = (broken[0], broken[1]);
+    let (margin, decisive) = compare(winner, next, tiebreak.better, tiebreak.rule);
+    if decisive {
+        return pick(
+            Choice::Client(winner.client),
+            format!(
+                "{tie}; {}: {} {} against {} {} ({}, beyond the noise)",
                 tiebreak.criterion.phrase(),
                 winner.client,
                 winner.shown,
-                broken
-                    .get(1)
-                    .map(|next| format!(" against {} {}", next.client, next.shown))
-                    .unwrap_or_default()
+                next.client,
+                next.shown,
+                percent(margin)
             ),
-        },
-        _ => Pick {
-            use_case,
-            client: Some(best.client),
-            reason: format!(
-                "{rule}: {names} tie on {} (within the noise), the tie-break was not measured; \
-                 {} has the better figure, {}",
-                judgement.criterion.phrase(),
-                best.client,
-                best.shown
-            ),
-        },
+        );
     }
+    let mut still: Vec<ClientName> = tied_with_best(&broken, tiebreak)
+        .iter()
+        .map(|figure| figure.client)
+        .collect();
+    // In table order, so that the same tie reads the same in every run.
+    still.sort_by_key(|client| ClientName::ALL.iter().position(|known| known == client));
+    pick(
+        Choice::Tie(still.clone()),
+        format!(
+            "{tie}; {} tie on {} too",
+            names(&still),
+            tiebreak.criterion.phrase()
+        ),
+    )
 }
 
 /// awc, on actix's own runtime, unless another client's capacity beats it beyond the noise.
@@ -178,15 +241,18 @@ fn on_actix(capacity: Option<&Judgement>) -> Pick {
     let (Some(judgement), Some(best), Some(awc)) = (capacity, figures.first(), awc) else {
         return Pick {
             use_case,
-            client: Some(ClientName::Awc),
-            reason: format!("{rule}: capacity not measured ({})", not_measured(capacity)),
+            choice: Choice::NotDecided,
+            reason: format!(
+                "{rule}: awc's capacity, or the others', was not measured in this run ({})",
+                not_measured(capacity)
+            ),
         };
     };
     let (margin, decisive) = compare(best, awc, judgement.better, judgement.rule);
     if best.client != awc.client && decisive {
         Pick {
             use_case,
-            client: Some(best.client),
+            choice: Choice::Client(best.client),
             reason: format!(
                 "{rule}: {} {} against {} {} ({}, beyond the noise)",
                 best.client,
@@ -199,7 +265,7 @@ fn on_actix(capacity: Option<&Judgement>) -> Pick {
     } else {
         Pick {
             use_case,
-            client: Some(awc.client),
+            choice: Choice::Client(awc.client),
             reason: if best.client == awc.client {
                 format!("{rule}: {} has the highest, {}", awc.client, awc.shown)
             } else {

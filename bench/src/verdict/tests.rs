@@ -4,8 +4,8 @@
 use super::*;
 use crate::model::test_rows::{latency_row, load_row};
 use crate::model::{
-    AdoptionRow, ClientCapacity, ClientName, Environment, ProbeBuild, Protocol, Results,
-    RunSettings,
+    AdoptionRow, CapacityRound, ClientCapacity, ClientName, Environment, LoadRow, ProbeBuild,
+    Protocol, Results, RunSettings,
 };
 
 use ClientName::{Awc, Hyper, Isahc, Reqwest, Ureq};
@@ -32,12 +32,19 @@ fn results() -> Results {
     Results::new(environment, settings)
 }
 
+/// A capacity whose three rounds gave `rps` and a tenth either side.
 fn capacity(client: ClientName, rps: u32) -> ClientCapacity {
+    let round = |rps| CapacityRound {
+        capacity_rps: Some(rps),
+        steps: Vec::new(),
+        confirmations: Vec::new(),
+    };
     ClientCapacity {
         client,
         capacity_rps: Some(rps),
         latency_objective_ms: 25.0,
-        steps: Vec::new(),
+        rounds: vec![round(rps * 9 / 10), round(rps), round(rps * 11 / 10)],
+        refuted: None,
     }
 }
 
@@ -90,12 +97,27 @@ fn ranking(verdict: &Verdict, criterion: Criterion) -> &Ranking {
 }
 
 fn pick(verdict: &Verdict, use_case: &str) -> Option<ClientName> {
+    choice(verdict, use_case).client()
+}
+
+fn choice(verdict: &Verdict, use_case: &str) -> Choice {
     verdict
         .picks
         .iter()
         .find(|pick| pick.use_case == use_case)
         .unwrap_or_else(|| panic!("no use case {use_case}"))
-        .client
+        .choice
+        .clone()
+}
+
+/// `row` with `cpu_s` of the service's CPU in all, spread evenly over its rounds.
+fn with_cpu(mut row: LoadRow, cpu_s: f64) -> LoadRow {
+    row.api_cpu_s = Some(cpu_s);
+    let rounds = row.rounds.len() as f64;
+    for round in &mut row.rounds {
+        round.api_cpu_s = Some(cpu_s / rounds);
+    }
+    row
 }
 
 const ASYNC_SERVICE: &str = "A high-throughput async service";
@@ -153,6 +175,24 @@ fn swapped(mut results: Results, client: ClientName, other: ClientName) -> Resul
     results
 }
 
+/// A capacity measured in rounds that gave `rounds` (its median the figure).
+fn capacity_rounds(client: ClientName, rounds: &[u32]) -> ClientCapacity {
+    let mut sorted = rounds.to_vec();
+    sorted.sort_unstable();
+    ClientCapacity {
+        capacity_rps: Some(sorted[(sorted.len() - 1) / 2]),
+        rounds: rounds
+            .iter()
+            .map(|&rps| CapacityRound {
+                capacity_rps: Some(rps),
+                steps: Vec::new(),
+                confirmations: Vec::new(),
+            })
+            .collect(),
+        ..capacity(client, 1)
+    }
+}
+
 #[test]
 fn the_best_figures_win_and_swapping_two_clients_swaps_the_verdict() {
     let verdict = verdict(&clear_run());
@@ -161,11 +201,11 @@ fn the_best_figures_win_and_swapping_two_clients_swaps_the_verdict() {
         (latency.best.client, latency.runner_up.client),
         (Hyper, Awc)
     );
-    assert!(latency.decisive, "40 +- 1 against 60 +- 1");
+    assert!(latency.decisive, "40 +- 1 against 60 +- 1, rounds apart");
     assert!((latency.margin - 0.5).abs() < 1e-9);
     let capacity = ranking(&verdict, Criterion::Capacity);
     assert_eq!(capacity.best.client, Hyper);
-    assert!(capacity.decisive, "8000 against 4000 is two ramp steps");
+    assert!(capacity.decisive, "7200-8800 against 3600-4400");
     assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Hyper));
     assert_eq!(pick(&verdict, ON_ACTIX), Some(Hyper), "beyond the noise");
     assert_eq!(pick(&verdict, BLOCKING_CODE), Some(Ureq));
@@ -177,11 +217,10 @@ fn the_best_figures_win_and_swapping_two_clients_swaps_the_verdict() {
     assert_eq!(latency.best.client, Ureq);
     assert_eq!(ranking(&verdict, Criterion::Capacity).best.client, Ureq);
     // ureq is blocking, so the async pick is among awc (4000), reqwest (2828) and hyper
-    // (2000): awc and reqwest are one ramp step apart, a tie; the CPU tie-break was not
-    // measured, so awc's better figure stands.
+    // (2000), whose rounds do not overlap.
     assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Awc));
     assert!(
-        verdict.picks[0].reason.contains("awc, reqwest tie"),
+        verdict.picks[0].reason.contains("beyond the noise"),
         "{:?}",
         verdict.picks[0]
     );
@@ -195,35 +234,46 @@ fn the_best_figures_win_and_swapping_two_clients_swaps_the_verdict() {
 }
 
 #[test]
-fn overlapping_intervals_and_one_ramp_step_are_ties() {
+fn overlapping_intervals_and_overlapping_rounds_are_ties() {
     let mut results = clear_run();
     results.latency = vec![
         latency_row(Hyper, Protocol::Http, 40.0, 3.0, 20.0),
         latency_row(Awc, Protocol::Http, 44.0, 3.0, 25.0),
     ];
-    results.resilience.capacity = vec![capacity(Awc, 5657), capacity(Hyper, 4000)];
+    results.resilience.capacity = vec![
+        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
+    ];
     let verdict = verdict(&results);
     let latency = ranking(&verdict, Criterion::Latency(Protocol::Http));
     assert_eq!(latency.best.client, Hyper);
-    assert!(!latency.decisive, "40 +- 3 and 44 +- 3 overlap");
+    assert!(
+        !latency.decisive,
+        "the rounds are apart, but 40 +- 3 and 44 +- 3 overlap"
+    );
     let capacity = ranking(&verdict, Criterion::Capacity);
     assert_eq!(capacity.best.client, Awc);
-    assert!(!capacity.decisive, "one ramp step apart");
+    assert!(!capacity.decisive, "4000-5657 and 3364-4757 overlap");
     // On actix: awc is the best anyway.
     assert_eq!(pick(&verdict, ON_ACTIX), Some(Awc));
     let table = crate::report::markdown(&results, &[]);
     assert!(table.contains("no: a tie"), "{table}");
+    assert!(
+        table.contains("up to 35%"),
+        "awc's rounds moved 1657 of 4757: {table}"
+    );
 }
 
 #[test]
 fn a_capacity_tie_is_broken_by_cpu_per_request() {
     let mut results = clear_run();
-    results.resilience.capacity = vec![capacity(Awc, 5657), capacity(Hyper, 4000)];
-    let mut hyper = load_row(Some(Hyper), 480.0, 900.0, 0);
-    let mut awc = load_row(Some(Awc), 480.0, 900.0, 0);
-    hyper.api_cpu_s = Some(0.4);
-    awc.api_cpu_s = Some(0.8);
-    results.load = vec![hyper.clone(), awc.clone()];
+    results.resilience.capacity = vec![
+        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
+    ];
+    let hyper = load_row(Some(Hyper), 480.0, 900.0, 0);
+    let awc = load_row(Some(Awc), 480.0, 900.0, 0);
+    results.load = vec![with_cpu(hyper.clone(), 0.4), with_cpu(awc.clone(), 0.8)];
     let verdict = verdict(&results);
     assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Hyper));
     let reason = &verdict.picks[0].reason;
@@ -235,19 +285,82 @@ fn a_capacity_tie_is_broken_by_cpu_per_request() {
         "per-call latency, https"
     );
     // The CPU figures the other way round: awc wins the tie-break.
-    hyper.api_cpu_s = Some(0.8);
-    awc.api_cpu_s = Some(0.4);
-    results.load = vec![hyper, awc];
+    results.load = vec![with_cpu(hyper.clone(), 0.8), with_cpu(awc.clone(), 0.4)];
     assert_eq!(pick(&super::verdict(&results), ASYNC_SERVICE), Some(Awc));
+    // Equal CPU too: a declared tie between the two.
+    results.load = vec![with_cpu(hyper, 0.4), with_cpu(awc, 0.4)];
+    let verdict = super::verdict(&results);
+    assert_eq!(
+        choice(&verdict, ASYNC_SERVICE),
+        Choice::Tie(vec![Hyper, Awc]),
+        "in table order"
+    );
+    assert!(
+        verdict.picks[0]
+            .reason
+            .contains("tie on CPU per request too")
+    );
+}
+
+#[test]
+fn a_tie_whose_tie_break_was_not_measured_is_not_decided() {
+    let mut results = clear_run();
+    results.resilience.capacity = vec![
+        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
+    ];
+    results.load.clear();
+    let verdict = verdict(&results);
+    assert_eq!(choice(&verdict, ASYNC_SERVICE), Choice::NotDecided);
+    let reason = &verdict.picks[0].reason;
+    assert!(reason.contains("awc, hyper tie on capacity"), "{reason}");
+    assert!(reason.contains("--suite load"), "{reason}");
+    // The blocking clients tie on latency; their crates are not in the run: not decided.
+    results.latency = vec![
+        latency_row(Ureq, Protocol::Http, 80.0, 3.0, 30.0),
+        latency_row(Isahc, Protocol::Http, 81.0, 3.0, 40.0),
+    ];
+    results.adoption.rows.clear();
+    assert_eq!(
+        choice(&super::verdict(&results), BLOCKING_CODE),
+        Choice::NotDecided
+    );
+    // With the dependencies suite's crate counts, fewer crates decide.
+    results.dependencies.rows = vec![
+        crate::model::DependencyRow {
+            client: Ureq,
+            crates: 36,
+            added_crates: 25,
+        },
+        crate::model::DependencyRow {
+            client: Isahc,
+            crates: 85,
+            added_crates: 74,
+        },
+    ];
+    assert_eq!(pick(&super::verdict(&results), BLOCKING_CODE), Some(Ureq));
 }
 
 #[test]
 fn awc_stays_the_actix_pick_unless_beaten_beyond_the_noise() {
     let mut results = clear_run();
-    results.resilience.capacity = vec![capacity(Hyper, 5657), capacity(Awc, 4000)];
+    results.resilience.capacity = vec![
+        capacity_rounds(Hyper, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Awc, &[4_000, 4_757, 3_364]),
+    ];
     assert_eq!(pick(&verdict(&results), ON_ACTIX), Some(Awc));
     results.resilience.capacity = vec![capacity(Hyper, 8000), capacity(Awc, 4000)];
     assert_eq!(pick(&verdict(&results), ON_ACTIX), Some(Hyper));
+}
+
+#[test]
+fn a_capacity_its_soak_refuted_is_not_ranked() {
+    let mut results = clear_run();
+    results.resilience.capacity[0].refuted = Some("its soak failed 301 of 84855".to_owned());
+    let verdict = verdict(&results);
+    let capacity = ranking(&verdict, Criterion::Capacity);
+    assert_eq!(capacity.best.client, Awc, "hyper's 8000 was refuted");
+    assert!(capacity.order.iter().all(|figure| figure.client != Hyper));
 }
 
 #[test]
@@ -259,82 +372,97 @@ fn what_the_run_did_not_measure_is_said_and_picks_nothing() {
             "{judgement:?}"
         );
     }
-    assert_eq!(pick(&verdict, ASYNC_SERVICE), None);
-    assert_eq!(pick(&verdict, SMALLEST), None);
+    for pick in &verdict.picks {
+        assert_eq!(pick.choice, Choice::NotDecided, "{pick:?}");
+    }
     let smallest = verdict
         .picks
         .iter()
         .find(|pick| pick.use_case == SMALLEST)
         .unwrap();
     assert!(smallest.reason.contains("--suite adoption"), "{smallest:?}");
-    // awc is the actix pick by its rule alone, and says capacity was not measured.
-    assert_eq!(pick(&verdict, ON_ACTIX), Some(Awc));
+    assert_eq!(verdict.picks[1].use_case, ON_ACTIX);
+    assert!(
+        verdict.picks[1].reason.contains("was not measured"),
+        "{:?}",
+        verdict.picks[1]
+    );
 }
 
 #[test]
 fn a_client_that_failed_calls_is_not_ranked_on_them() {
     let mut results = clear_run();
     results.latency[0].failures = 3;
+    results.latency[1].unchecked = Some("no TLS counted".to_owned());
     let verdict = verdict(&results);
     let latency = ranking(&verdict, Criterion::Latency(Protocol::Http));
-    assert_eq!(latency.best.client, Awc);
-    assert!(latency.order.iter().all(|figure| figure.client != Hyper));
+    assert_eq!(
+        latency.best.client, Ureq,
+        "hyper failed calls, awc is unchecked"
+    );
+    assert!(
+        latency
+            .order
+            .iter()
+            .all(|figure| figure.client != Hyper && figure.client != Awc)
+    );
 }
 
 #[test]
 fn margins_are_judged_by_their_rule() {
-    let at = |client, value, spread| Figure {
+    let at = |client, value, rounds: &[f64], half_width| Figure {
         client,
         value,
-        spread,
+        rounds: rounds.to_vec(),
+        half_width,
         shown: String::new(),
     };
     let (margin, decisive) = compare(
-        &at(Hyper, 10.0, Spread::HalfWidth(1.0)),
-        &at(Awc, 12.5, Spread::HalfWidth(1.0)),
+        &at(Hyper, 10.0, &[9.5, 10.0, 10.5], Some(1.0)),
+        &at(Awc, 12.5, &[12.0, 12.5, 13.0], Some(1.0)),
         Better::Lower,
-        NoiseRule::Interval,
+        NoiseRule::Rounds,
     );
     assert!((margin - 0.25).abs() < 1e-9);
     assert!(decisive);
     let (_, decisive) = compare(
-        &at(Hyper, 10.0, Spread::None),
-        &at(Awc, 100.0, Spread::HalfWidth(1.0)),
+        &at(Hyper, 10.0, &[9.0, 11.0], None),
+        &at(Awc, 12.0, &[10.5, 13.0], None),
         Better::Lower,
-        NoiseRule::Interval,
+        NoiseRule::Rounds,
     );
-    assert!(!decisive, "no interval, no claim");
+    assert!(!decisive, "the rounds overlap");
     let (_, decisive) = compare(
-        &at(Hyper, 10.0, Spread::Range(9.0, 11.0)),
-        &at(Awc, 12.0, Spread::Range(10.5, 13.0)),
+        &at(Hyper, 10.0, &[10.0], None),
+        &at(Awc, 100.0, &[100.0], None),
         Better::Lower,
-        NoiseRule::Range,
+        NoiseRule::Rounds,
     );
-    assert!(!decisive, "ranges overlap");
+    assert!(!decisive, "one round each: no spread measured, no claim");
+    let (_, decisive) = compare(
+        &at(Hyper, 10.0, &[9.9, 10.1], Some(3.0)),
+        &at(Awc, 12.0, &[11.9, 12.1], Some(3.0)),
+        Better::Lower,
+        NoiseRule::Rounds,
+    );
+    assert!(!decisive, "the rounds are apart but the CIs overlap");
     let higher = |a: f64, b: f64, rule| {
         compare(
-            &at(Hyper, a, Spread::None),
-            &at(Awc, b, Spread::None),
+            &at(Hyper, a, &[], None),
+            &at(Awc, b, &[], None),
             Better::Higher,
             rule,
         )
         .1
     };
-    assert!(!higher(
-        5657.0,
-        4000.0,
-        NoiseRule::Step(std::f64::consts::SQRT_2)
-    ));
-    assert!(higher(
-        5657.0,
-        2828.0,
-        NoiseRule::Step(std::f64::consts::SQRT_2)
-    ));
     assert!(higher(11.0, 10.0, NoiseRule::Exact));
     assert!(!higher(10.0, 10.0, NoiseRule::Exact));
     assert!(!higher(10.5, 10.0, NoiseRule::Once(0.10)));
     assert!(higher(11.5, 10.0, NoiseRule::Once(0.10)));
     assert!(higher(10.2, 10.0, NoiseRule::Band(0.01)));
+    let spread = at(Hyper, 10.0, &[9.0, 10.0, 11.5], None);
+    assert_eq!(spread.range(), Some((9.0, 11.5)));
+    assert!((spread.spread().unwrap() - 0.25).abs() < 1e-9);
 }
 
 #[test]

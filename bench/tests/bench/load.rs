@@ -1,5 +1,5 @@
-//! The load suite end to end: tiny open-model runs against the bench's own child processes,
-//! the capacity step, and failures counted against a server that answers wrongly.
+//! The load suite end to end: tiny open-model runs in rounds against the bench's own child
+//! processes, and failures counted against a server that answers wrongly.
 
 use mock_rates::{MockServer, Settings};
 use serde_json::Value;
@@ -40,14 +40,14 @@ fn every_scenario_completes_its_requests_without_a_failure() {
             "0.5",
             "--clients",
             "hyper,ureq",
-            "--no-capacity",
+            "--rounds",
+            "2",
         ],
         &out,
     );
     let settings = &results["settings"]["load"];
     assert_eq!(settings["rps"], 100);
     assert_eq!(settings["duration_ms"], 500);
-    assert_eq!(settings["capacity"], false);
     let rows = rows_of(&results, "load");
     assert_eq!(scenarios(rows), SCENARIOS);
     for row in rows {
@@ -70,7 +70,14 @@ fn every_scenario_completes_its_requests_without_a_failure() {
         ] {
             positive(row, field);
         }
-        assert!(row["api_cpu_s"].as_f64().unwrap() >= 0.0, "{row}");
+        positive(row, "api_cpu_s");
+        // Two rounds of 0.25 s, each with its own requests and the service's CPU.
+        let rounds = row["rounds"].as_array().unwrap();
+        assert_eq!(rounds.len(), 2, "{row}");
+        for round in rounds {
+            assert_eq!(round["ok"], 25, "{row}");
+            positive(round, "api_cpu_s");
+        }
         assert!(row["mock_connections"].as_u64().is_some(), "{row}");
         assert!(!row["percentiles"].as_array().unwrap().is_empty(), "{row}");
     }
@@ -99,54 +106,12 @@ fn every_scenario_completes_its_requests_without_a_failure() {
     // The health check never reaches the upstream; every payment does.
     assert_eq!(rows[0]["upstream_calls"], 0);
     assert_eq!(rows[1]["upstream_calls"], rows[1]["ok"]);
-    assert!(rows_of(&results, "capacity").is_empty());
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("## load"));
     assert!(report.contains("load: targets (measured, not asserted)"));
     assert!(report.contains("load over https: TLS handshakes mock-rates counted"));
     assert!(report.contains("load: what TLS to the upstream costs the service"));
     assert!(out.join("load_percentiles.svg").is_file());
-}
-
-#[test]
-fn the_capacity_step_reports_each_level() {
-    let out = scratch_dir("capacity");
-    let results = run_ok(
-        &[
-            "--suite",
-            "load",
-            "--rps",
-            "50",
-            "--duration",
-            "0.2",
-            "--clients",
-            "awc",
-            "--protocol",
-            "http",
-            "--capacity-levels",
-            "1,2",
-            "--capacity-secs",
-            "0.2",
-        ],
-        &out,
-    );
-    let rows = rows_of(&results, "capacity");
-    assert_eq!(scenarios(rows), ["GET /health/live", "POST /payments/awc"]);
-    for row in rows {
-        let levels = row["levels"].as_array().unwrap();
-        let concurrency: Vec<u64> = levels
-            .iter()
-            .map(|level| level["concurrency"].as_u64().unwrap())
-            .collect();
-        assert_eq!(concurrency, [1, 2], "{row}");
-        for level in levels {
-            assert!(level["ok"].as_u64().unwrap() > 0, "{level}");
-            assert_eq!(level["fail"], 0, "{level}");
-        }
-        positive(row, "max_rps");
-        positive(row, "p99_us");
-        assert!(row["at_concurrency"].as_u64().is_some(), "{row}");
-    }
 }
 
 #[test]
@@ -164,7 +129,8 @@ fn wrong_answers_are_counted_as_failures() {
             "0.25",
             "--clients",
             "hyper",
-            "--no-capacity",
+            "--rounds",
+            "1",
             "--api-url",
             &server.base_url(),
             "--mock-url",

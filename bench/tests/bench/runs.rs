@@ -26,8 +26,9 @@ fn latency_runs_every_client_through_the_mock_child_process() {
         ],
         &out,
     );
-    assert_eq!(results["schema_version"], 1);
+    assert_eq!(results["schema_version"], 2);
     assert_eq!(results["settings"]["calls_per_sample"], 5);
+    assert_eq!(results["settings"]["rounds"], 3);
     assert!(
         results["environment"]["rustc"]
             .as_str()
@@ -81,21 +82,9 @@ fn latency_runs_every_client_through_the_mock_child_process() {
         assert!(row["ratio_sd"].as_f64().unwrap() >= 0.0, "{row}");
         // Each client opens at least one connection of its own.
         assert!(row["connections_opened"].as_u64().unwrap() >= 1, "{row}");
-        // The same client called bare, sample for sample.
-        let bare = &row["bare"];
-        assert_eq!(bare["calls"], 10, "{row}");
-        assert_eq!(bare["failures"], 0, "{row}");
-        assert_eq!(
-            bare["sample_means_us"].as_array().unwrap().len(),
-            2,
-            "{row}"
-        );
-        for field in ["mean_us", "overhead", "allocs_per_op"] {
-            positive(bare, field);
-        }
-        // Its own client, so its own connection.
-        assert!(bare["connections_opened"].as_u64().unwrap() >= 1, "{row}");
+        check_bare_and_rounds(row);
     }
+    check_calibration_and_unpinned(&results);
     // Each protocol's rows are compared with hyper over the same protocol.
     assert_eq!(rows[0]["ratio"], 1.0);
     assert_eq!(rows[CLIENTS.len()]["ratio"], 1.0);
@@ -108,6 +97,65 @@ fn latency_runs_every_client_through_the_mock_child_process() {
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("libcurl's own malloc (isahc) is not counted"));
     assert!(report.contains("what the port and the adapter cost"));
+    assert!(report.contains("the instrument, mock-rates called by a minimal client"));
+    assert!(out.join("verdict.svg").is_file());
+}
+
+/// A latency row's bare call, rounds and the mock's CPU: two samples of five calls.
+fn check_bare_and_rounds(row: &serde_json::Value) {
+    // The same client called bare, sample for sample.
+    let bare = &row["bare"];
+    assert_eq!(bare["calls"], 10, "{row}");
+    assert_eq!(bare["failures"], 0, "{row}");
+    assert_eq!(
+        bare["sample_means_us"].as_array().unwrap().len(),
+        2,
+        "{row}"
+    );
+    for field in ["mean_us", "overhead", "allocs_per_op"] {
+        positive(bare, field);
+    }
+    // Its own client, so its own connection.
+    assert!(bare["connections_opened"].as_u64().unwrap() >= 1, "{row}");
+    // Two samples: two rounds (never more rounds than samples), each with its mean and
+    // allocations; the mock's own CPU read around the samples.
+    assert_eq!(row["round_means_us"].as_array().unwrap().len(), 2, "{row}");
+    assert_eq!(
+        row["round_allocs_per_op"].as_array().unwrap().len(),
+        2,
+        "{row}"
+    );
+    positive(row, "mock_cpu_us");
+    assert!(row.get("unchecked").is_none(), "{row}");
+}
+
+/// The instrument (a minimal client per protocol, beside the clients) and, when the suite
+/// pinned itself, the clients over http once more unpinned.
+fn check_calibration_and_unpinned(results: &serde_json::Value) {
+    // The instrument: a minimal client per protocol, beside the clients.
+    let calibration = results["calibration"].as_array().unwrap();
+    let protocols: Vec<&str> = calibration
+        .iter()
+        .map(|row| row["protocol"].as_str().unwrap())
+        .collect();
+    assert_eq!(protocols, ["http", "https", "h2"]);
+    for row in calibration {
+        assert_eq!(row["calls"], 10, "{row}");
+        assert_eq!(row["failures"], 0, "{row}");
+        positive(row, "mean_us");
+        positive(row, "mock_cpu_us");
+    }
+    // Pinned (where the machine has a CPU to pin to), the clients over http once more,
+    // unpinned.
+    if !results["settings"]["latency_cpu"].is_null() {
+        let unpinned: Vec<&str> = results["latency_unpinned"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| row["client"].as_str().unwrap())
+            .collect();
+        assert_eq!(unpinned, CLIENTS);
+    }
 }
 
 /// A latency row over TLS: what mock-rates counted, one TLS 1.3 handshake per connection the
@@ -161,9 +209,9 @@ fn every_call_reaches_an_external_mock_and_is_counted() {
         ],
         &out,
     );
-    // Two clients x (1 warm-up + 3 timed calls) x (through the port, and bare), each one
-    // awaited upstream request.
-    assert_eq!(server.state().stats().live_requests, 16);
+    // Two clients x (1 warm-up + 3 timed calls) x (through the port, and bare), and the
+    // minimal client's 1 + 3, each one awaited upstream request.
+    assert_eq!(server.state().stats().live_requests, 20);
     let rows = results["latency"].as_array().unwrap();
     for row in rows {
         assert_eq!(row["calls"], 3, "{row}");
@@ -175,6 +223,9 @@ fn every_call_reaches_an_external_mock_and_is_counted() {
     assert_eq!(rows[0]["protocol"], "http");
     assert!(rows[0]["error_us"].is_null(), "one sample has no Error");
     assert_eq!(results["settings"]["mock"], server.base_url());
+    // Not the bench's process: the mock's CPU is not read, and is not made up.
+    assert!(rows[0].get("mock_cpu_us").is_none(), "{}", rows[0]);
+    assert_eq!(results["calibration"][0]["calls"], 3);
 }
 
 #[test]
@@ -341,6 +392,12 @@ fn cost_counts_instructions_per_call_under_callgrind_or_says_why_not() {
         "{row}"
     );
     positive(row, "allocs_per_call");
+    // A third run halfway (7 calls): the figure again from each half.
+    let halves = row["round_instructions_per_call"].as_array().unwrap();
+    assert_eq!(halves.len(), 2, "{row}");
+    for half in halves {
+        assert!(half.as_f64().unwrap() > 0.0, "{row}");
+    }
     assert_eq!(row["ratio"], 1.0, "hyper is its own baseline: {row}");
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("cost: CPU instructions per call under callgrind"));
@@ -386,4 +443,61 @@ fn a_saved_run_is_rendered_again_without_measuring() {
         .unwrap();
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a results.json"));
+}
+
+#[test]
+fn two_saved_runs_are_held_side_by_side_by_bench_verdict() {
+    let runs: Vec<std::path::PathBuf> = (0..2)
+        .map(|index| {
+            let out = scratch_dir(&format!("verdict-run-{index}"));
+            run_ok(
+                &[
+                    "--suite",
+                    "latency",
+                    "--protocol",
+                    "http",
+                    "--clients",
+                    "hyper,awc",
+                    "--samples",
+                    "3",
+                    "--iterations",
+                    "5",
+                    "--warmup",
+                    "2",
+                    "--no-pin",
+                ],
+                &out,
+            );
+            out.join("results.json")
+        })
+        .collect();
+    let markdown = scratch_dir("verdict-out").join("verdict.md");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_bench"))
+        .arg("verdict")
+        .args(&runs)
+        .arg("--out")
+        .arg(&markdown)
+        .output()
+        .unwrap();
+    crate::assert_success(&output);
+    let printed = String::from_utf8_lossy(&output.stdout);
+    for text in [
+        "verdict across runs: the pick of each run",
+        "verdict across runs: per criterion",
+        "| Per-call latency, http",
+        "Run 1",
+        "Run 2",
+        "verdict of the runs together",
+    ] {
+        assert!(printed.contains(text), "{text:?} missing from\n{printed}");
+    }
+    let written = std::fs::read_to_string(&markdown).unwrap();
+    assert!(written.starts_with("\n## Verdict across runs"), "{written}");
+    // One file is no comparison.
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_bench"))
+        .arg("verdict")
+        .arg(&runs[0])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
 }

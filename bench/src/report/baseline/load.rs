@@ -1,11 +1,10 @@
-//! The load suite's rows against the baseline: the open-model runs and the capacity step.
+//! The load suite's rows against the baseline: the open-model runs.
 
 use std::fmt::Write as _;
 
-use crate::baseline::CAPACITY_REPEATABILITY;
-use crate::model::{CapacityChange, LoadChange};
+use crate::model::LoadChange;
 use crate::report::baseline::cells::{Figure, count_word, direction, ratio, then_now, verdict};
-use crate::report::format::{format_us_as_ms, optional};
+use crate::report::format::format_us_as_ms;
 use crate::report::table::{Align, Table};
 use crate::stats::Z_999;
 
@@ -20,23 +19,6 @@ pub fn load_rule() -> String {
          /health/live, the framework alone, moved as well, the machine did). Failed or skipped \
          requests: none in one run and some in the other always counts; else their rates must \
          differ by more than {Z_999:.2} Poisson standard errors. P99 is shown, not judged."
-    )
-}
-
-/// Under the capacity table: what decided.
-pub fn capacity_rule() -> String {
-    let per_run = CAPACITY_REPEATABILITY * 100.0;
-    format!(
-        "Decided by: the best level's requests per second, each run's taken as good to \
-         {per_run:.0}% of itself, so a change beyond sqrt(({per_run:.0}% then)^2 + \
-         ({per_run:.0}% now)^2), about {:.0}%, counts. {per_run:.0}% is what two back-to-back \
-         default load runs of one build gave on the project's 2-vCPU machine (capacities \
-         0.79-1.08x apart): the figure is one level of one run with no samples, and the \
-         generator, the api and mock-rates share the machine's cores; such a pair of runs shows \
-         a machine's own figure in Now/Baseline. A scenario with a level free of \
-         failures in only one run has changed. The best level's concurrency is shown, not \
-         judged: on a plateau neighbouring levels lie within noise of each other.",
-        per_run * std::f64::consts::SQRT_2
     )
 }
 
@@ -91,49 +73,6 @@ pub fn load_table(file: &str, changes: &[LoadChange]) -> Table {
                         &change.failures.baseline.to_string(),
                         &change.failures.now.to_string(),
                     ),
-                    verdict,
-                    decided,
-                ]
-            })
-            .collect(),
-    }
-}
-
-pub fn capacity_table(file: &str, changes: &[CapacityChange]) -> Table {
-    use Align::{Left, Right};
-    let rps = |value: Option<f64>| optional(value, |rps| format!("{rps:.0}"));
-    let concurrency = |value: Option<u32>| optional(value, |level| level.to_string());
-    Table {
-        title: format!("capacity: highest throughput without failures, change against {file}"),
-        columns: vec![
-            ("Scenario", Left),
-            ("Max RPS then -> now", Right),
-            ("Now/Baseline", Right),
-            ("At concurrency", Right),
-            ("Verdict", Left),
-            ("Decided by", Left),
-        ],
-        rows: changes
-            .iter()
-            .map(|change| {
-                let word = match (change.max_rps.baseline, change.max_rps.now) {
-                    (Some(_), None) => "every level failed".to_owned(),
-                    (None, Some(_)) => "a level without failures again".to_owned(),
-                    _ => direction(&change.max_rps, "more req/s", "fewer req/s"),
-                };
-                let (verdict, decided) = verdict(&[Figure::of("max RPS", &change.max_rps, word)]);
-                let mut at = then_now(
-                    &concurrency(change.at_concurrency.baseline),
-                    &concurrency(change.at_concurrency.now),
-                );
-                if !change.same_levels {
-                    at.push_str(" (other levels)");
-                }
-                vec![
-                    change.protocol.qualify(change.scenario),
-                    then_now(&rps(change.max_rps.baseline), &rps(change.max_rps.now)),
-                    ratio(&change.max_rps),
-                    at,
                     verdict,
                     decided,
                 ]

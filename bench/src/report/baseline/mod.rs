@@ -36,14 +36,6 @@ pub fn section(results: &Results) -> Option<Section> {
             .with(Part::Table(load::load_table(file, &comparison.load)))
             .with(Part::Text(load::load_rule()));
     }
-    if !comparison.capacity.is_empty() {
-        section = section
-            .with(Part::Table(load::capacity_table(
-                file,
-                &comparison.capacity,
-            )))
-            .with(Part::Text(load::capacity_rule()));
-    }
     if !comparison.fanout.is_empty() {
         section = section
             .with(Part::Table(fanout::table(file, &comparison.fanout)))
@@ -84,14 +76,6 @@ fn summary(comparison: &BaselineComparison) -> String {
                 .load
                 .iter()
                 .map(|change| vec![change.mean_us.significant, change.failures.significant])
-                .collect(),
-        ),
-        named(
-            "capacity",
-            comparison
-                .capacity
-                .iter()
-                .map(|change| vec![change.max_rps.significant])
                 .collect(),
         ),
         named(

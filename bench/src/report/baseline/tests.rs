@@ -39,12 +39,6 @@ fn comparison() -> serde_json::Value {
             "p99_us": {"baseline": 650.0, "now": 640.0},
             "failures": judged(&json!(0), &json!(3), Some(true), "0 -> 3: none and some always differ"),
         }],
-        "capacity": [{
-            "scenario": "POST /payments/hyper", "client": "hyper", "protocol": "https",
-            "max_rps": judged(&json!(23266.0), &json!(24000.0), Some(false), "|+734| <= 3360 req/s (10% a run)"),
-            "at_concurrency": {"baseline": 64, "now": 16},
-            "same_levels": true,
-        }],
         "fanout": [{
             "client": "ureq", "protocol": "http", "mode": "concurrent", "group_size": 70,
             "batches": {"baseline": 3, "now": 3},
@@ -81,7 +75,7 @@ fn every_suite_gets_its_table_and_the_rule_under_it() {
     let section = section(&results).unwrap();
     let terminal = section.terminal();
     for text in [
-        "Rows changed beyond their noise: load 2 of 2, capacity 0 of 1, fanout 0 of 1 (1 cannot tell), faults 1 of 2.",
+        "Rows changed beyond their noise: load 2 of 2, fanout 0 of 1 (1 cannot tell), faults 1 of 2.",
         "load: open model, change against then/results.json",
         "| POST /payments/hyper ",
         "0.300 ms -> 0.600 ms",
@@ -92,10 +86,6 @@ fn every_suite_gets_its_table_and_the_rule_under_it() {
         "| failures appeared ",
         "failures: 0 -> 3: none and some always differ",
         "lower bound on the noise",
-        "POST /payments/hyper over https",
-        "23266 -> 24000",
-        "64 -> 16",
-        "about 21%, counts",
         "| ureq   | concurrent |",
         "105 ms -> 55.0 ms",
         "| wall: cannot tell; rest same |",

@@ -7,6 +7,7 @@ mod lines;
 pub mod percentiles;
 mod ticks;
 mod timeline;
+mod verdict;
 
 use std::path::Path;
 
@@ -16,9 +17,19 @@ use crate::report::charts::bars::{Bar, bar_chart};
 use crate::report::decode::bodies_in_order;
 use crate::report::format::{TimeFormat, format_bytes, format_count};
 
+/// The verdict's picture (see [`verdict::svg`]).
+pub const VERDICT_CHART: &str = "verdict.svg";
+
 /// Writes every chart the results allow into `dir`; the file names written.
 pub fn write_charts(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
+    let results = &results.checked();
     let mut written = Vec::new();
+    // The verdict's picture first: report.html opens with it.
+    if let Some(svg) = verdict::svg(&crate::verdict::verdict(results)) {
+        let path = dir.join(VERDICT_CHART);
+        std::fs::write(&path, svg).map_err(|source| BenchError::io(&path, source))?;
+        written.push(VERDICT_CHART.to_owned());
+    }
     let mut chart = |name: &str, title: &str, y_desc: &str, bars: &[Bar]| {
         if bars.is_empty() {
             return Ok(());

@@ -28,6 +28,7 @@ pub fn row(client: ClientName, mode: FanoutMode, size: u32, wall: f64, ideal: f6
         wall_ms: vec![wall],
         request_ms: vec![wall + 1.0],
         first_error: None,
+        unchecked: None,
     }
 }
 

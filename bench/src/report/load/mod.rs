@@ -4,65 +4,34 @@
 mod tables;
 mod targets;
 
-use crate::model::{Protocol, Results, SuiteName};
+use crate::model::{LoadRow, Protocol, Results, SuiteName};
 use crate::report::format::unable_note;
-use crate::report::load::tables::{
-    GENERATOR_TARGET, capacity_tables, load_tables, scenario_label, wrk_table,
-};
+use crate::report::load::tables::{load_tables, scenario_label};
 use crate::report::load::targets::{TARGETS_NOTE, TargetCheck, targets_table};
 use crate::report::section::{Part, Section};
 
 /// The section, when the suite ran; `charts` are the SVG files written beside report.md.
 pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
-    if results.load.is_empty() && results.capacity.is_empty() {
+    if results.load.is_empty() {
         return None;
     }
+    let rows = &results.load;
     let mut section = Section::suite(SuiteName::Load).with(Part::Prose(LOAD_INTRO.to_owned()));
-    for table in load_tables(&results.load) {
+    for table in load_tables(rows) {
         section = section.with(Part::Table(table));
     }
-    if !results.load.is_empty() {
-        let met = results
-            .load
-            .iter()
-            .filter(|row| TargetCheck::of(row).all())
-            .count();
+    if !rows.is_empty() {
+        let met = rows.iter().filter(|row| TargetCheck::of(row).all()).count();
         section = section
-            .with(Part::Table(targets_table(&results.load)))
+            .with(Part::Table(targets_table(rows)))
             .with(Part::Prose(TARGETS_NOTE.to_owned()))
             .with(Part::Prose(format!(
                 "**{met} of {} scenarios met every target.**",
-                results.load.len()
+                rows.len()
             )));
     }
     section = section.with_charts(charts, "load");
-    let capacity = capacity_tables(&results.capacity);
-    if !capacity.is_empty() {
-        section = section.with(Part::Prose(CAPACITY_INTRO.to_owned()));
-    }
-    for table in capacity {
-        section = section.with(Part::Table(table));
-    }
-    if !results.generator.is_empty() {
-        let met = results
-            .generator
-            .iter()
-            .filter(|check| check.ratio >= GENERATOR_TARGET)
-            .count();
-        section = section
-            .with(Part::Table(wrk_table(&results.generator)))
-            .with(Part::Prose(format!(
-                "Each level of the capacity step, run again by `wrk -t1` against the same \
-                 service at the same concurrency for as long (whole seconds): **{met} of {} met \
-                 the target** of the bench's generator at least {GENERATOR_TARGET}x wrk's \
-                 requests/s. wrk checks no answer; the bench reads and checks every one, each \
-                 worker on a connection of its own, as wrk's are.",
-                results.generator.len()
-            )));
-    } else if let Some(why) = &results.generator_skipped {
-        section = section.with(Part::Text(format!("generator check: {why}")));
-    }
-    let mut notes = first_errors(results);
+    let mut notes = first_errors(rows);
     notes.extend(unable_note(
         &results.settings,
         SuiteName::Load,
@@ -72,35 +41,28 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
 }
 
 /// The first failure of each row that had one.
-fn first_errors(results: &Results) -> Vec<String> {
-    let load = results.load.iter().filter_map(|row| {
-        let error = row.first_error.as_ref()?;
-        Some(format!(
-            "{}: {} of {} requests failed; first: {error}",
-            scenario_label(row.scenario, row.protocol),
-            row.fail,
-            row.ok + row.fail
-        ))
-    });
-    let capacity = results.capacity.iter().flat_map(|row| {
-        row.levels.iter().filter_map(|level| {
-            let error = level.first_error.as_ref()?;
+fn first_errors(rows: &[LoadRow]) -> Vec<String> {
+    rows.iter()
+        .filter_map(|row| {
+            let error = row.first_error.as_ref()?;
             Some(format!(
-                "{} (capacity, concurrency {}): {} failed; first: {error}",
+                "{}: {} of {} requests failed; first: {error}",
                 scenario_label(row.scenario, row.protocol),
-                level.concurrency,
-                level.fail
+                row.fail,
+                row.ok + row.fail
             ))
         })
-    });
-    load.chain(capacity).collect()
+        .collect()
 }
 
 const LOAD_INTRO: &str = "\
 Open model, as NBomber's `inject` and wrk2 run it: each scenario's requests leave on a fixed
 timetable whatever the service does, from a generator in the bench process (a multi-thread
 tokio runtime and hyper-util's pooled HTTP/1.1 client with TCP_NODELAY; a new connection
-whenever no idle one is free). Each scenario first gets an unrecorded warm-up at the same rate.
+whenever no idle one is free). Each scenario's time is split into rounds, taken in turn with
+the other scenarios' (every scenario's round 1, then every scenario's round 2, ...), each after
+an unrecorded warm-up at the same rate; the row is the rounds together, and **By round** shows
+the CPU per request of each, whose spread is that figure's noise in the verdict.
 Every request is awaited, its response read whole and checked: status 200, and for payments a
 JSON body naming the scenario's client and the currencies sent. Payments cycle through
 EUR->USD (direct EURUSD), GBP->EUR (inverse of EURGBP), JPY->USD (inverse of USDJPY) and
@@ -114,14 +76,16 @@ EUR->JPY (cross: EURUSD and USDJPY in one upstream call).
   response if that came later.
 - **Sent late** counts requests that left more than 1 ms after they were due; **Skipped**, those
   never sent because 1024 were already in flight.
-- **API CPU** is the api process's user + system time during the run (/proc/<pid>/stat);
+- **API CPU** is the api process's user + system time during the run, every thread of it,
+  read from a cgroup the bench puts it in (to the nanosecond; where no cgroup can be made, the
+  sum of its live threads' /proc schedstat);
   **API peak RSS** its peak resident memory during the run (VmHWM after a reset), and **RSS
   growth** that peak over its resident memory when the run started: the scenarios of a
   protocol share one api process, and memory an earlier scenario left allocated stays in every
   later peak, so growth is the scenario's own; NA for an api the bench did not start.
   **Busy after** is how long the api stayed busy (over 10% of a CPU) once the run ended,
   before the suite went on: calls left running, e.g. past their requests' timeouts (each
-  scenario, and each capacity level, waits for the api to go idle, up to 10 s). **Mock
+  round waits for the api to go idle, up to 10 s). **Mock
   connections** are the TCP connections mock-rates accepted during the run (connections kept
   from the warm-up are not new); **Calls/connection** is upstream calls per new connection.
 - **over https**: the same scenarios against a payment service of the bench's own whose
@@ -129,17 +93,6 @@ EUR->JPY (cross: EURUSD and USDJPY in one upstream call).
   each of its TLS backends. `/health/live` is not repeated there: the service itself is called
   in the clear either way. Its TLS table gives the handshakes mock-rates counted (one per
   connection), and its cost table the https row against the same library's http row.
-";
-
-const CAPACITY_INTRO: &str = "
-### capacity
-
-Closed model: at each concurrency level, that many requests are kept in flight (each worker
-sends the next as soon as its response is read and checked, on a keep-alive connection of its
-own, driven in the worker's own task as wrk drives its connections) for a fixed time. **Max
-RPS** is the
-highest throughput of a level without a single failure; the service, mock-rates and the
-generator share the machine's cores, so it is the throughput of the whole loopback set-up.
 ";
 
 #[cfg(test)]
@@ -241,32 +194,5 @@ mod tests {
         assert!(targets.contains("201 <= 200: NOT met"), "{targets}");
         // Plain HTTP rows alone get no TLS tables.
         assert_eq!(load_tables(&rows[..1]).len(), 4);
-    }
-
-    #[test]
-    fn the_generator_is_judged_against_wrk() {
-        use crate::model::{GeneratorCheck, Scenario};
-        use crate::report::load::tables::wrk_table;
-        let check = |scenario, bench_rps: f64, wrk_rps: f64| GeneratorCheck {
-            scenario,
-            concurrency: 16,
-            bench_rps,
-            bench_failures: 0,
-            wrk_rps,
-            ratio: bench_rps / wrk_rps,
-            wrk_non_2xx: 0,
-            wrk_socket_errors: 0,
-        };
-        let rendered = wrk_table(&[
-            check(Scenario::Health, 54_000.0, 80_000.0),
-            check(Scenario::Payments(ClientName::Hyper), 29_000.0, 31_000.0),
-        ])
-        .render();
-        assert!(rendered.contains(" 0.68 | "), "{rendered}");
-        assert!(rendered.contains("NOT met"), "{rendered}");
-        assert!(
-            rendered.contains(" 0.94 | ") && rendered.contains("| met "),
-            "{rendered}"
-        );
     }
 }

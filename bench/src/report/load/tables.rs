@@ -1,7 +1,7 @@
 //! The load suite's tables: the open-model runs (NBomber's figures, the generator's
-//! punctuality, the servers' side, the outcomes) and the capacity step.
+//! punctuality, the servers' side, the outcomes, round by round).
 
-use crate::model::{CapacityRow, GeneratorCheck, LoadRow, NegotiatedTls, Protocol, Scenario};
+use crate::model::{LoadRow, NegotiatedTls, Protocol, Scenario};
 use crate::report::format::{format_bytes, format_us_as_ms, optional};
 use crate::report::table::{Align, Table};
 
@@ -136,6 +136,7 @@ fn servers_table(rows: &[LoadRow]) -> Table {
             ("Scenario", Left),
             ("API CPU", Right),
             ("CPU/request", Right),
+            ("By round", Right),
             ("API peak RSS", Right),
             ("RSS growth", Right),
             ("Busy after", Right),
@@ -151,6 +152,7 @@ fn servers_table(rows: &[LoadRow]) -> Table {
                     label(row),
                     optional(row.api_cpu_s, |cpu| format!("{cpu:.2} s")),
                     optional(per_request, |micros| format!("{micros:.1} us")),
+                    by_round(row),
                     optional(row.api_peak_rss_kib, |kib| {
                         format_bytes(kib as f64 * 1024.0)
                     }),
@@ -168,6 +170,25 @@ fn servers_table(rows: &[LoadRow]) -> Table {
                 ]
             })
             .collect(),
+    }
+}
+
+/// The CPU per request of each round, `410 / 398 / 420`.
+fn by_round(row: &LoadRow) -> String {
+    let rounds: Vec<String> = row
+        .rounds
+        .iter()
+        .map(|round| {
+            let requests = round.ok + round.fail;
+            optional(round.api_cpu_s.filter(|_| requests > 0), |cpu| {
+                format!("{:.0}", cpu * 1e6 / requests as f64)
+            })
+        })
+        .collect();
+    if rounds.is_empty() {
+        "NA".to_owned()
+    } else {
+        rounds.join(" / ")
     }
 }
 
@@ -319,104 +340,4 @@ fn tls_cost_table(rows: &[LoadRow]) -> Option<Table> {
             })
             .collect(),
     })
-}
-
-/// The capacity step: the best level per scenario, then every level.
-pub fn capacity_tables(rows: &[CapacityRow]) -> Vec<Table> {
-    use Align::{Left, Right};
-    if rows.is_empty() {
-        return Vec::new();
-    }
-    let best = Table {
-        title: "capacity: highest throughput without failures (closed model)".to_owned(),
-        columns: vec![
-            ("Scenario", Left),
-            ("Max RPS", Right),
-            ("At concurrency", Right),
-            ("p99 there", Right),
-        ],
-        rows: rows
-            .iter()
-            .map(|row| {
-                vec![
-                    scenario_label(row.scenario, row.protocol),
-                    optional(row.max_rps, |rps| format!("{rps:.0}")),
-                    optional(row.at_concurrency, |concurrency| concurrency.to_string()),
-                    format_us_as_ms(row.p99_us),
-                ]
-            })
-            .collect(),
-    };
-    let levels = Table {
-        title: "capacity: every level".to_owned(),
-        columns: vec![
-            ("Scenario", Left),
-            ("Concurrency", Right),
-            ("OK", Right),
-            ("Fail", Right),
-            ("RPS", Right),
-            ("p50", Right),
-            ("p99", Right),
-            ("Connections", Right),
-        ],
-        rows: rows
-            .iter()
-            .flat_map(|row| {
-                row.levels.iter().map(|level| {
-                    vec![
-                        scenario_label(row.scenario, row.protocol),
-                        level.concurrency.to_string(),
-                        level.ok.to_string(),
-                        level.fail.to_string(),
-                        format!("{:.0}", level.rps),
-                        format_us_as_ms(level.p50_us),
-                        format_us_as_ms(level.p99_us),
-                        level.connections.to_string(),
-                    ]
-                })
-            })
-            .collect(),
-    };
-    vec![best, levels]
-}
-
-/// The bench's generator should reach at least this share of wrk's requests/s.
-pub const GENERATOR_TARGET: f64 = 0.9;
-
-/// The capacity step against wrk, one row per scenario and level checked.
-pub fn wrk_table(checks: &[GeneratorCheck]) -> Table {
-    use Align::{Left, Right};
-    Table {
-        title: "capacity: the bench's generator against wrk, same level".to_owned(),
-        columns: vec![
-            ("Scenario", Left),
-            ("Concurrency", Right),
-            ("Bench (req/s)", Right),
-            ("Bench failures", Right),
-            ("wrk -t1 (req/s)", Right),
-            ("Bench / wrk", Right),
-            ("wrk non-2xx / socket errors", Right),
-            ("Target (>= 0.9)", Left),
-        ],
-        rows: checks
-            .iter()
-            .map(|check| {
-                vec![
-                    check.scenario.to_string(),
-                    check.concurrency.to_string(),
-                    format!("{:.0}", check.bench_rps),
-                    check.bench_failures.to_string(),
-                    format!("{:.0}", check.wrk_rps),
-                    format!("{:.2}", check.ratio),
-                    format!("{} / {}", check.wrk_non_2xx, check.wrk_socket_errors),
-                    if check.ratio >= GENERATOR_TARGET {
-                        "met"
-                    } else {
-                        "NOT met"
-                    }
-                    .to_owned(),
-                ]
-            })
-            .collect(),
-    }
 }

@@ -120,6 +120,18 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    /// Writes `probe`'s project and reads its tree, nothing built; removes the project.
+    pub fn tree(&self, cargo: &Cargo, lock: &Path, probe: &Probe) -> Result<Tree, String> {
+        let dir = self.root.join(probe.name());
+        let written = write_project(&dir, lock, probe)
+            .map_err(|error| format!("writing {}: {error}", dir.display()));
+        let tree = written.and_then(|()| read_tree(cargo, &dir).map(|(tree, _)| tree));
+        let _ = std::fs::remove_dir_all(&dir);
+        tree
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
@@ -139,12 +151,9 @@ fn write_project(dir: &Path, lock: &Path, probe: &Probe) -> std::io::Result<()> 
     Ok(())
 }
 
-fn measure_project(
-    cargo: &Cargo,
-    dir: &Path,
-    probe: &Probe,
-    url: &str,
-) -> Result<Measured, String> {
+/// `cargo metadata` of the project in `dir`, for the host, offline: its tree, and the
+/// metadata itself.
+fn read_tree(cargo: &Cargo, dir: &Path) -> Result<(Tree, Value), String> {
     let metadata = stdout(&mut cargo.command(
         dir,
         &[
@@ -157,7 +166,16 @@ fn measure_project(
         ],
     ))
     .map_err(|error| format!("cargo metadata: {error}"))?;
-    let (tree, metadata) = tree::parse(&metadata)?;
+    tree::parse(&metadata)
+}
+
+fn measure_project(
+    cargo: &Cargo,
+    dir: &Path,
+    probe: &Probe,
+    url: &str,
+) -> Result<Measured, String> {
+    let (tree, metadata) = read_tree(cargo, dir)?;
 
     let jobs = cargo.jobs.to_string();
     let mut build = cargo.command(dir, &["build", "--release", "--offline", "-j", &jobs]);

@@ -13,7 +13,10 @@ mod tree;
 use std::path::{Path, PathBuf};
 
 use crate::error::BenchError;
-use crate::model::{AdoptionResults, AdoptionRow, AdoptionSettings, ClientName, RunSettings};
+use crate::model::{
+    AdoptionResults, AdoptionRow, AdoptionSettings, ClientName, DependenciesResults, DependencyRow,
+    RunSettings, SuiteName,
+};
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
 use crate::suites::adoption::build::{Cargo, Scratch};
@@ -36,6 +39,62 @@ pub enum Outcome {
 /// its `adapters/` are counted.
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The dependencies suite: every client's probe tree (and the base's) read with `cargo
+/// metadata`, nothing built. Without cargo or the workspace's sources it says why and reads
+/// nothing; a client whose tree cannot be read is named and the others go on.
+pub fn dependencies(settings: &RunSettings) -> DependenciesResults {
+    let skipped = |why: String| DependenciesResults {
+        skipped: vec![why],
+        ..DependenciesResults::default()
+    };
+    let lock = workspace().join("Cargo.lock");
+    if !lock.is_file() {
+        return skipped(format!(
+            "the workspace's Cargo.lock is not at {} (the probes' trees are read from the \
+             sources the bench was built from)",
+            lock.display()
+        ));
+    }
+    let cargo = match Cargo::find() {
+        Ok(cargo) => cargo,
+        Err(why) => return skipped(why),
+    };
+    let scratch = match Scratch::new() {
+        Ok(scratch) => scratch,
+        Err(error) => return skipped(format!("a scratch directory: {error}")),
+    };
+    let bar = progress_bar(SuiteName::Dependencies, settings.clients.len() as u64 + 1);
+    let base = match scratch.tree(&cargo, &lock, &probes::BASE) {
+        Ok(base) => base.crates,
+        Err(error) => {
+            bar.finish_and_clear();
+            return skipped(format!("the probe with no HTTP client: {error}"));
+        }
+    };
+    bar.inc(1);
+    let mut results = DependenciesResults {
+        base_crates: Some(base),
+        ..DependenciesResults::default()
+    };
+    for &client in &settings.clients {
+        bar.set_message(client.as_str());
+        match scratch.tree(&cargo, &lock, &probes::probe(client)) {
+            Ok(tree) => results.rows.push(DependencyRow {
+                client,
+                crates: tree.crates,
+                added_crates: i64::from(tree.crates) - i64::from(base),
+            }),
+            Err(error) => {
+                eprintln!("bench: dependencies: {client}: {error}");
+                results.skipped.push(format!("{client}: {error}"));
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    results
 }
 
 /// Builds and reads every client's probe (the run's clients, every TLS backend), and the base.

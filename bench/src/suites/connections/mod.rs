@@ -35,6 +35,7 @@ use crate::model::{
     RunSettings, SuiteName,
 };
 use crate::servers::{MockEndpoint, Serving};
+use crate::stats::block_means;
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use subject::{Subject, Work};
@@ -247,8 +248,16 @@ fn measure(
     let mut construction = Vec::new();
     for ((client, work), tally) in measured {
         match work {
-            Work::Calls(mode) => calls.push(tally.calls_row(client, protocol, mode)),
-            Work::Builds(trust) => construction.push(tally.construction_row(client, trust)),
+            Work::Calls(mode) => {
+                let mut row = tally.calls_row(client, protocol, mode);
+                row.round_means_us = block_means(&row.sample_means_us, settings.rounds);
+                calls.push(row);
+            }
+            Work::Builds(trust) => {
+                let mut row = tally.construction_row(client, trust);
+                row.round_means_us = block_means(&row.sample_means_us, settings.rounds);
+                construction.push(row);
+            }
         }
     }
     fill_ratios(&mut calls);

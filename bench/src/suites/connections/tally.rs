@@ -157,6 +157,7 @@ impl Tally {
             resumed_handshakes_per_call: counted_per_call(|counted| counted.tls_resumed)
                 .filter(|_| over_tls),
             sample_means_us: per_call.sample_means_us,
+            round_means_us: Vec::new(),
             withheld: None,
             first_error: self.first_error,
         };
@@ -183,6 +184,7 @@ impl Tally {
             allocs_per_build: per_build.of(self.allocated.allocations).unwrap_or(0.0),
             bytes_per_build: per_build.of(self.allocated.bytes).unwrap_or(0.0),
             sample_means_us: per_build.sample_means_us,
+            round_means_us: Vec::new(),
             first_error: self.first_error,
         }
     }

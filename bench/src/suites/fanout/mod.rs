@@ -79,7 +79,7 @@ pub fn run(settings: &RunSettings, stack: Stack<'_>) -> Result<Vec<FanoutRow>, B
     )?;
     let rows = measure(settings, stack, &admin, &caps);
     latency.clear()?;
-    rows
+    Ok(rows)
 }
 
 /// One row in the making.
@@ -113,7 +113,7 @@ fn measure(
     stack: Stack<'_>,
     admin: &MockAdmin<'_>,
     caps: &ApiCaps,
-) -> Result<Vec<FanoutRow>, BenchError> {
+) -> Vec<FanoutRow> {
     let (protocol, api) = (stack.protocol, stack.api);
     let fanout = &settings.fanout;
     let clients = settings.clients_over(protocol);
@@ -201,7 +201,7 @@ fn measure(
     }
     bar.finish_and_clear();
 
-    let negotiated = negotiated_per_client(stack, &clients, &cells, &warm_up)?;
+    let negotiated = negotiated_per_client(stack, &clients, &cells, &warm_up);
     let context = RowContext {
         caps,
         negotiated: &negotiated,
@@ -209,7 +209,7 @@ fn measure(
         latency_jitter: (latency, jitter),
         stream_limit: stack.stream_limit,
     };
-    Ok(rows(cells, &context))
+    rows(cells, &context)
 }
 
 /// A client's rows over `stack`, as the progress bar and errors name them.
@@ -223,13 +223,13 @@ fn label(stack: Stack<'_>, client: ClientName) -> String {
 }
 
 /// Over TLS, each client's TLS and HTTP version as mock-rates counted them from its warm-up
-/// on; empty over http.
+/// on, or why its rows cannot be checked; empty over http.
 fn negotiated_per_client(
     stack: Stack<'_>,
     clients: &[ClientName],
     cells: &[Cell],
     warm_up: &HashMap<ClientName, Option<Counted>>,
-) -> Result<HashMap<ClientName, NegotiatedTls>, BenchError> {
+) -> HashMap<ClientName, Result<NegotiatedTls, String>> {
     let protocol = stack.protocol;
     let mut negotiated = HashMap::new();
     if protocol.is_tls() {
@@ -241,16 +241,19 @@ fn negotiated_per_client(
                     Counted::add(total, cell.counted)
                 });
             let who = label(stack, client);
-            negotiated.insert(client, tls::negotiated(client, protocol, who, counted)?);
+            negotiated.insert(
+                client,
+                tls::negotiated(client, protocol, who, counted).map_err(|error| error.to_string()),
+            );
         }
     }
-    Ok(negotiated)
+    negotiated
 }
 
 /// What every row of one stack shares, beside its cell.
 struct RowContext<'a> {
     caps: &'a ApiCaps,
-    negotiated: &'a HashMap<ClientName, NegotiatedTls>,
+    negotiated: &'a HashMap<ClientName, Result<NegotiatedTls, String>>,
     /// What mock-rates counted during each client's warm-up group.
     warm_up: &'a HashMap<ClientName, Option<Counted>>,
     latency_jitter: (u64, u64),
@@ -280,7 +283,14 @@ fn rows(cells: Vec<Cell>, context: &RowContext<'_>) -> Vec<FanoutRow> {
                 client: cell.client,
                 protocol: cell.protocol,
                 stream_limit,
-                tls: negotiated.get(&cell.client).cloned(),
+                tls: negotiated
+                    .get(&cell.client)
+                    .and_then(|negotiated| negotiated.as_ref().ok())
+                    .cloned(),
+                unchecked: negotiated
+                    .get(&cell.client)
+                    .and_then(|negotiated| negotiated.as_ref().err())
+                    .cloned(),
                 mode: cell.mode,
                 group_size: cell.size,
                 repetitions: cell.sent,

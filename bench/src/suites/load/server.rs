@@ -1,9 +1,12 @@
-//! What the api child did during a scenario: its CPU time and peak memory, read from /proc, and
+//! What the api child did during a scenario: its CPU time (its clock, see
+//! [`crate::process_cpu`]) and peak memory, read from /proc, and
 //! how well its clients reused their connections to mock-rates. Every reading is best effort:
 //! `None` when the process is not ours (an external api) or the file cannot be read.
 
 use std::fs;
 use std::time::{Duration, Instant};
+
+use crate::process_cpu::ProcessCpu;
 
 /// Clock ticks per second, the unit of utime and stime in /proc/<pid>/stat.
 #[allow(unsafe_code)] // sysconf has no preconditions; libc offers no safe wrapper.
@@ -59,26 +62,28 @@ pub fn pool_bound(max_connections: u64, workers_setting: Option<&str>, cpus: u64
     max_connections * workers
 }
 
-/// The readings of one process taken before a scenario.
+/// The readings of one process taken before a scenario (or a round of it).
 #[derive(Debug)]
-pub struct ProcessProbe {
+pub struct ProcessProbe<'a> {
     pid: Option<u32>,
-    cpu_ticks_before: Option<u64>,
+    cpu: Option<&'a ProcessCpu>,
+    cpu_nanos_before: Option<u64>,
     peak_reset: bool,
     /// The resident set size when the scenario started, in KiB: what earlier scenarios of the
     /// same process left allocated is in every peak after them.
     pub rss_before_kib: Option<u64>,
 }
 
-impl ProcessProbe {
+impl<'a> ProcessProbe<'a> {
     /// Resets the process's peak RSS to its current RSS (`5` to clear_refs) and reads its CPU
-    /// time so far.
-    pub fn start(pid: Option<u32>) -> Self {
+    /// clock, when it has one.
+    pub fn start(pid: Option<u32>, cpu: Option<&'a ProcessCpu>) -> Self {
         let peak_reset =
             pid.is_some_and(|pid| fs::write(format!("/proc/{pid}/clear_refs"), "5").is_ok());
         Self {
             pid,
-            cpu_ticks_before: pid.and_then(read_cpu_ticks),
+            cpu,
+            cpu_nanos_before: cpu.and_then(ProcessCpu::nanos),
             peak_reset,
             rss_before_kib: pid.and_then(read_status).as_deref().and_then(rss_kib),
         }
@@ -88,18 +93,14 @@ impl ProcessProbe {
     /// The peak is `None` if it could not be reset at the start: it would be the process's
     /// lifetime peak, not the scenario's.
     pub fn finish(&self) -> (Option<f64>, Option<u64>) {
-        let Some(pid) = self.pid else {
-            return (None, None);
-        };
         let cpu = self
-            .cpu_ticks_before
-            .zip(read_cpu_ticks(pid))
+            .cpu_nanos_before
+            .zip(self.cpu.and_then(ProcessCpu::nanos))
             .and_then(|(before, after)| after.checked_sub(before))
-            .map(|ticks| ticks as f64 / clock_ticks_per_second());
-        let peak = if self.peak_reset {
-            read_status(pid).as_deref().and_then(peak_rss_kib)
-        } else {
-            None
+            .map(|nanos| nanos as f64 / 1e9);
+        let peak = match self.pid {
+            Some(pid) if self.peak_reset => read_status(pid).as_deref().and_then(peak_rss_kib),
+            _ => None,
         };
         (cpu, peak)
     }
@@ -172,11 +173,12 @@ mod tests {
     }
 
     #[test]
-    fn reads_this_process() {
-        let probe = ProcessProbe::start(Some(std::process::id()));
-        let (cpu, _) = probe.finish();
-        assert!(cpu.is_some_and(|seconds| seconds >= 0.0));
-        assert_eq!(ProcessProbe::start(None).finish(), (None, None));
+    fn reads_this_process_peak_and_nothing_without_a_process() {
+        let probe = ProcessProbe::start(Some(std::process::id()), None);
+        let (cpu, peak) = probe.finish();
+        assert_eq!(cpu, None, "no clock given");
+        assert!(peak.is_some_and(|kib| kib > 0), "{peak:?}");
+        assert_eq!(ProcessProbe::start(None, None).finish(), (None, None));
     }
 
     #[test]

@@ -14,50 +14,19 @@ pub struct LoadArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub rps: Option<u32>,
 
-    /// load: measured seconds per scenario (fractions allowed), after an unrecorded warm-up at
-    /// the same rate of 1 s (--quick: 0.25 s; never longer than this). [default: 10; --quick: 1]
+    /// load: measured seconds per scenario (fractions allowed), split into --rounds rounds,
+    /// each after an unrecorded warm-up at the same rate (1 s in all, --quick: 0.25 s; never
+    /// longer than this). [default: 10; --quick: 1]
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub duration: Option<Duration>,
-
-    /// load: skip the capacity step (a closed model per scenario at rising concurrency; see
-    /// --capacity-levels).
-    #[arg(long)]
-    pub no_capacity: bool,
-
-    /// load: the capacity step's concurrency levels, comma-separated. [default: 1,4,16,64;
-    /// --quick: 4,32]
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "N,N,...",
-        value_parser = clap::value_parser!(u32).range(1..=1024)
-    )]
-    pub capacity_levels: Vec<u32>,
-
-    /// load: seconds per capacity level (fractions allowed). [default: 1.5; --quick: 0.5]
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    pub capacity_secs: Option<Duration>,
 }
 
 /// The load suite's sizes: the flags given, else the defaults (of `--quick`, if given).
 pub fn resolve(args: &LoadArgs, quick: bool) -> LoadSettings {
-    let (rps, duration, warmup, levels, level_ms): (u32, Duration, Duration, &[u32], u64) = if quick
-    {
-        (
-            200,
-            Duration::from_secs(1),
-            Duration::from_millis(250),
-            &[4, 32],
-            500,
-        )
+    let (rps, duration, warmup) = if quick {
+        (200, Duration::from_secs(1), Duration::from_millis(250))
     } else {
-        (
-            480,
-            Duration::from_secs(10),
-            Duration::from_secs(1),
-            &[1, 4, 16, 64],
-            1_500,
-        )
+        (480, Duration::from_secs(10), Duration::from_secs(1))
     };
     let duration = args.duration.unwrap_or(duration);
     let millis = |duration: Duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
@@ -65,13 +34,6 @@ pub fn resolve(args: &LoadArgs, quick: bool) -> LoadSettings {
         rps: args.rps.unwrap_or(rps),
         duration_ms: millis(duration),
         warmup_ms: millis(warmup.min(duration)),
-        capacity: !args.no_capacity,
-        capacity_concurrency: if args.capacity_levels.is_empty() {
-            levels.to_vec()
-        } else {
-            args.capacity_levels.clone()
-        },
-        capacity_level_ms: args.capacity_secs.map_or(level_ms, millis),
         timeout_ms: millis(crate::suites::load::http::REQUEST_TIMEOUT),
     }
 }
@@ -109,8 +71,6 @@ mod tests {
             (defaults.rps, defaults.duration_ms, defaults.warmup_ms),
             (480, 10_000, 1_000)
         );
-        assert!(defaults.capacity);
-        assert_eq!(defaults.capacity_concurrency, [1, 4, 16, 64]);
         let quick = resolve(&LoadArgs::default(), true);
         assert_eq!(
             (quick.rps, quick.duration_ms, quick.warmup_ms),
@@ -120,9 +80,6 @@ mod tests {
             &LoadArgs {
                 rps: Some(100),
                 duration: Some(Duration::from_millis(500)),
-                no_capacity: true,
-                capacity_levels: vec![32],
-                capacity_secs: Some(Duration::from_secs(5)),
             },
             false,
         );
@@ -130,11 +87,6 @@ mod tests {
         assert_eq!(
             (tiny.rps, tiny.duration_ms, tiny.warmup_ms),
             (100, 500, 500)
-        );
-        assert!(!tiny.capacity);
-        assert_eq!(
-            (tiny.capacity_concurrency, tiny.capacity_level_ms),
-            (vec![32], 5_000)
         );
     }
 }

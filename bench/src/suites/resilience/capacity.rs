@@ -1,11 +1,19 @@
 //! Each client's capacity as an open model sees it: the highest rate the service sustains with
-//! a p99 within [`LATENCY_OBJECTIVE`] and no failure. After an unrecorded warm-up at the
-//! first step's rate, a ramp of constant-rate steps, each √2 times the last, is sent in one
-//! run; each step is judged by the requests due in it, and the capacity is the highest step
-//! sustained before the first two misses in a row (one miss alone can be a stall of a busy
-//! machine). A closed model (the load suite's
-//! capacity step) measures more on a small machine, because its generator never leaves the
-//! runtime; the overload and the soak are open-model runs, so they are sized from this.
+//! no failure, nothing left unsent, and a p99 within [`LATENCY_OBJECTIVE`], held long enough
+//! to say so. One round of the search:
+//! 1. an unrecorded warm-up at the first step's rate;
+//! 2. a ramp of constant-rate steps, each √2 times the last, until two steps in a row miss
+//!    (one miss alone can be a stall of a busy machine); the candidate is the highest step
+//!    sustained before that;
+//! 3. confirmation stretches, each `confirm_ms` long, from a quarter-step above the candidate
+//!    down by quarter-steps (2^¼) to half of it, until one holds: that rate is the round's
+//!    capacity. A short ramp step can pass at a rate the service cannot keep up for seconds;
+//!    a confirmation stretch cannot.
+//!
+//! The suite runs the rounds in turn over the clients (every client's round 1, then every
+//! client's round 2, ...) and takes the median; the rounds' spread is the figure's noise.
+//! The overload and the soak are sized from the median, and a soak at half of it that fails
+//! refutes it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,10 +21,10 @@ use std::time::Duration;
 use tokio::runtime::Runtime;
 
 use crate::error::BenchError;
-use crate::model::RampStep;
+use crate::model::{CapacityRound, RampStep};
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
-use crate::suites::load::schedule::{Phases, Schedule, Timetable as _};
+use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
 
 /// A step is sustained when its p99, from the due time, is within this.
@@ -27,37 +35,81 @@ const WARMUP: Duration = Duration::from_millis(500);
 pub const RAMP_RPS: [u32; 13] = [
     250, 354, 500, 707, 1_000, 1_414, 2_000, 2_828, 4_000, 5_657, 8_000, 11_314, 16_000,
 ];
+/// Confirmation candidates, as powers of 2^¼ of the ramp's candidate: a quarter-step above
+/// it, then down to half of it.
+const CONFIRM_QUARTERS: [i32; 6] = [1, 0, -1, -2, -3, -4];
 
-/// Sends the ramp to `target`, `step` per rate; the steps as they went and the capacity (the
-/// rate of the last sustained step before the first unsustained one; `None` if even the
-/// first failed).
-pub fn measure(
+/// One round for `target`: ramp `step` per rate, then confirmation stretches of `confirm`,
+/// the service let go idle (`settle`) before each stretch.
+pub fn round(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
     target: &Arc<Target>,
-    step: Duration,
-) -> Result<(Vec<RampStep>, Option<u32>), BenchError> {
-    let warmup = Schedule::new(RAMP_RPS[0], WARMUP);
-    open::run(runtime, client, target, warmup)?;
-    let ramp = Phases(RAMP_RPS.map(|rps| Schedule::new(rps, step)));
-    let expected = usize::try_from(ramp.count()).unwrap_or(0);
-    let (timeline, _) = open::run_into(runtime, client, target, ramp, move |start| {
-        Timeline::new(start, expected)
-    })?;
-    let steps: Vec<RampStep> = RAMP_RPS
-        .iter()
-        .enumerate()
-        .map(|(index, &rps)| RampStep {
-            rps,
-            requests: counts(timeline.due_in(ramp.start_of(index), ramp.start_of(index + 1))),
-        })
-        .collect();
-    let planned = ramp.0.map(Schedule::count);
-    let capacity = capacity_of(&steps, &planned);
-    Ok((steps, capacity))
+    (step, confirm): (Duration, Duration),
+    settle: &dyn Fn(),
+) -> Result<CapacityRound, BenchError> {
+    open::run(runtime, client, target, Schedule::new(RAMP_RPS[0], WARMUP))?;
+    let mut steps = Vec::new();
+    let mut misses = 0;
+    for rps in RAMP_RPS {
+        let stretch = stretch(runtime, client, target, Schedule::new(rps, step))?;
+        misses = if stretch.1 { 0 } else { misses + 1 };
+        steps.push(stretch);
+        if misses == 2 {
+            break;
+        }
+    }
+    let candidate = candidate(&steps);
+    let steps: Vec<RampStep> = steps.into_iter().map(|(step, _)| step).collect();
+    let mut confirmations = Vec::new();
+    let mut capacity_rps = None;
+    if let Some(candidate) = candidate {
+        for quarters in CONFIRM_QUARTERS {
+            let rps = quarter_steps(candidate, quarters);
+            settle();
+            let (stretch, held) = stretch(runtime, client, target, Schedule::new(rps, confirm))?;
+            confirmations.push(stretch);
+            if held {
+                capacity_rps = Some(rps);
+                break;
+            }
+        }
+    }
+    Ok(CapacityRound {
+        capacity_rps,
+        steps,
+        confirmations,
+    })
 }
 
-/// Whether a step kept up: every request planned was sent and answered 200, with a p99
+/// `rps` times 2^(quarters/4), rounded, at least 1.
+fn quarter_steps(rps: u32, quarters: i32) -> u32 {
+    (f64::from(rps) * 2f64.powf(f64::from(quarters) / 4.0))
+        .round()
+        .max(1.0) as u32
+}
+
+/// One constant-rate stretch: what it gave, and whether it was sustained.
+fn stretch(
+    runtime: &Runtime,
+    client: &Arc<LoadClient>,
+    target: &Arc<Target>,
+    schedule: Schedule,
+) -> Result<(RampStep, bool), BenchError> {
+    let planned = schedule.count();
+    let expected = usize::try_from(planned).unwrap_or(0);
+    let (timeline, _) = open::run_into(runtime, client, target, schedule, move |start| {
+        Timeline::new(start, expected)
+    })?;
+    let step = RampStep {
+        rps: schedule.rate(),
+        requests: counts(&timeline.records),
+    };
+    let held = sustained(&step, planned);
+    Ok((step, held))
+}
+
+/// Whether a stretch kept up: every request planned was sent and answered 200, with a p99
 /// within the objective.
 fn sustained(step: &RampStep, planned: u64) -> bool {
     let requests = &step.requests;
@@ -68,23 +120,38 @@ fn sustained(step: &RampStep, planned: u64) -> bool {
             .is_some_and(|p99| p99 <= LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0)
 }
 
-/// The rate of the highest sustained step before the first two misses in a row.
-fn capacity_of(steps: &[RampStep], planned: &[u64]) -> Option<u32> {
-    let kept: Vec<bool> = steps
-        .iter()
-        .zip(planned)
-        .map(|(step, &planned)| sustained(step, planned))
-        .collect();
-    let end = kept
+/// The rate of the highest sustained step before the first two misses in a row (the ramp
+/// stops there).
+fn candidate(steps: &[(RampStep, bool)]) -> Option<u32> {
+    let end = steps
         .windows(2)
-        .position(|pair| !pair[0] && !pair[1])
-        .unwrap_or(kept.len());
+        .position(|pair| !pair[0].1 && !pair[1].1)
+        .unwrap_or(steps.len());
     steps[..end]
         .iter()
-        .zip(&kept)
         .rev()
-        .find(|&(_, &kept)| kept)
+        .find(|(_, held)| *held)
         .map(|(step, _)| step.rps)
+}
+
+/// The median of the rounds' capacities, a round without one counting as 0 (the lower of the
+/// two middle ones for an even count); `None` when no round confirmed a rate.
+pub fn median(rounds: &[CapacityRound]) -> Option<u32> {
+    let mut rates: Vec<u32> = rounds
+        .iter()
+        .map(|round| round.capacity_rps.unwrap_or(0))
+        .collect();
+    if rates.iter().all(|&rate| rate == 0) {
+        return None;
+    }
+    rates.sort_unstable();
+    Some(rates[(rates.len() - 1) / 2])
+}
+
+/// The planned time of one round, for the progress bar: the warm-up, the whole ramp and two
+/// confirmations (a round usually takes less).
+pub fn round_ms(step_ms: u64, confirm_ms: u64) -> u64 {
+    WARMUP.as_millis() as u64 + step_ms * RAMP_RPS.len() as u64 + 2 * confirm_ms
 }
 
 #[cfg(test)]
@@ -92,9 +159,19 @@ mod tests {
     use super::*;
     use crate::model::PhaseCounts;
 
-    fn step(rps: u32, sent: u64, ok: u64, p99_ms: f64) -> RampStep {
+    fn step(rps: u32, held: bool) -> (RampStep, bool) {
+        (
+            RampStep {
+                rps,
+                requests: PhaseCounts::default(),
+            },
+            held,
+        )
+    }
+
+    fn phase(sent: u64, ok: u64, p99_ms: f64) -> RampStep {
         RampStep {
-            rps,
+            rps: 100,
             requests: PhaseCounts {
                 sent,
                 ok,
@@ -105,26 +182,56 @@ mod tests {
     }
 
     #[test]
-    fn the_capacity_is_the_highest_step_before_two_misses_in_a_row() {
+    fn the_candidate_is_the_highest_step_before_two_misses_in_a_row() {
         let steps = [
-            step(250, 50, 50, 1.0),
+            step(250, true),
             // One miss alone does not end the ramp.
-            step(354, 71, 71, 26.0),
-            step(500, 100, 100, 2.0),
-            step(707, 141, 141, 30.0),
-            step(1_000, 200, 200, 40.0),
+            step(354, false),
+            step(500, true),
+            step(707, false),
+            step(1_000, false),
             // Sustained again, but after two misses: not counted.
-            step(1_414, 283, 283, 3.0),
+            step(1_414, true),
         ];
-        let planned = [50, 71, 100, 141, 200, 283];
-        assert_eq!(capacity_of(&steps, &planned), Some(500));
-        // The first step missed, the second kept up: a capacity all the same.
-        assert_eq!(capacity_of(&steps[1..3], &planned[1..3]), Some(500));
-        // A failure, or a request the generator could not send, is a miss too.
-        let failed = [step(250, 50, 49, 1.0)];
-        assert_eq!(capacity_of(&failed, &[50]), None);
-        let skipped = [step(250, 49, 49, 1.0)];
-        assert_eq!(capacity_of(&skipped, &[50]), None);
-        assert_eq!(capacity_of(&steps[..2], &planned[..2]), Some(250));
+        assert_eq!(candidate(&steps), Some(500));
+        assert_eq!(candidate(&steps[1..3]), Some(500));
+        assert_eq!(candidate(&[step(250, false)]), None);
+        assert_eq!(candidate(&steps[..2]), Some(250));
+    }
+
+    #[test]
+    fn a_stretch_is_sustained_only_whole_answered_and_within_the_objective() {
+        assert!(sustained(&phase(50, 50, 10.0), 50));
+        assert!(!sustained(&phase(50, 49, 10.0), 50), "a failure");
+        assert!(!sustained(&phase(49, 49, 10.0), 50), "a request never sent");
+        assert!(
+            !sustained(&phase(50, 50, 26.0), 50),
+            "p99 past the objective"
+        );
+    }
+
+    #[test]
+    fn confirmations_go_from_a_quarter_step_above_down_to_half() {
+        let rates: Vec<u32> = CONFIRM_QUARTERS
+            .iter()
+            .map(|&quarters| quarter_steps(4_000, quarters))
+            .collect();
+        assert_eq!(rates, [4_757, 4_000, 3_364, 2_828, 2_378, 2_000]);
+    }
+
+    #[test]
+    fn the_capacity_is_the_median_of_the_rounds() {
+        let round = |capacity_rps| CapacityRound {
+            capacity_rps,
+            steps: Vec::new(),
+            confirmations: Vec::new(),
+        };
+        assert_eq!(
+            median(&[round(Some(4_000)), round(Some(8_000)), round(Some(3_364))]),
+            Some(4_000)
+        );
+        // A round that confirmed nothing counts as 0; two rounds: the lower.
+        assert_eq!(median(&[round(None), round(Some(2_000))]), Some(0));
+        assert_eq!(median(&[round(None), round(None)]), None);
     }
 }

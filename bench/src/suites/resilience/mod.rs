@@ -27,8 +27,8 @@ use std::time::Duration;
 
 use crate::error::BenchError;
 use crate::model::{
-    ClientCapacity, ClientName, Protocol, ResilienceResults, ResilienceSettings, RunSettings,
-    Scenario, SlowClientsRow, SuiteName, millis,
+    CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults, ResilienceSettings,
+    RunSettings, Scenario, SlowClientsRow, SoakRow, SuiteName, millis,
 };
 use crate::servers::{ApiEndpoint, MockEndpoint};
 use crate::suites::load::http::{LoadClient, Target};
@@ -84,7 +84,11 @@ pub fn run(
     let health = Arc::new(Target::new(api.base_url(), Scenario::Health)?);
     let bar = progress_bar(
         SuiteName::Resilience,
-        clients.len() as u64 * per_client_ms(sizes) + slow::CLOSE_WAIT_LIMIT.as_millis() as u64,
+        clients.len() as u64
+            * (per_client_ms(sizes)
+                + u64::from(settings.rounds.max(1))
+                    * capacity::round_ms(sizes.ramp_step_ms, sizes.confirm_ms))
+            + slow::CLOSE_WAIT_LIMIT.as_millis() as u64,
     );
     let parts = Parts {
         runtime: &runtime,
@@ -95,7 +99,7 @@ pub fn run(
         pid,
     };
     let mut results = ResilienceResults::default();
-    let capacities = parts.capacities(&mut results)?;
+    let capacities = parts.capacities(settings.rounds.max(1), &mut results)?;
     for (name, target) in &parts.clients {
         bar.set_message(format!("restart {name}"));
         results.restart.push(restart::run(
@@ -121,15 +125,11 @@ pub fn run(
     parts.slow_clients(health.address, &mut results)?;
     for ((name, target), &capacity_rps) in parts.clients.iter().zip(&capacities) {
         bar.set_message(format!("soak {name}"));
-        results.soak.push(soak::run(
-            &runtime,
-            &client,
-            *name,
-            target,
-            sizes,
-            capacity_rps,
-            pid,
-        )?);
+        let soak = soak::run(&runtime, &client, *name, target, sizes, capacity_rps, pid)?;
+        if let Some(capacity) = results.capacity.iter_mut().find(|row| row.client == *name) {
+            capacity.refuted = refuted_by(&soak, sizes.soak_percent);
+        }
+        results.soak.push(soak);
         parts.settle();
         bar.inc(sizes.soak_ms);
     }
@@ -162,23 +162,52 @@ impl Parts<'_> {
         }
     }
 
-    /// Each client's capacity (see [`capacity`]), recorded, and the rate the overload and the
-    /// soak are sized from: the capacity, or the ramp's first step below it.
-    fn capacities(&self, results: &mut ResilienceResults) -> Result<Vec<f64>, BenchError> {
+    /// Each client's capacity (see [`capacity`]): `rounds` rounds, in turn over the clients,
+    /// recorded with their median, and the rate the overload and the soak are sized from
+    /// (the median, or the ramp's first step when no round confirmed a rate).
+    fn capacities(
+        &self,
+        rounds: u32,
+        results: &mut ResilienceResults,
+    ) -> Result<Vec<f64>, BenchError> {
+        let sizes = (
+            millis(self.sizes.ramp_step_ms),
+            millis(self.sizes.confirm_ms),
+        );
+        let mut measured: Vec<Vec<CapacityRound>> = vec![Vec::new(); self.clients.len()];
+        for round in 0..rounds {
+            for ((name, target), rounds_of) in self.clients.iter().zip(&mut measured) {
+                self.bar
+                    .set_message(format!("capacity {name}, round {}/{rounds}", round + 1));
+                rounds_of.push(capacity::round(
+                    self.runtime,
+                    self.client,
+                    target,
+                    sizes,
+                    &|| self.settle(),
+                )?);
+                self.settle();
+                self.bar.inc(capacity::round_ms(
+                    self.sizes.ramp_step_ms,
+                    self.sizes.confirm_ms,
+                ));
+            }
+        }
         let mut capacities = Vec::with_capacity(self.clients.len());
-        for (name, target) in &self.clients {
-            self.bar.set_message(format!("capacity {name}"));
-            let step = millis(self.sizes.ramp_step_ms);
-            let (steps, capacity_rps) = capacity::measure(self.runtime, self.client, target, step)?;
-            capacities.push(f64::from(capacity_rps.unwrap_or(capacity::RAMP_RPS[0])));
+        for ((name, _), rounds) in self.clients.iter().zip(measured) {
+            let capacity_rps = capacity::median(&rounds);
+            capacities.push(f64::from(
+                capacity_rps
+                    .filter(|&rps| rps > 0)
+                    .unwrap_or(capacity::RAMP_RPS[0]),
+            ));
             results.capacity.push(ClientCapacity {
                 client: *name,
                 capacity_rps,
                 latency_objective_ms: capacity::LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0,
-                steps,
+                rounds,
+                refuted: None,
             });
-            self.settle();
-            self.bar.inc(ramp_ms(self.sizes));
         }
         Ok(capacities)
     }
@@ -231,10 +260,29 @@ impl Parts<'_> {
     }
 }
 
-/// The planned time of one client's parts, for the progress bar.
+/// Why a soak at `percent` % of the capacity refutes it: a failure, a request never sent, or
+/// a p99 past the capacity's objective; `None` when the soak held.
+fn refuted_by(soak: &SoakRow, percent: u32) -> Option<String> {
+    let requests = &soak.requests;
+    let objective_ms = capacity::LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0;
+    let scheduled = Schedule::new(soak.rps, millis(soak.duration_ms)).count();
+    let failed = requests.sent - requests.ok;
+    let unsent = scheduled.saturating_sub(requests.sent);
+    let p99 = requests.ok_p99_ms;
+    if failed == 0 && unsent == 0 && p99.is_some_and(|p99| p99 <= objective_ms) {
+        return None;
+    }
+    Some(format!(
+        "its soak at {percent}% of it ({} RPS) failed {failed} and left {unsent} unsent of \
+         {scheduled}, p99 {}",
+        soak.rps,
+        p99.map_or_else(|| "none".to_owned(), |p99| format!("{p99:.1} ms"))
+    ))
+}
+
+/// The planned time of one client's parts, for the progress bar (capacity rounds apart).
 fn per_client_ms(sizes: &ResilienceSettings) -> u64 {
-    ramp_ms(sizes)
-        + sizes.restart_before_ms
+    sizes.restart_before_ms
         + sizes.restart_outage_ms
         + sizes.restart_after_ms
         + sizes.overload_before_ms
@@ -242,10 +290,6 @@ fn per_client_ms(sizes: &ResilienceSettings) -> u64 {
         + sizes.overload_after_ms
         + 2 * sizes.slow_phase_ms
         + sizes.soak_ms
-}
-
-fn ramp_ms(sizes: &ResilienceSettings) -> u64 {
-    500 + sizes.ramp_step_ms * capacity::RAMP_RPS.len() as u64
 }
 
 /// Raises this process's soft limit on open files to its hard limit when the slow connections

@@ -22,23 +22,24 @@ pub struct ResilienceArgs {
 
 /// The sizes: full, quick or default, then `--soak-secs`.
 pub fn resolve(args: &ResilienceArgs, quick: bool) -> ResilienceSettings {
-    // (capacity ramp step, restart before/outage/after, overload before/during/after, slow phase,
-    // soak, soak warm-up, soak sample), in ms.
-    let sizes: [u64; 11] = if args.resilience_full {
+    // (capacity ramp step, capacity confirmation, restart before/outage/after, overload
+    // before/during/after, slow phase, soak, soak warm-up, soak sample), in ms.
+    let sizes: [u64; 12] = if args.resilience_full {
         [
-            1_000, 2_000, 3_000, 5_000, 2_000, 5_000, 3_000, 2_000, 180_000, 60_000, 1_000,
+            1_000, 5_000, 2_000, 3_000, 5_000, 2_000, 5_000, 3_000, 2_000, 180_000, 60_000, 1_000,
         ]
     } else if quick {
         [
-            250, 500, 500, 1_500, 500, 1_000, 1_500, 500, 3_000, 1_000, 100,
+            250, 750, 500, 500, 1_500, 500, 1_000, 1_500, 500, 3_000, 1_000, 100,
         ]
     } else {
         [
-            400, 1_000, 1_000, 3_000, 1_000, 3_000, 2_000, 1_000, 15_000, 5_000, 250,
+            400, 2_000, 1_000, 1_000, 3_000, 1_000, 3_000, 2_000, 1_000, 15_000, 5_000, 250,
         ]
     };
     let [
         ramp_step_ms,
+        confirm_ms,
         restart_before_ms,
         restart_outage_ms,
         restart_after_ms,
@@ -54,6 +55,7 @@ pub fn resolve(args: &ResilienceArgs, quick: bool) -> ResilienceSettings {
     ResilienceSettings {
         full: args.resilience_full,
         ramp_step_ms,
+        confirm_ms,
         restart_rps: 200,
         restart_before_ms,
         restart_outage_ms,

@@ -1,0 +1,173 @@
+//! The CPU time of a server the bench started, every thread of it, to the nanosecond where the
+//! machine allows. /proc/<pid>/stat counts in clock ticks (10 ms), which a few hundred
+//! payments turn into a figure that moves in steps of a tick; so the bench puts each server
+//! in a cgroup of its own and reads the kernel's own account of it (cgroup v1's
+//! `cpuacct.usage`, v2's `cpu.stat` `usage_usec`), which also keeps the time of threads that
+//! have ended. Where it cannot make one (not root, no cgroup file system), it sums
+//! `/proc/<pid>/task/*/schedstat` (nanoseconds, but only threads still alive), and says which.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// cgroup v1's cpuacct hierarchy, as Debian mounts it.
+const V1_CPUACCT: &str = "/sys/fs/cgroup/cpuacct";
+/// cgroup v2's unified hierarchy: alone at /sys/fs/cgroup, or beside v1 (hybrid).
+const V2_ROOTS: [&str; 2] = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"];
+
+/// Where a process's CPU time is read from.
+#[derive(Debug)]
+enum Source {
+    /// A cgroup v1 cpuacct group of the bench's own: `cpuacct.usage`, in ns.
+    CgroupV1(PathBuf),
+    /// A cgroup v2 group of the bench's own: `cpu.stat`'s `usage_usec`.
+    CgroupV2(PathBuf),
+    /// The sum of the live threads' schedstat, in ns.
+    Threads,
+}
+
+/// One process's CPU clock; dropping it moves the process back to the root group (if it still
+/// runs) and removes the group.
+#[derive(Debug)]
+pub struct ProcessCpu {
+    pid: u32,
+    source: Source,
+}
+
+impl ProcessCpu {
+    /// A clock for `pid`: a cgroup named after the bench and `name` when one can be made, else
+    /// the threads' schedstat.
+    pub fn attach(pid: u32, name: &str) -> Self {
+        let group = format!("rest-libraries-{}-{name}-{pid}", std::process::id());
+        let source = attach_v1(pid, &group)
+            .map(Source::CgroupV1)
+            .or_else(|| attach_v2(pid, &group).map(Source::CgroupV2))
+            .unwrap_or(Source::Threads);
+        Self { pid, source }
+    }
+
+    /// The process's CPU time so far (user and system, every thread), in nanoseconds; `None`
+    /// when it cannot be read.
+    pub fn nanos(&self) -> Option<u64> {
+        match &self.source {
+            Source::CgroupV1(dir) => fs::read_to_string(dir.join("cpuacct.usage"))
+                .ok()?
+                .trim()
+                .parse()
+                .ok(),
+            Source::CgroupV2(dir) => {
+                usage_usec(&fs::read_to_string(dir.join("cpu.stat")).ok()?).map(|us| us * 1_000)
+            }
+            Source::Threads => threads_nanos(self.pid),
+        }
+    }
+
+    /// How the clock reads, for the report.
+    pub fn method(&self) -> &'static str {
+        match self.source {
+            Source::CgroupV1(_) => "a cgroup of its own (cgroup v1 cpuacct.usage, ns)",
+            Source::CgroupV2(_) => "a cgroup of its own (cgroup v2 cpu.stat, us)",
+            Source::Threads => {
+                "the sum of /proc/<pid>/task/*/schedstat (ns; threads that ended are not counted)"
+            }
+        }
+    }
+}
+
+impl Drop for ProcessCpu {
+    fn drop(&mut self) {
+        let (dir, root) = match &self.source {
+            Source::CgroupV1(dir) => (dir, PathBuf::from(V1_CPUACCT)),
+            Source::CgroupV2(dir) => match dir.parent() {
+                Some(root) => (dir, root.to_path_buf()),
+                None => return,
+            },
+            Source::Threads => return,
+        };
+        // Still running: back to the root group, or the directory cannot go.
+        let _ = fs::write(root.join("cgroup.procs"), self.pid.to_string());
+        let _ = fs::remove_dir(dir);
+    }
+}
+
+fn attach_v1(pid: u32, group: &str) -> Option<PathBuf> {
+    let root = Path::new(V1_CPUACCT);
+    if !root.join("cpuacct.usage").is_file() {
+        return None;
+    }
+    join(root.join(group), pid)
+}
+
+fn attach_v2(pid: u32, group: &str) -> Option<PathBuf> {
+    let root = V2_ROOTS
+        .iter()
+        .map(Path::new)
+        .find(|root| root.join("cgroup.controllers").is_file())?;
+    join(root.join(group), pid)
+}
+
+/// Makes `dir` and moves `pid` (all its threads) into it; `None`, leaving nothing behind, if
+/// either fails.
+fn join(dir: PathBuf, pid: u32) -> Option<PathBuf> {
+    fs::create_dir(&dir).ok()?;
+    if fs::write(dir.join("cgroup.procs"), pid.to_string()).is_err() {
+        let _ = fs::remove_dir(&dir);
+        return None;
+    }
+    Some(dir)
+}
+
+/// `usage_usec` from the text of a cgroup v2 `cpu.stat`.
+fn usage_usec(stat: &str) -> Option<u64> {
+    stat.lines()
+        .find_map(|line| line.strip_prefix("usage_usec "))
+        .and_then(|value| value.trim().parse().ok())
+}
+
+/// The time on CPU of every live thread of `pid`: the first field of each
+/// `/proc/<pid>/task/<tid>/schedstat`.
+fn threads_nanos(pid: u32) -> Option<u64> {
+    let tasks = fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut total = 0_u64;
+    for task in tasks.flatten() {
+        let Ok(text) = fs::read_to_string(task.path().join("schedstat")) else {
+            continue;
+        };
+        total += text
+            .split_whitespace()
+            .next()
+            .and_then(|nanos| nanos.parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_usage_from_a_v2_cpu_stat() {
+        let stat = "usage_usec 1234567\nuser_usec 1000000\nsystem_usec 234567\n";
+        assert_eq!(usage_usec(stat), Some(1_234_567));
+        assert_eq!(usage_usec("user_usec 5\n"), None);
+    }
+
+    #[test]
+    fn a_busy_process_of_our_own_has_a_clock_that_moves() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .expect("sh runs");
+        let clock = ProcessCpu::attach(child.id(), "test");
+        let first = clock.nanos();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let second = clock.nanos();
+        let _ = child.kill();
+        let _ = child.wait();
+        drop(clock);
+        let (Some(first), Some(second)) = (first, second) else {
+            panic!("unread: {first:?}, {second:?}");
+        };
+        assert!(second > first, "{first} then {second}");
+    }
+}
