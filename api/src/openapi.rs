@@ -169,6 +169,12 @@ fn state_the_rules(document: &mut Value, served: &Served<'_>) {
         ));
         // Required, and not null: the server has no default mode.
         batch["mode"] = json!({"$ref": "#/components/schemas/BatchMode"});
+        batch["concurrency"]["maximum"] = json!(limits.max_batch);
+        batch["concurrency"]["description"] = json!(format!(
+            "Most payments in flight at once in concurrent mode, 1 to {} (the most a batch \
+             holds); default: all of the batch's. Checked in either mode.",
+            limits.max_batch
+        ));
     }
     state_the_head_limit(document, limits.max_header_bytes);
 }
