@@ -9,6 +9,8 @@ use config::{Config, Environment, File, FileFormat};
 use rates_common::{ClientSettings, HttpVersion};
 use serde::{Deserialize, Deserializer};
 
+use crate::request_head::ACTIX_HEAD_BUFFER_BYTES;
+
 const DEFAULTS: &str = include_str!("../../config/default.toml");
 
 #[derive(Clone, Debug, Deserialize)]
@@ -25,6 +27,7 @@ pub struct ServerSettings {
     pub port: u16,
     pub workers: usize,
     pub max_body_bytes: usize,
+    pub max_header_bytes: usize,
     pub keep_alive_secs: u64,
     pub max_payments_in_flight: usize,
     pub shutdown_timeout_secs: u64,
@@ -139,6 +142,16 @@ impl Settings {
             return invalid(
                 "rates.retry_max_attempts",
                 "must be at least 1 (1 = no retry)",
+            );
+        }
+        if !(1..ACTIX_HEAD_BUFFER_BYTES).contains(&self.server.max_header_bytes) {
+            return invalid(
+                "server.max_header_bytes",
+                &format!(
+                    "must be from 1 to {}: actix-http answers a request head of \
+                     {ACTIX_HEAD_BUFFER_BYTES} bytes (128 KiB) or more itself, with a bare 431",
+                    ACTIX_HEAD_BUFFER_BYTES - 1
+                ),
             );
         }
         if self.payments.max_batch == 0 || self.server.max_body_bytes == 0 {
@@ -261,6 +274,27 @@ mod tests {
             assert!(
                 error.contains("rates.http_version") && error.contains(r#"use "1.1" or "2""#),
                 "{wrong:?}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_header_limit_is_16_kib_unless_set_and_stays_under_actix_http_s_own() {
+        assert_eq!(
+            Settings::defaults().unwrap().server.max_header_bytes,
+            16_384
+        );
+        let set = with_environment(&[("APP__SERVER__MAX_HEADER_BYTES", "8192")]).unwrap();
+        assert_eq!(set.server.max_header_bytes, 8192);
+        let highest = with_environment(&[("APP__SERVER__MAX_HEADER_BYTES", "131071")]).unwrap();
+        assert_eq!(highest.server.max_header_bytes, 131_071);
+        for refused in ["0", "131072", "1048576"] {
+            let error = with_environment(&[("APP__SERVER__MAX_HEADER_BYTES", refused)])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains("server.max_header_bytes") && error.contains("131071"),
+                "{refused}: {error}"
             );
         }
     }

@@ -7,6 +7,7 @@ pub mod openapi;
 pub mod problem;
 pub mod readiness;
 pub mod registry;
+pub mod request_head;
 pub mod routes;
 pub mod startup;
 pub mod state;

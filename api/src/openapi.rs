@@ -169,6 +169,37 @@ fn state_the_rules(document: &mut Value, served: &Served<'_>) {
         ));
         // Required, and not null: the server has no default mode.
         batch["mode"] = json!({"$ref": "#/components/schemas/BatchMode"});
+        batch["concurrency"]["maximum"] = json!(limits.max_batch);
+        batch["concurrency"]["description"] = json!(format!(
+            "Most payments in flight at once in concurrent mode, 1 to {} (the most a batch \
+             holds); default: all of the batch's. Checked in either mode.",
+            limits.max_batch
+        ));
+    }
+    state_the_head_limit(document, limits.max_header_bytes);
+}
+
+/// Every operation may be answered 431 before any route runs: its request line and header
+/// fields over `server.max_header_bytes`.
+fn state_the_head_limit(document: &mut Value, max_header_bytes: usize) {
+    let answer = json!({
+        "description": format!(
+            "The request line and header fields together are over {max_header_bytes} bytes \
+             (counted as sent in the form `name: value` CRLF); the connection is closed"
+        ),
+        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    });
+    let Some(Value::Object(paths)) = document.get_mut("paths") else {
+        return;
+    };
+    for path_item in paths.values_mut().filter_map(Value::as_object_mut) {
+        for responses in path_item
+            .values_mut()
+            .filter_map(|operation| operation.get_mut("responses"))
+            .filter_map(Value::as_object_mut)
+        {
+            responses.insert("431".to_owned(), answer.clone());
+        }
     }
 }
 
@@ -195,5 +226,27 @@ mod tests {
         assert!(!names.contains(&json!("ureq")), "{over_h2}");
         assert!(!names.contains(&json!("ureq-native-tls")), "{over_h2}");
         assert_eq!(names.len(), every.len() - 2, "{over_h2}");
+    }
+
+    #[test]
+    fn every_operation_states_the_head_limit() {
+        let mut settings = Settings::defaults().unwrap();
+        settings.server.max_header_bytes = 4096;
+        let document: Value = serde_json::from_str(&for_settings(&settings)).unwrap();
+        let mut operations = 0;
+        for (path, item) in document["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                let answer = &operation["responses"]["431"];
+                assert!(
+                    answer["description"]
+                        .as_str()
+                        .unwrap()
+                        .contains("4096 bytes"),
+                    "{method} {path}: {answer}"
+                );
+                operations += 1;
+            }
+        }
+        assert_eq!(operations, crate::routes::ROUTES.len());
     }
 }

@@ -41,6 +41,8 @@ pub enum ProblemType {
     UnknownClient,
     #[serde(rename = "/problems/payload-too-large")]
     PayloadTooLarge,
+    #[serde(rename = "/problems/header-fields-too-large")]
+    HeaderFieldsTooLarge,
     #[serde(rename = "/problems/unsupported-media-type")]
     UnsupportedMediaType,
     #[serde(rename = "/problems/not-found")]
@@ -66,11 +68,12 @@ pub enum ProblemType {
 }
 
 impl ProblemType {
-    pub const ALL: [ProblemType; 15] = [
+    pub const ALL: [ProblemType; 16] = [
         ProblemType::MalformedJson,
         ProblemType::Validation,
         ProblemType::UnknownClient,
         ProblemType::PayloadTooLarge,
+        ProblemType::HeaderFieldsTooLarge,
         ProblemType::UnsupportedMediaType,
         ProblemType::NotFound,
         ProblemType::MethodNotAllowed,
@@ -91,6 +94,7 @@ impl ProblemType {
             ProblemType::Validation => "/problems/validation",
             ProblemType::UnknownClient => "/problems/unknown-client",
             ProblemType::PayloadTooLarge => "/problems/payload-too-large",
+            ProblemType::HeaderFieldsTooLarge => "/problems/header-fields-too-large",
             ProblemType::UnsupportedMediaType => "/problems/unsupported-media-type",
             ProblemType::NotFound => "/problems/not-found",
             ProblemType::MethodNotAllowed => "/problems/method-not-allowed",
@@ -111,6 +115,7 @@ impl ProblemType {
             ProblemType::Validation => "Invalid request",
             ProblemType::UnknownClient => "Unknown client",
             ProblemType::PayloadTooLarge => "Payload too large",
+            ProblemType::HeaderFieldsTooLarge => "Request header fields too large",
             ProblemType::UnsupportedMediaType => "Unsupported media type",
             ProblemType::NotFound => "Not found",
             ProblemType::MethodNotAllowed => "Method not allowed",
@@ -134,6 +139,7 @@ impl ProblemType {
             }
             ProblemType::UnknownClient | ProblemType::NotFound => StatusCode::NOT_FOUND,
             ProblemType::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ProblemType::HeaderFieldsTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ProblemType::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ProblemType::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ProblemType::UpstreamTimeout => StatusCode::GATEWAY_TIMEOUT,
@@ -174,6 +180,7 @@ impl ProblemType {
             | ProblemType::Validation
             | ProblemType::UnknownClient
             | ProblemType::PayloadTooLarge
+            | ProblemType::HeaderFieldsTooLarge
             | ProblemType::UnsupportedMediaType
             | ProblemType::NotFound
             | ProblemType::MethodNotAllowed
@@ -201,6 +208,8 @@ pub enum ApiError {
     },
     #[error("the body is larger than {limit} bytes")]
     PayloadTooLarge { limit: usize },
+    #[error("the request line and header fields are larger than {limit} bytes together")]
+    HeaderFieldsTooLarge { limit: usize },
     #[error("the body must be application/json, got {found:?}")]
     UnsupportedMediaType { found: String },
     #[error("no route for this path")]
@@ -259,6 +268,7 @@ impl ApiError {
             ApiError::Validation(_) => ProblemType::Validation,
             ApiError::UnknownClient { .. } => ProblemType::UnknownClient,
             ApiError::PayloadTooLarge { .. } => ProblemType::PayloadTooLarge,
+            ApiError::HeaderFieldsTooLarge { .. } => ProblemType::HeaderFieldsTooLarge,
             ApiError::UnsupportedMediaType { .. } => ProblemType::UnsupportedMediaType,
             ApiError::NotFound => ProblemType::NotFound,
             ApiError::MethodNotAllowed => ProblemType::MethodNotAllowed,
@@ -333,6 +343,11 @@ impl ResponseError for ApiError {
                 header::RETRY_AFTER,
                 HeaderValue::from_static(RETRY_AFTER_SECS),
             ));
+        }
+        // As nginx and Node do: a client that sends such heads gets no more requests on this
+        // connection, and its body, if any, is not read.
+        if let ApiError::HeaderFieldsTooLarge { .. } = self {
+            response.force_close();
         }
         response.json(self.problem())
     }

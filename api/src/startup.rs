@@ -102,7 +102,9 @@ impl Application {
                     tracing::error!(%error, "a worker could not build its clients");
                     ClientRegistry::empty()
                 });
+            // The head limit inside the request span, so that its 431s are logged and counted.
             let app = App::new()
+                .wrap(from_fn(crate::request_head::limit_request_head))
                 .wrap(from_fn(crate::telemetry::request_span))
                 .app_data(web::Data::new(registry))
                 .app_data(web::Data::new(limits))

@@ -12,6 +12,8 @@ use crate::problem::ApiError;
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub max_body_bytes: usize,
+    /// The request line and header fields together (431 beyond).
+    pub max_header_bytes: usize,
     pub max_batch: usize,
     pub max_batch_body_bytes: usize,
 }
@@ -21,6 +23,7 @@ impl Limits {
     pub fn of(settings: &Settings) -> Self {
         Self {
             max_body_bytes: settings.server.max_body_bytes,
+            max_header_bytes: settings.server.max_header_bytes,
             max_batch: settings.payments.max_batch,
             max_batch_body_bytes: settings.payments.max_batch_body_bytes,
         }

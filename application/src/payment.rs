@@ -39,9 +39,10 @@ pub enum PaymentError {
 /// through USD, all fetched in one upstream call. The same currency needs no call at all.
 ///
 /// # Errors
-/// `PaymentError::Rates` when the rates cannot be fetched (or the upstream's answer lacks a
-/// pair that was asked for: `Malformed`); `PaymentError::Conversion` when the result cannot be
-/// represented or rounds to nothing in the target currency.
+/// `PaymentError::Rates` when the rates cannot be fetched, or the upstream's answer cannot
+/// give a rate (`Malformed`: it lacks a pair that was asked for, or the two legs of a cross
+/// rate multiply to a figure outside the rates' range); `PaymentError::Conversion` when the
+/// result cannot be represented or rounds to nothing in the target currency.
 pub async fn process_payment(
     rates: &dyn RatesProvider,
     request: PaymentRequest,
@@ -61,18 +62,14 @@ pub async fn process_payment_with_retry(
 ) -> Result<ProcessedPayment, PaymentError> {
     let plan = RatePlan::for_conversion(request.amount.currency(), request.target_currency);
     let mut attempts = 0;
-    let resolved = if plan == RatePlan::Identity {
-        plan.resolve(|_| None)
+    let quotes = if plan == RatePlan::Identity {
+        Quotes::default()
     } else {
-        let quotes = fetch_with_retry(rates, &plan, retry, sleeper, &mut attempts).await?;
-        plan.resolve(|pair| quotes.get(pair))
-    }
-    .map_err(|error| match error {
-        ResolveError::MissingQuote(pair) => PaymentError::Rates(RatesError::Malformed(format!(
-            "the answer has no rate for {pair}"
-        ))),
-        ResolveError::OutOfRange => PaymentError::Conversion(ConversionError::Overflow),
-    })?;
+        fetch_with_retry(rates, &plan, retry, sleeper, &mut attempts).await?
+    };
+    let resolved = plan
+        .resolve(|pair| quotes.get(pair))
+        .map_err(|error| PaymentError::Rates(unusable_quotes(&error, &plan, &quotes)))?;
     let conversion = domain::convert(request.amount, resolved.rate, request.target_currency)?;
     Ok(ProcessedPayment {
         reference: request.reference,
@@ -80,6 +77,33 @@ pub async fn process_payment_with_retry(
         rate_timestamp: resolved.timestamp,
         attempts,
     })
+}
+
+/// The upstream's answer could not give a rate: it lacks a pair that was asked for, or its two
+/// legs of a cross rate are each a rate but their product is not (a rate of 10^7 for each leg
+/// makes 10^14). Either is the upstream's bad data, not the caller's request: `Malformed`,
+/// with the quotes in the message for the log.
+fn unusable_quotes(error: &ResolveError, plan: &RatePlan, quotes: &Quotes) -> RatesError {
+    match error {
+        ResolveError::MissingQuote(pair) => {
+            RatesError::Malformed(format!("the answer has no rate for {pair}"))
+        }
+        ResolveError::OutOfRange => {
+            let legs: Vec<String> = plan
+                .pairs()
+                .iter()
+                .filter_map(|pair| {
+                    quotes
+                        .get(pair)
+                        .map(|quote| format!("{pair} {}", quote.rate))
+                })
+                .collect();
+            RatesError::Malformed(format!(
+                "the cross rate of the quotes {} is outside the rates' range (10^-12 to 10^12)",
+                legs.join(" and ")
+            ))
+        }
+    }
 }
 
 async fn fetch_with_retry(
@@ -227,6 +251,40 @@ mod tests {
             matches!(error, PaymentError::Rates(RatesError::Malformed(_))),
             "{error:?}"
         );
+    }
+
+    /// Each leg is a rate (10^-12 to 10^12), their product is not: the upstream's bad data,
+    /// not the caller's request, so `Malformed` (a 502), naming the quotes for the log.
+    #[actix_rt::test]
+    async fn a_cross_rate_out_of_range_is_the_upstreams_bad_data() {
+        let too_large = FixedRates::new(vec![("EURUSD", rate("1e6")), ("USDJPY", rate("1e7"))]);
+        let error = process_payment(&too_large, request("1", "EUR", "JPY"))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error,
+            PaymentError::Rates(RatesError::Malformed(
+                "the cross rate of the quotes EURUSD 1000000 and USDJPY 10000000 is outside \
+                 the rates' range (10^-12 to 10^12)"
+                    .to_owned()
+            ))
+        );
+        // JPY->USD (USDJPY inverted) then USD->CHF: 10^-7 x 10^-6 is below 10^-12.
+        let too_small =
+            FixedRates::new(vec![("USDJPY", rate("1e7")), ("USDCHF", rate("0.000001"))]);
+        let error = process_payment(&too_small, request("1", "JPY", "CHF"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, PaymentError::Rates(RatesError::Malformed(cause)) if cause.contains("USDJPY 10000000 and USDCHF 0.000001")),
+            "{error:?}"
+        );
+        // At the edge the product is a rate, and the payment goes through.
+        let at_the_edge = FixedRates::new(vec![("EURUSD", rate("1e6")), ("USDJPY", rate("1e6"))]);
+        let paid = process_payment(&at_the_edge, request("1", "EUR", "JPY"))
+            .await
+            .unwrap();
+        assert_eq!(paid.conversion.converted_amount, dec!(1000000000000));
     }
 
     #[actix_rt::test]

@@ -32,6 +32,8 @@ pub struct ResolvedRate {
 pub enum ResolveError {
     #[error("the quotes have no rate for {0}")]
     MissingQuote(CurrencyPair),
+    /// Each leg's quote is a rate, but their product is outside the rates' range
+    /// (10^-12 to 10^12): data no real market quotes, so the quotes, not the request, are wrong.
     #[error("the cross rate through USD is out of range")]
     OutOfRange,
 }
@@ -227,5 +229,34 @@ mod tests {
         );
         let identity = RatePlan::Identity.resolve(lookup).unwrap();
         assert_eq!((identity.rate, identity.timestamp), (Rate::ONE, None));
+    }
+
+    /// Each leg is a rate; the product is not: 10^6 x 10^7 = 10^13 (EUR->USD->JPY), and
+    /// 10^-7 x 10^-6 = 10^-13 (JPY->USD, USDJPY inverted, then USD->CHF).
+    #[test]
+    fn a_cross_of_two_rates_outside_the_range_is_out_of_range() {
+        let lookup = |p: &CurrencyPair| match p.to_string().as_str() {
+            "EURUSD" => Some(quote(dec!(1_000_000), 200)),
+            "USDJPY" => Some(quote(dec!(10_000_000), 100)),
+            "USDCHF" => Some(quote(dec!(0.000001), 100)),
+            _ => None,
+        };
+        for (from, to) in [("EUR", "JPY"), ("JPY", "CHF")] {
+            let plan = RatePlan::for_conversion(c(from), c(to));
+            assert!(matches!(plan, RatePlan::Cross(..)), "{plan:?}");
+            assert_eq!(
+                plan.resolve(lookup),
+                Err(ResolveError::OutOfRange),
+                "{from}{to}"
+            );
+        }
+        let at_the_edge = |p: &CurrencyPair| match p.to_string().as_str() {
+            "EURUSD" | "USDJPY" => Some(quote(dec!(1_000_000), 100)),
+            _ => None,
+        };
+        let cross = RatePlan::for_conversion(c("EUR"), c("JPY"))
+            .resolve(at_the_edge)
+            .unwrap();
+        assert_eq!(cross.rate.value(), dec!(1_000_000_000_000));
     }
 }

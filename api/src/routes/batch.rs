@@ -38,32 +38,20 @@ pub struct BatchBody<'a> {
     payments: Option<Vec<&'a RawValue>>,
     #[schema(required = true)]
     mode: Option<BatchMode>,
-    /// Most payments in flight at once in concurrent mode (default: all).
-    #[serde(default, deserialize_with = "whole_number")]
-    #[schema(minimum = 1)]
-    concurrency: Option<usize>,
+    /// Most payments in flight at once in concurrent mode, from 1 to `payments.max_batch`
+    /// (default: all). Kept as its JSON text, so that every value, however large, is judged
+    /// against that bound and refused with a 422 naming `concurrency`.
+    #[serde(default, borrow)]
+    #[schema(value_type = Option<u64>, minimum = 1)]
+    concurrency: Option<&'a RawValue>,
 }
 
-/// A count, as JSON Schema's `integer` reads one: `4` and `4.0` alike (a number whose fraction
-/// is zero), so that the server takes every value its document calls valid.
-fn whole_number<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<usize>, D::Error> {
-    let Some(number) = Option::<serde_json::Number>::deserialize(deserializer)? else {
-        return Ok(None);
-    };
-    let whole = number.as_u64().or_else(|| {
-        number
-            .as_f64()
-            .filter(|value| value.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(value))
-            .map(|value| value as u64)
-    });
-    match whole.and_then(|value| usize::try_from(value).ok()) {
-        Some(value) => Ok(Some(value)),
-        None => Err(serde::de::Error::custom(format!(
-            "concurrency must be a whole number of at least 1, got {number}"
-        ))),
-    }
+/// `concurrency` as JSON Schema's `integer` reads it, `4` and `4.0` alike (a number whose
+/// fraction is zero), if it is from 1 to `max`. Read as an `f64`, which is exact for every
+/// count a batch can hold and takes any JSON number (`1e400` is infinite: out of range).
+fn concurrency_in_range(text: &RawValue, max: usize) -> Option<usize> {
+    let value: f64 = text.get().parse().ok()?;
+    (value.fract() == 0.0 && (1.0..=max as f64).contains(&value)).then_some(value as usize)
 }
 
 /// One item's outcome: the payment, or the problem that stopped it.
@@ -192,12 +180,24 @@ fn validate(batch: &BatchBody<'_>, max_batch: usize) -> Result<ValidatedBatch, A
             "is required: \"sequential\" or \"concurrent\"",
         ));
     }
-    let concurrency = match (batch.mode, batch.concurrency) {
-        // Checked in either mode: the document's `minimum: 1` does not depend on `mode`.
-        (_, Some(0)) => {
-            errors.push(FieldError::new("concurrency", "must be at least 1"));
-            1
+    // Checked in either mode: the document's bounds do not depend on `mode`. No batch holds
+    // more than `max_batch` payments, so a larger figure could never mean more overlap; the
+    // document states the same bound, and a figure above it is refused, not clamped.
+    let requested = batch.concurrency.and_then(|text| {
+        let count = concurrency_in_range(text, max_batch);
+        if count.is_none() {
+            let sent: String = text.get().chars().take(40).collect();
+            errors.push(FieldError::new(
+                "concurrency",
+                format!(
+                    "must be a whole number from 1 to {max_batch} (the most payments a batch \
+                     holds), got {sent}"
+                ),
+            ));
         }
+        count
+    });
+    let concurrency = match (batch.mode, requested) {
         (Some(BatchMode::Sequential), _) => 1,
         (_, Some(limit)) => limit.min(payments.len().max(1)),
         (_, None) => payments.len().max(1),

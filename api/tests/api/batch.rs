@@ -126,11 +126,15 @@ async fn the_envelope_is_validated() {
         (json!({"mode": "parallel", "payments": payments(1)}), "body"),
         (
             json!({"mode": "concurrent", "payments": payments(1), "concurrency": 2.5}),
-            "body",
+            "concurrency",
         ),
         (
             json!({"mode": "concurrent", "payments": payments(1), "concurrency": -1}),
-            "body",
+            "concurrency",
+        ),
+        (
+            json!({"mode": "concurrent", "payments": payments(1), "concurrency": "2"}),
+            "concurrency",
         ),
     ];
     for (body, field) in cases {
@@ -174,6 +178,61 @@ async fn a_whole_concurrency_written_with_a_fraction_is_accepted() {
         let answer: Value = response.json().await.unwrap();
         let expected = if concurrency.is_null() { 3 } else { 2 };
         assert_eq!(answer["concurrency"], expected, "{body}");
+    }
+}
+
+/// The document bounds `concurrency` by `payments.max_batch`, the most payments a batch holds
+/// (a larger figure could never mean more overlap). Every value up to the bound is taken (and
+/// capped at the batch's size); every value above it, however large, is a 422 naming the field,
+/// in either mode. 384124681214718050304 is the figure an OpenAPI fuzzer sent when the
+/// document stated no bound.
+#[actix_web::test]
+async fn concurrency_is_taken_up_to_the_stated_bound_and_refused_beyond_it() {
+    let app = spawn_app_with(mock_rates::Settings::default(), |s| {
+        s.payments.max_batch = 3;
+    })
+    .await;
+    let document: Value = app.get("/openapi.json").await.json().await.unwrap();
+    let stated = &document["components"]["schemas"]["BatchRequest"]["properties"]["concurrency"];
+    assert_eq!(
+        (&stated["minimum"], &stated["maximum"]),
+        (&json!(1), &json!(3))
+    );
+
+    let group = serde_json::to_string(&payments(2)).unwrap();
+    let post = |mode: &str, concurrency: &str| {
+        let body = format!(r#"{{"mode":"{mode}","payments":{group},"concurrency":{concurrency}}}"#);
+        let request = app
+            .http
+            .post(format!("{}/payments/awc/batch", app.address))
+            .header("content-type", "application/json")
+            .body(body);
+        async move { request.send().await.expect("request sent") }
+    };
+    for (concurrency, answered) in [("1", 1), ("2", 2), ("3", 2), ("3.0", 2)] {
+        let response = post("concurrent", concurrency).await;
+        assert_eq!(response.status(), 200, "{concurrency}");
+        let answer: Value = response.json().await.unwrap();
+        assert_eq!(answer["concurrency"], answered, "{concurrency}");
+        assert_eq!(answer["succeeded"], 2, "{concurrency}");
+    }
+    for mode in ["concurrent", "sequential"] {
+        for concurrency in [
+            "4",
+            "4.0",
+            "18446744073709551616",
+            "384124681214718050304",
+            "1e400",
+            "0",
+        ] {
+            let problem = assert_problem(post(mode, concurrency).await, 422, "validation").await;
+            assert_eq!(
+                problem["errors"][0]["field"], "concurrency",
+                "{concurrency}"
+            );
+            let message = problem["errors"][0]["message"].as_str().unwrap();
+            assert!(message.contains("from 1 to 3"), "{concurrency}: {message}");
+        }
     }
 }
 

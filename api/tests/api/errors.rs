@@ -1,7 +1,7 @@
 use mock_rates::FaultMode;
 use serde_json::Value;
 
-use crate::helpers::{CLIENTS, assert_problem, spawn_app, spawn_app_with};
+use crate::helpers::{CLIENTS, assert_problem, spawn_app, spawn_app_with, spawn_fixed_upstream};
 
 const VALID: &str = r#"{"amount":"10","currency":"EUR","target_currency":"USD"}"#;
 
@@ -262,6 +262,51 @@ async fn upstream_failures_map_to_502_and_504_for_every_client() {
             "{client} recovers"
         );
     }
+}
+
+/// Quotes of 10^6 for EURUSD and 10^7 for USDJPY are each within a rate's range (10^-12 to
+/// 10^12); EUR->JPY through USD multiplies them to 10^13, which is not. No market quotes such
+/// figures: the upstream's data is bad, so 502 `upstream-bad-response` (once a 422 that blamed
+/// the caller), with no figures in the body; the quotes go to the log.
+#[actix_web::test]
+async fn a_cross_rate_out_of_range_is_the_upstreams_bad_data_502() {
+    let upstream = spawn_fixed_upstream(
+        r#"{"rates":{"EURUSD":{"rate":1000000,"timestamp":1732900000},"USDJPY":{"rate":10000000,"timestamp":1732900000}},"code":200}"#,
+    )
+    .await;
+    let app = spawn_app_with(mock_rates::Settings::default(), |s| {
+        s.rates.base_url = upstream;
+    })
+    .await;
+    let body = r#"{"amount":"1","currency":"EUR","target_currency":"JPY"}"#;
+    for client in CLIENTS {
+        let problem = assert_problem(
+            app.post_payment(client, body).await,
+            502,
+            "upstream-bad-response",
+        )
+        .await;
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            !detail.contains("1000000") && !detail.contains("range"),
+            "{client}: no internals leak: {detail}"
+        );
+    }
+    let payment: Value = serde_json::from_str(body).unwrap();
+    let batch: Value = app
+        .post_batch(
+            "hyper",
+            &serde_json::json!({"payments": [payment], "mode": "sequential"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(batch["items"][0]["status"], 502, "{batch}");
+    assert_eq!(
+        batch["items"][0]["problem"]["type"],
+        "/problems/upstream-bad-response"
+    );
 }
 
 #[actix_web::test]

@@ -2,6 +2,7 @@ use api::configuration::Settings;
 use api::startup::Application;
 use mock_rates::{FaultMode, Faults, MockServer};
 use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A running service and the mock-rates it calls.
 pub struct TestApp {
@@ -68,6 +69,39 @@ impl TestApp {
             ..Faults::default()
         });
     }
+}
+
+/// An upstream on 127.0.0.1:0 that answers every request with `body` (200, application/json)
+/// and closes the connection: for answers that mock-rates' table of real rates never gives.
+/// Returns its base URL.
+pub async fn spawn_fixed_upstream(body: &'static str) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds a free port");
+    let address = listener.local_addr().expect("a bound address");
+    actix_web::rt::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            actix_web::rt::spawn(async move {
+                let mut head = Vec::new();
+                let mut chunk = [0u8; 1024];
+                while !head.windows(4).any(|window| window == b"\r\n\r\n") {
+                    match stream.read(&mut chunk).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(read) => head.extend_from_slice(&chunk[..read]),
+                    }
+                }
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                     content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                // The client may hang up first; the test judges what it answered.
+                let _ = stream.write_all(response.as_bytes()).await;
+                let _ = stream.shutdown().await;
+            });
+        }
+    });
+    format!("http://{address}")
 }
 
 /// Checks an error response is a problem+json with the given status and type slug; returns it.

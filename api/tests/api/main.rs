@@ -6,6 +6,7 @@ mod clients;
 mod embedded_mock;
 mod errors;
 mod fuzz;
+mod headers;
 mod helpers;
 mod https;
 mod openapi;
