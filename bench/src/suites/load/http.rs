@@ -7,7 +7,7 @@ use std::net::{SocketAddr, ToSocketAddrs as _};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{HeaderValue, Request, Response, Uri, header};
+use http::{Request, Response, Uri, header};
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper_util::client::legacy::Client;
@@ -109,11 +109,7 @@ impl Exchange {
 pub struct Target {
     pub scenario: Scenario,
     uri: Uri,
-    /// The path alone, for a request written on a connection of the generator's own (see
-    /// [`crate::suites::load::connection`]), with `host` as its `Host` header.
-    path: Uri,
-    host: HeaderValue,
-    /// Where such a connection connects: the URL's host, resolved once.
+    /// The URL's host, resolved once: where the resilience suite's slow connections connect.
     pub address: SocketAddr,
     /// One body per payment of the mix; empty for health.
     bodies: Vec<Bytes>,
@@ -134,12 +130,6 @@ impl Target {
             .map_err(|error| invalid(format!("cannot resolve its host: {error}")))?
             .next()
             .ok_or_else(|| invalid("its host resolves to no address".to_owned()))?;
-        let host = HeaderValue::from_str(authority.as_str())
-            .map_err(|error| invalid(format!("{error}")))?;
-        let path: Uri = scenario
-            .path()
-            .parse()
-            .map_err(|error| invalid(format!("{error}")))?;
         let bodies = match scenario {
             Scenario::Health => Vec::new(),
             Scenario::Payments(_) => PAYMENT_MIX
@@ -155,8 +145,6 @@ impl Target {
         Ok(Self {
             scenario,
             uri,
-            path,
-            host,
             address,
             bodies,
         })
@@ -167,16 +155,6 @@ impl Target {
         self.request_to(index, self.uri.clone())
     }
 
-    /// Request `index` as written on a connection to [`Target::address`]: the path, and the
-    /// `Host` header.
-    pub fn request_on_connection(&self, index: u64) -> Result<Request<Full<Bytes>>, http::Error> {
-        let mut request = self.request_to(index, self.path.clone())?;
-        request
-            .headers_mut()
-            .insert(header::HOST, self.host.clone());
-        Ok(request)
-    }
-
     fn request_to(&self, index: u64, uri: Uri) -> Result<Request<Full<Bytes>>, http::Error> {
         let builder = Request::builder().method(self.scenario.method()).uri(uri);
         match self.body(index) {
@@ -185,32 +163,6 @@ impl Target {
                 .body(Full::new(body.clone())),
             None => builder.body(Full::new(Bytes::new())),
         }
-    }
-
-    /// The URL requests go to.
-    pub fn url(&self) -> String {
-        self.uri.to_string()
-    }
-
-    /// A wrk script sending the same requests in the same order (the payment mix, each as
-    /// JSON); `None` for the health check, a plain GET.
-    pub fn wrk_script(&self) -> Option<String> {
-        if self.bodies.is_empty() {
-            return None;
-        }
-        let bodies: Vec<String> = self
-            .bodies
-            .iter()
-            .map(|body| format!("[[{}]]", String::from_utf8_lossy(body)))
-            .collect();
-        Some(format!(
-            "local bodies = {{ {} }}\nlocal next = 0\nwrk.method = \"{}\"\n\
-             wrk.headers[\"Content-Type\"] = \"application/json\"\n\
-             request = function()\n  next = next % #bodies + 1\n  \
-             return wrk.format(nil, nil, nil, bodies[next])\nend\n",
-            bodies.join(", "),
-            self.scenario.method()
-        ))
     }
 
     fn body(&self, index: u64) -> Option<&Bytes> {
@@ -366,22 +318,6 @@ mod tests {
             Scenario::Payments(ClientName::Ureq).to_string(),
             "POST /payments/ureq"
         );
-    }
-
-    #[test]
-    fn the_wrk_script_sends_the_same_mix() {
-        let target = payments(ClientName::Hyper);
-        let script = target.wrk_script().unwrap();
-        assert!(script.contains("wrk.method = \"POST\""), "{script}");
-        assert!(script.contains(r#"[[{"amount":"#), "{script}");
-        assert_eq!(script.matches("[[").count(), PAYMENT_MIX.len(), "{script}");
-        assert!(
-            target.url().ends_with("/payments/hyper"),
-            "{}",
-            target.url()
-        );
-        let health = Target::new("http://127.0.0.1:1", Scenario::Health).unwrap();
-        assert!(health.wrk_script().is_none());
     }
 
     #[test]
