@@ -31,10 +31,10 @@ pub struct Cli {
     #[arg(long)]
     pub adoption: bool,
 
-    /// Smoke run (for CI; about 5 minutes on 2 cores, 2 of them the cost suite's start-ups
-    /// under callgrind and 1 the resilience suite): 20 warm-up calls, 5 samples x 100 calls, 10 ms decode samples, no
-    /// second round for noisy rows; connections in 3 samples of about 5 ms; cost runs of 20 and
-    /// 420 calls; load at 200 RPS for 1 s; fanout groups of 5 and 20 at 20 ms, sent once;
+    /// Smoke run (for CI; a few minutes on 2 cores, most of them the cost suite's start-ups
+    /// under callgrind and the resilience suite): 20 warm-up calls, 5 samples x 100 calls, 10
+    /// ms decode samples, no second round for noisy decode rows; connections in 3 samples of
+    /// about 5 ms; cost runs of 20, 220 and 420 calls; load at 200 RPS for 1 s; fanout groups of 5 and 20 at 20 ms, sent once;
     /// faults with a 500 ms upstream timeout and a storm of 40 payments per client; resilience
     /// with 0.5 s outages, 1 s overloads and 3 s soaks. Explicit size flags still win.
     #[arg(long)]
@@ -105,10 +105,11 @@ pub struct Cli {
     /// decides whether it counts: latency and decode means against the combined Error, cost
     /// against 1% of each run's count; load means against 3.29 standard errors (a lower
     /// bound: requests are not independent), failures as counts (none against some always
-    /// counts); capacity against 10% of each run (a rule of thumb); fanout medians by a
+    /// counts); fanout medians by a
     /// Mann-Whitney U test at 0.001 (7 repetitions each needed), failures and connections as
-    /// counts; fault outcomes exactly, their time only past 1.5x the timeout. Connections rows
-    /// are not compared; a suite missing from FILE is left out.
+    /// counts; fault outcomes exactly, their time only past 1.5x the timeout. Connections rows and
+    /// capacities are not compared (`bench verdict` holds runs side by side); a suite missing
+    /// from FILE is left out.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
 

@@ -63,8 +63,6 @@ def main():
         label = lambda r: f"{r['scenario']} {r['protocol']}"
         table("Load through the api, open model (p50)", "µs", pairs("load", label, "p50_us"), runs)
         table("Load through the api, open model (p99)", "µs", pairs("load", label, "p99_us"), runs)
-    if runs[0][0].get("capacity"):
-        table("Capacity through the api (most requests/s)", "req/s", pairs("capacity", lambda r: f"{r['scenario']} {r['protocol']}", "max_rps"), runs)
     print("\nHypervisor steal, most in a half second, per run (loopback / namespaces):")
     for r, (loopback, netns) in enumerate(runs, 1):
         steal = [max((m.get("steal_percent_max") or 0) for m in run.get("machine", [])) for run in (loopback, netns)]

@@ -36,9 +36,8 @@ pub enum SuiteName {
     /// Each adapter's CPU instructions and allocations per call, counted under valgrind's
     /// callgrind: a figure that holds across machines, where times do not.
     Cost,
-    /// The payment service at a constant request rate (open model), per scenario: latency
-    /// percentiles from the intended send time, failures, CPU and memory; then a closed-model
-    /// capacity step.
+    /// The payment service at a constant request rate (open model), per scenario, in rounds:
+    /// latency percentiles from the intended send time, failures, CPU and memory.
     Load,
     /// Groups of payments through the api's batch endpoint, sequential vs concurrent, against
     /// an upstream with added latency: wall time, ideal, efficiency.

@@ -91,9 +91,10 @@ pub const NOISE_NOTE: &str = "**Noise** checks each row's sample means: DRIFT wh
     mvalue (BenchmarkDotNet's modality test) is 4 or more, two clear modes; SKEWED when the \
     samples outside Tukey's fences (1.5 IQR) move the mean by more than 3 times the Error of \
     the others, as a stretch of the run on a busy machine does; `N out` counts those outliers. \
-    When a row is flagged, every row of the suite is measured again, together so that ratios \
-    stay paired (`--remeasure`, 1 more round by default); `N rounds` marks a row measured more \
-    than once, and one still flagged is listed under the table.";
+    In the decode suite, when a row is flagged, every row of the suite is measured again, \
+    together so that ratios stay paired (`--remeasure`, 1 more round by default), and `N \
+    rounds` marks a row measured more than once; in the latency suite the rows are measured in \
+    rounds anyway (`--rounds`), and a row still flagged is listed under the table.";
 
 #[cfg(test)]
 mod tests {

@@ -33,7 +33,7 @@ pub fn svg(verdict: &Verdict) -> Option<String> {
         .chunks(COLUMNS)
         .map(|row| row.iter().copied().fold(0.0, f64::max))
         .collect();
-    let title = 30.0;
+    let title = 44.0;
     let height = title + row_heights.iter().sum::<f64>();
     let mut out = String::new();
     let _ = write!(
@@ -41,9 +41,10 @@ pub fn svg(verdict: &Verdict) -> Option<String> {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
          viewBox=\"0 0 {WIDTH} {height}\" font-family=\"sans-serif\" font-size=\"12\">\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
-         <text x=\"{MARGIN}\" y=\"20\" font-size=\"15\">The verdict at a glance: each client's \
-         figure (bar) and the spread of its rounds (whisker); the best in dark, a tie where \
-         whiskers overlap</text>"
+         <text x=\"{MARGIN}\" y=\"18\" font-size=\"15\">The verdict at a glance: each \
+         client's figure (bar) and the spread of its rounds (whisker)</text>\
+         <text x=\"{MARGIN}\" y=\"36\" fill=\"#555\">The best in dark blue when beyond \
+         the noise, lighter when a tie; a tie reads as overlapping whiskers.</text>"
     );
     let mut top = title;
     for (row, row_height) in row_heights.iter().enumerate() {

@@ -1,4 +1,4 @@
-//! One record per request, as oha keeps them, and their tally per scenario or capacity level.
+//! One record per request, as oha keeps them, and their tally per scenario and round.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
