@@ -244,6 +244,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         (200, 30, 1000, 50)
     };
     RunSettings {
+        catalogue: crate::suites::catalogue(),
         suites: {
             let mut suites = if cli.suites.is_empty() {
                 SuiteName::ALL.to_vec()

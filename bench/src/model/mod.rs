@@ -52,7 +52,7 @@ pub use resilience::{
     ResilienceSettings, RestartRow, SlowClientsRow, SlowConnections, SoakRow, SoakSample, millis,
 };
 pub use results::{Results, SCHEMA_VERSION};
-pub use settings::{RunSettings, SuiteName};
+pub use settings::{ClientInfo, RunSettings, SuiteName};
 
 /// Rows for tests, with every figure filled in.
 #[cfg(test)]

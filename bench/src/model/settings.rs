@@ -155,10 +155,34 @@ fn http_only() -> Vec<Protocol> {
     vec![Protocol::Http]
 }
 
+/// One (client, TLS backend) pair as the run's catalogue described it: what the tables and the
+/// verdict need to know of a client without building it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientInfo {
+    pub name: ClientName,
+    /// Its library's pair with the library's default backend (`reqwest` for
+    /// `reqwest-native-tls`): what its rows are compared with.
+    pub library: ClientName,
+    /// The library that does its TLS handshakes, and the crypto under it.
+    pub tls_backend: String,
+    pub tls_provider: String,
+    /// The HTTP versions it speaks, as `rates.http_version` names them ("1.1", "2").
+    pub http_versions: Vec<String>,
+    /// Whether each call blocks a thread (ureq, on the blocking pool).
+    pub blocking: bool,
+    /// Whether Ratio columns divide by it.
+    pub baseline: bool,
+    /// The protocols a run measures it over when `--clients` does not name the clients.
+    pub measured_over: Vec<Protocol>,
+}
+
 /// The sizes and choices of one run, as recorded in results.json.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunSettings {
     pub suites: Vec<SuiteName>,
+    /// Every pair the bench knew, in table order, with what the report needs of each.
+    #[serde(default)]
+    pub catalogue: Vec<ClientInfo>,
     pub clients: Vec<ClientName>,
     /// Whether `clients` was named with `--clients`: then every one is measured over every
     /// protocol (see [`RunSettings::clients_over`]).

@@ -3,7 +3,7 @@
 use application::RatesProvider;
 use rates_common::{BuildError, ClientSettings, TlsStack};
 
-use crate::model::ClientName;
+use crate::model::{ClientInfo, ClientName, Protocol};
 
 /// One adapter, as its concrete type: called through the port (see [`Adapter::into_port`]),
 /// or bare (see [`crate::suites::bare`]).
@@ -64,6 +64,38 @@ pub fn build(
     Adapter::build(name, settings).map(Adapter::into_port)
 }
 
+/// Every pair as the run records it (`settings.catalogue`): what the report needs of each.
+pub fn catalogue() -> Vec<ClientInfo> {
+    ClientName::ALL
+        .into_iter()
+        .map(|name| {
+            let stack = tls_stack(name);
+            ClientInfo {
+                name,
+                library: name.library_default(),
+                tls_backend: stack.backend.to_owned(),
+                tls_provider: stack.provider.to_owned(),
+                http_versions: Protocol::ALL
+                    .into_iter()
+                    .filter(|&protocol| name.speaks(protocol))
+                    .map(|protocol| protocol.client_http_version().as_str().to_owned())
+                    .fold(Vec::new(), |mut versions, version| {
+                        if !versions.contains(&version) {
+                            versions.push(version);
+                        }
+                        versions
+                    }),
+                blocking: name.library_default() == ClientName::Ureq,
+                baseline: name == ClientName::BASELINE,
+                measured_over: Protocol::ALL
+                    .into_iter()
+                    .filter(|&protocol| name.measured_by_default_over(protocol))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
 /// The TLS library and crypto provider `name` speaks TLS with, as its adapter states them.
 pub fn tls_stack(name: ClientName) -> TlsStack {
     match name {
@@ -96,5 +128,23 @@ mod tests {
         {
             assert_eq!(tls_stack(name), kind.tls, "{name}");
         }
+    }
+
+    #[test]
+    fn the_recorded_catalogue_is_the_registrys() {
+        let catalogue = catalogue();
+        assert_eq!(catalogue.len(), api::registry::CLIENTS.len());
+        for (info, kind) in catalogue.iter().zip(api::registry::CLIENTS.iter()) {
+            assert_eq!(info.name.as_str(), kind.name);
+            assert_eq!(info.blocking, kind.blocking, "{}", kind.name);
+            let versions: Vec<&str> = kind.http_versions.iter().map(|v| v.as_str()).collect();
+            assert_eq!(info.http_versions, versions, "{}", kind.name);
+        }
+        let ureq_native = &catalogue[7];
+        assert_eq!(
+            (ureq_native.library, ureq_native.measured_over.as_slice()),
+            (ClientName::Ureq, &[Protocol::Https][..])
+        );
+        assert!(catalogue[0].baseline && !catalogue[1].baseline);
     }
 }

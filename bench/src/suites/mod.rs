@@ -17,6 +17,8 @@ mod progress;
 pub mod resilience;
 mod tls;
 
+pub use adapters::catalogue;
+
 use crate::error::BenchError;
 use crate::model::{Protocol, Results, RunSettings, SuiteName};
 use crate::servers::{ApiEndpoint, MockEndpoint, Stack};
