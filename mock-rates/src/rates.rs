@@ -2,7 +2,9 @@
 
 use std::sync::OnceLock;
 
-use crate::reply::push_decimal;
+use bytes::BytesMut;
+
+use crate::reply::decimal;
 
 /// Realistic late-2025 mid rates, kept as text so clients see exactly these digits.
 ///
@@ -164,23 +166,12 @@ fn percent_decode(value: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Writes the answer to one `/api/live` query into `body`.
-pub(crate) fn write_live_body(query: &PairsQuery, timestamp: u64, body: &mut Vec<u8>) {
+pub(crate) fn write_live_body(query: &PairsQuery, timestamp: u64, body: &mut BytesMut) {
     match query {
         PairsQuery::Known(pairs) => {
-            body.extend_from_slice(b"{\"rates\":{");
-            for (index, (pair, rate)) in pairs.iter().enumerate() {
-                if index > 0 {
-                    body.push(b',');
-                }
-                body.push(b'"');
-                body.extend_from_slice(pair.as_bytes());
-                body.extend_from_slice(b"\":{\"rate\":");
-                body.extend_from_slice(rate.as_bytes());
-                body.extend_from_slice(b",\"timestamp\":");
-                push_decimal(body, timestamp);
-                body.push(b'}');
-            }
-            body.extend_from_slice(b"},\"code\":200}");
+            body.extend_from_slice(b"{\"rates\":");
+            write_quotes(pairs, timestamp, body);
+            body.extend_from_slice(b",\"code\":200}");
         }
         PairsQuery::Missing => {
             body.extend_from_slice(b"{\"message\":\"'pairs' parameter is required\"");
@@ -197,7 +188,27 @@ pub(crate) fn write_live_body(query: &PairsQuery, timestamp: u64, body: &mut Vec
     }
 }
 
-fn write_supported_pairs(body: &mut Vec<u8>) {
+/// Writes `{"EURUSD":{"rate":1.16025,"timestamp":1732900000},...}`: the `rates` object.
+fn write_quotes(pairs: &[(&str, &str)], timestamp: u64, body: &mut BytesMut) {
+    let mut digits = [0u8; 20];
+    let timestamp = decimal(timestamp, &mut digits);
+    body.extend_from_slice(b"{");
+    for (index, (pair, rate)) in pairs.iter().enumerate() {
+        if index > 0 {
+            body.extend_from_slice(b",");
+        }
+        body.extend_from_slice(b"\"");
+        body.extend_from_slice(pair.as_bytes());
+        body.extend_from_slice(b"\":{\"rate\":");
+        body.extend_from_slice(rate.as_bytes());
+        body.extend_from_slice(b",\"timestamp\":");
+        body.extend_from_slice(timestamp);
+        body.extend_from_slice(b"}");
+    }
+    body.extend_from_slice(b"}");
+}
+
+fn write_supported_pairs(body: &mut BytesMut) {
     static SUPPORTED: OnceLock<String> = OnceLock::new();
     let supported = SUPPORTED.get_or_init(|| {
         let names: Vec<&str> = RATES.iter().map(|(pair, _)| *pair).collect();
@@ -355,17 +366,17 @@ mod tests {
 
     #[test]
     fn live_body_has_the_exact_format() {
-        let mut body = Vec::new();
+        let mut body = BytesMut::new();
         write_live_body(&known(&["EURUSD", "USDJPY"]), 1_732_900_000, &mut body);
         assert_eq!(
-            String::from_utf8(body).unwrap(),
+            std::str::from_utf8(&body).unwrap(),
             r#"{"rates":{"EURUSD":{"rate":1.16025,"timestamp":1732900000},"USDJPY":{"rate":156.4295,"timestamp":1732900000}},"code":200}"#
         );
     }
 
     #[test]
     fn error_bodies_have_the_exact_format() {
-        let mut body = Vec::new();
+        let mut body = BytesMut::new();
         write_live_body(&PairsQuery::Unknown("X\"Y".into()), 0, &mut body);
         let value: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(
@@ -380,7 +391,7 @@ mod tests {
 
         body.clear();
         write_live_body(&PairsQuery::Missing, 0, &mut body);
-        let text = String::from_utf8(body).unwrap();
+        let text = std::str::from_utf8(&body).unwrap();
         assert!(text.starts_with(
             r#"{"message":"'pairs' parameter is required","supportedPairs":["AUDUSD","EURGBP","#
         ));

@@ -1,112 +1,81 @@
-//! Which answer each request gets, written into the connection's output buffer.
+//! Which answer each request gets, as data: the connection's writer sends it.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::Serialize;
+use bytes::{Bytes, BytesMut};
 
 use crate::admin;
-use crate::exchange::{Buffers, Outcome, Request, Responder};
+use crate::exchange::{Answer, AnswerFault, Outcome, Request, Routed};
 use crate::faults::FaultMode;
 use crate::http::Method;
 use crate::rates;
-use crate::reply::Reply;
-use crate::settings::{Framing, TimestampUnit};
+use crate::settings::TimestampUnit;
 use crate::state::MockState;
 
-pub(crate) async fn handle(
-    request: &Request<'_>,
-    state: &MockState,
-    buffers: &mut Buffers,
-) -> Outcome {
-    let responder = Responder::new(request);
+/// Routes one request. `scratch` is the connection's buffer for answer bodies: a body made
+/// in it is split off as [`Bytes`], and its room is reused once the answer has been sent.
+pub(crate) fn handle(request: &Request<'_>, state: &MockState, scratch: &mut BytesMut) -> Routed {
     match request.path {
-        "/api/live" if request.method == Method::Get => live(request, state, buffers).await,
-        "/health" if request.method == Method::Get => {
-            responder.json(200, &Health { status: "ok" }, &mut buffers.out)
-        }
-        "/api/live" | "/health" => responder.method_not_allowed("GET", &mut buffers.out),
-        path if path.starts_with("/__admin/") => admin::handle(request, state, &mut buffers.out),
-        _ => responder.problem(404, "no such resource", &[], &mut buffers.out),
+        "/api/live" if request.method == Method::Get => live(request, state, scratch),
+        "/health" if request.method == Method::Get => Answer::bytes(
+            200,
+            "application/json",
+            Bytes::from_static(br#"{"status":"ok"}"#),
+        )
+        .into(),
+        "/api/live" | "/health" => Answer::method_not_allowed(&[("allow", "GET")]).into(),
+        path if path.starts_with("/__admin/") => admin::handle(request, state).into(),
+        _ => Answer::problem(404, "no such resource", &[]).into(),
     }
 }
 
-#[derive(Serialize)]
-struct Health {
-    status: &'static str,
-}
-
-async fn live(request: &Request<'_>, state: &MockState, buffers: &mut Buffers) -> Outcome {
+fn live(request: &Request<'_>, state: &MockState, scratch: &mut BytesMut) -> Routed {
     let decision = state.live_decision();
-    if !decision.delay.is_zero() {
-        tokio::time::sleep(decision.delay).await;
-    }
-    let Buffers { out, body } = buffers;
-    body.clear();
-    rates::write_live_body(
-        &rates::parse_pairs(request.query),
-        timestamp(state.timestamp_unit()),
-        body,
-    );
-    let responder = Responder::new(request);
-    let reply = Reply {
-        status: 200,
-        content_type: state.content_type().header_value(),
-        // HTTP/1.0 clients cannot read chunked bodies.
-        framing: if request.http10 {
-            Framing::ContentLength
-        } else {
-            state.framing()
-        },
-        connection: responder.connection_header(),
-        extra_headers: &[],
+    let routed = |outcome| Routed {
+        delay: decision.delay,
+        outcome,
     };
-    // Broken answers do not announce the close: the client should be surprised by it.
-    let broken = Reply {
-        framing: Framing::ContentLength,
-        connection: None,
-        ..reply
-    };
-    match decision.fault {
-        None | Some(FaultMode::None) => {
-            reply.write(body, out);
-            responder.done()
-        }
+    let fault = match decision.fault {
+        None | Some(FaultMode::None | FaultMode::Malformed) => None,
+        Some(FaultMode::Eof) => Some(AnswerFault::HeadOnly),
+        Some(FaultMode::Truncated) => Some(AnswerFault::HalfBody),
+        Some(FaultMode::Drip) => Some(AnswerFault::Drip),
         Some(FaultMode::Status) => {
-            let retry_after: &[(&str, &str)] = if decision.status == 503 {
-                &[("Retry-After", "1")]
+            let retry_after: &'static [(&'static str, &'static str)] = if decision.status == 503 {
+                &[("retry-after", "1")]
             } else {
                 &[]
             };
-            responder.problem(decision.status, "injected fault", retry_after, out)
+            return routed(Outcome::Answer(Answer::problem(
+                decision.status,
+                "injected fault",
+                retry_after,
+            )));
         }
-        Some(FaultMode::Reset) => Outcome::Reset,
-        Some(FaultMode::Eof) => {
-            broken.write_head(body.len(), out);
-            Outcome::Reply { close: true }
-        }
-        Some(FaultMode::Truncated) => {
-            broken.write_head(body.len(), out);
-            out.extend_from_slice(&body[..body.len() / 2]);
-            Outcome::Reply { close: true }
-        }
-        Some(FaultMode::Malformed) => {
-            let mut malformed = body[..body.len() / 2].to_vec();
-            malformed.extend_from_slice(b"<html>");
-            reply.write(&malformed, out);
-            responder.done()
-        }
-        Some(FaultMode::Drip) => {
-            Reply {
-                framing: Framing::Chunked,
-                ..broken
-            }
-            .write_head(0, out);
-            Outcome::Drip
-        }
-        Some(FaultMode::Hang) => Outcome::Hang,
-        Some(FaultMode::Goaway) => Outcome::GoAway,
-        Some(FaultMode::Refused) => Outcome::Refuse,
+        Some(FaultMode::Reset) => return routed(Outcome::Reset),
+        Some(FaultMode::Hang) => return routed(Outcome::Hang),
+        Some(FaultMode::Goaway) => return routed(Outcome::GoAway),
+        Some(FaultMode::Refused) => return routed(Outcome::Refuse),
+    };
+    rates::write_live_body(
+        &rates::parse_pairs(request.query),
+        timestamp(state.timestamp_unit()),
+        scratch,
+    );
+    if decision.fault == Some(FaultMode::Malformed) {
+        // Correctly framed, but cut in the middle of the JSON and ending in markup.
+        scratch.truncate(scratch.len() / 2);
+        scratch.extend_from_slice(b"<html>");
     }
+    routed(Outcome::Answer(Answer {
+        framing: state.framing(),
+        fault,
+        ..Answer::bytes(
+            200,
+            state.content_type().header_value(),
+            scratch.split().freeze(),
+        )
+    }))
 }
 
 fn timestamp(unit: TimestampUnit) -> u64 {
