@@ -1,11 +1,12 @@
-//! `/__admin/*`: read and change faults, read and reset counters (or only the HTTP/2 peaks),
-//! fetch the CA. Never faulted.
+//! `/__admin/*`: read and change faults and the idle timeout, read and reset counters (or only
+//! the HTTP/2 peaks), fetch the CA. Never faulted.
 
 use serde::Serialize;
 
 use crate::exchange::{Answer, Request};
 use crate::faults::Faults;
 use crate::http::Method;
+use crate::settings::IdleTimeout;
 use crate::state::MockState;
 
 pub(crate) fn handle(request: &Request<'_>, state: &MockState) -> Answer {
@@ -41,7 +42,20 @@ pub(crate) fn handle(request: &Request<'_>, state: &MockState) -> Answer {
             }
             Err(detail) => Answer::problem(400, &detail, &[]),
         },
-        ("/__admin/faults", _) => Answer::method_not_allowed(&[("allow", "GET, PUT")]),
+        ("/__admin/idle-timeout", Method::Get) => {
+            Answer::json(200, &IdleTimeout::from(state.idle_timeout()))
+        }
+        ("/__admin/idle-timeout", Method::Put) => match parse_idle_timeout(request.body) {
+            Ok(timeout) => {
+                state.set_idle_timeout(timeout.duration());
+                tracing::info!(?timeout, "idle timeout changed");
+                Answer::json(200, &timeout)
+            }
+            Err(detail) => Answer::problem(400, &detail, &[]),
+        },
+        ("/__admin/faults" | "/__admin/idle-timeout", _) => {
+            Answer::method_not_allowed(&[("allow", "GET, PUT")])
+        }
         ("/__admin/stats", Method::Get) => Answer::json(200, &state.stats()),
         ("/__admin/reset", Method::Post) => {
             state.reset();
@@ -119,6 +133,13 @@ fn same_secret(presented: &[u8], token: &[u8]) -> bool {
 #[derive(Serialize)]
 struct Done {
     status: &'static str,
+}
+
+fn parse_idle_timeout(body: &[u8]) -> Result<IdleTimeout, String> {
+    let timeout: IdleTimeout = serde_json::from_slice(body)
+        .map_err(|error| format!("invalid idle timeout JSON: {error}"))?;
+    timeout.validate()?;
+    Ok(timeout)
 }
 
 fn parse_faults(body: &[u8]) -> Result<Faults, String> {

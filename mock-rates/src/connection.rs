@@ -2,6 +2,7 @@
 //! misbehave on demand; a TLS connection that negotiated `h2` goes to [`http2`] instead.
 
 use std::io;
+use std::time::Duration;
 
 use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -121,7 +122,7 @@ impl<S: Transport> Connection<S> {
                 send(&mut self.stream, b"HTTP/1.1 100 Continue\r\n\r\n").await?;
             }
             while self.read.len() < total {
-                match self.fill().await? {
+                match self.fill(self.request_limit()).await? {
                     Read::Data => {}
                     Read::Closed => return Ok(()),
                     Read::TimedOut => return self.refuse(HttpError::Timeout).await,
@@ -223,7 +224,8 @@ impl<S: Transport> Connection<S> {
         send(&mut self.stream, &self.out).await
     }
 
-    /// Reads until a request head is complete: `None` when the client left or went idle.
+    /// Reads until a request head is complete: `None` when the client left or the connection
+    /// sat idle too long.
     async fn read_head(&mut self) -> io::Result<Option<Result<Head, HttpError>>> {
         loop {
             if !self.read.is_empty() {
@@ -233,26 +235,43 @@ impl<S: Transport> Connection<S> {
                     Ok(None) => {}
                 }
             }
-            match self.fill().await? {
+            // Idle: no request in flight, and not a byte of the next one yet.
+            let idle = self.read.is_empty();
+            let limit = if idle {
+                self.state
+                    .idle_timeout()
+                    .unwrap_or_else(|| self.request_limit())
+            } else {
+                self.request_limit()
+            };
+            match self.fill(limit).await? {
                 Read::Data => {}
                 Read::Closed => return Ok(None),
-                // An idle keep-alive connection is closed quietly, like actix-web does.
-                Read::TimedOut if self.read.is_empty() => return Ok(None),
+                // An idle connection is closed quietly (no answer), as actix-web, Node and
+                // nginx close one at their keep-alive timeout.
+                Read::TimedOut if idle => {
+                    self.state.count_idle_close();
+                    return Ok(None);
+                }
                 Read::TimedOut => return Ok(Some(Err(HttpError::Timeout))),
             }
         }
     }
 
-    async fn fill(&mut self) -> io::Result<Read> {
-        if self.read.capacity() - self.read.len() < 1024 {
-            self.read.reserve(4096);
-        }
+    /// How long a request (or the next, on a kept-alive connection) may take to arrive.
+    fn request_limit(&self) -> Duration {
         let keep_alive = self.state.keep_alive();
-        let limit = if keep_alive.is_zero() {
+        if keep_alive.is_zero() {
             REQUEST_TIMEOUT
         } else {
             keep_alive
-        };
+        }
+    }
+
+    async fn fill(&mut self, limit: Duration) -> io::Result<Read> {
+        if self.read.capacity() - self.read.len() < 1024 {
+            self.read.reserve(4096);
+        }
         match tokio::time::timeout(limit, self.stream.read_buf(&mut self.read)).await {
             Ok(Ok(0)) => Ok(Read::Closed),
             Ok(Ok(_)) => Ok(Read::Data),

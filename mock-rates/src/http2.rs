@@ -62,7 +62,7 @@ where
     // Streams a `goaway` fault left unanswered: held, not dropped (which would reset them),
     // until the connection ends.
     let mut unanswered = Vec::new();
-    let mut idle = Idle::new(state.keep_alive());
+    let mut idle = Idle::new(&state);
     let turns = Arc::new(Turns::default());
     let own_waker = Waker::from(Arc::clone(&turns));
     poll_fn(|task| {
@@ -116,11 +116,19 @@ where
                 }
             }
             if active {
-                idle.active(!waiting.is_empty());
+                idle.active(&state, !waiting.is_empty());
             }
-            if let Some(expired) = idle.poll_expired(context, !waiting.is_empty()) {
-                if expired {
-                    connection.graceful_shutdown();
+            if let Some(expired) = idle.poll_expired(context, &state, !waiting.is_empty()) {
+                match expired {
+                    Expired::Moved => {}
+                    Expired::Graceful => {
+                        state.count_idle_close();
+                        connection.graceful_shutdown();
+                    }
+                    Expired::GoAway => {
+                        state.count_idle_close();
+                        connection.abrupt_shutdown(Reason::NO_ERROR);
+                    }
                 }
                 // The timer, moved or done with, is polled again on the next turn.
                 turns.woken.store(true, Ordering::SeqCst);
@@ -147,60 +155,94 @@ where
     Ok(())
 }
 
-/// When an idle connection is closed: gracefully (GOAWAY, then the open streams finish) once
-/// idle for the keep-alive, as the HTTP/1.1 side closes an idle connection; the first request
-/// may take longer. The timer is moved when it fires (or must fire sooner), not at every
-/// request.
+/// When an idle connection (no stream open, none waiting) is closed, and how. With an idle
+/// timeout: once idle that long, with GOAWAY(NO_ERROR) naming the last stream taken, then the
+/// close, as h2 servers close idle connections (a request the client sends meanwhile is past
+/// that stream: refused, not processed). Without one: gracefully (GOAWAY, then the open streams
+/// finish) once idle for the keep-alive, as the HTTP/1.1 side closes an idle connection; the
+/// first request may take longer. The timer is moved when it fires (or must fire sooner), not
+/// at every request, and the limit is read from the state each time, so that a change at run
+/// time applies.
 struct Idle {
     keep_alive: Duration,
-    limit: Duration,
+    /// A stream was served: the first request's allowance is spent.
+    served: bool,
     last_active: Instant,
     timer: Pin<Box<Sleep>>,
     closing: bool,
 }
 
+/// What the idle timer asks of the connection.
+enum Expired {
+    /// It fired early and was moved.
+    Moved,
+    /// Idle for the keep-alive: GOAWAY, and let the open streams finish.
+    Graceful,
+    /// Idle for the idle timeout: GOAWAY(NO_ERROR), then close.
+    GoAway,
+}
+
 impl Idle {
-    fn new(keep_alive: Duration) -> Self {
-        let limit = keep_alive.max(REQUEST_TIMEOUT);
-        let now = Instant::now();
-        Self {
-            keep_alive,
-            limit,
-            last_active: now,
-            timer: Box::pin(tokio::time::sleep_until(now + limit)),
+    fn new(state: &MockState) -> Self {
+        let mut idle = Self {
+            keep_alive: state.keep_alive(),
+            served: false,
+            last_active: Instant::now(),
+            timer: Box::pin(tokio::time::sleep(Duration::ZERO)),
             closing: false,
+        };
+        let (limit, _) = idle.limit(state);
+        let deadline = idle.last_active + limit;
+        idle.timer.as_mut().reset(deadline);
+        idle
+    }
+
+    /// The time an idle connection is kept, and what follows it.
+    fn limit(&self, state: &MockState) -> (Duration, Expired) {
+        match state.idle_timeout() {
+            Some(timeout) => (timeout, Expired::GoAway),
+            None if self.served => (self.keep_alive, Expired::Graceful),
+            None => (self.keep_alive.max(REQUEST_TIMEOUT), Expired::Graceful),
         }
     }
 
     /// A stream arrived or finished; `busy` if streams are still waiting.
-    fn active(&mut self, busy: bool) {
+    fn active(&mut self, state: &MockState, busy: bool) {
         let now = Instant::now();
         self.last_active = now;
         if !busy {
-            self.limit = self.keep_alive;
-            // Due sooner than the timer is set for (a zero keep-alive): move it.
-            if now + self.limit < self.timer.deadline() {
-                self.timer.as_mut().reset(now + self.limit);
+            self.served = true;
+            let (limit, _) = self.limit(state);
+            // Due sooner than the timer is set for (a zero keep-alive, a shorter idle
+            // timeout): move it.
+            if now + limit < self.timer.deadline() {
+                self.timer.as_mut().reset(now + limit);
             }
         }
     }
 
-    /// `None` while the timer has not fired; `Some(true)` once the connection has been idle
-    /// for its limit (it is then closing), `Some(false)` when the timer fired early and was
-    /// moved.
-    fn poll_expired(&mut self, context: &mut Context<'_>, busy: bool) -> Option<bool> {
+    /// `None` while the timer has not fired; what the connection must do once it has.
+    fn poll_expired(
+        &mut self,
+        context: &mut Context<'_>,
+        state: &MockState,
+        busy: bool,
+    ) -> Option<Expired> {
         if self.closing || self.timer.as_mut().poll(context).is_pending() {
             return None;
         }
         let now = Instant::now();
+        let (limit, close) = self.limit(state);
         if busy {
-            self.timer.as_mut().reset(now + self.limit);
-        } else if now < self.last_active + self.limit {
-            self.timer.as_mut().reset(self.last_active + self.limit);
+            self.timer.as_mut().reset(now + limit);
+            Some(Expired::Moved)
+        } else if now < self.last_active + limit {
+            self.timer.as_mut().reset(self.last_active + limit);
+            Some(Expired::Moved)
         } else {
             self.closing = true;
+            Some(close)
         }
-        Some(self.closing)
     }
 }
 

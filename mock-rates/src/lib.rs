@@ -22,5 +22,7 @@ mod tls;
 pub use faults::{FaultMode, Faults};
 pub use rates::{rate_table, rate_text};
 pub use server::{MockServer, serve};
-pub use settings::{AdminToken, ContentType, Framing, Settings, TimestampUnit, TlsSettings};
+pub use settings::{
+    AdminToken, ContentType, Framing, IdleTimeout, Settings, TimestampUnit, TlsSettings,
+};
 pub use state::{MockState, Stats};

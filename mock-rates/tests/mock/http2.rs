@@ -514,3 +514,63 @@ fn the_admin_token_is_asked_for_over_h2_too() {
         assert_eq!(response.await.unwrap().status(), 200);
     });
 }
+
+/// Idle past the idle timeout (far shorter than the keep-alive here): GOAWAY(NO_ERROR) naming
+/// the last stream taken, then the close; counted.
+#[test]
+fn the_idle_timeout_ends_an_idle_h2_connection_with_goaway() {
+    let server = h2_server(
+        TlsSettings::default(),
+        Settings {
+            keep_alive: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_millis(200)),
+            ..Settings::default()
+        },
+    );
+    runtime().block_on(async {
+        let (send, driver) = connect(&server).await;
+        assert_eq!(get(&send, LIVE).await.unwrap().status(), 200);
+        let ended = tokio::time::timeout(Duration::from_secs(20), driver)
+            .await
+            .expect("closed by the idle timeout, long before the keep-alive")
+            .unwrap();
+        // The h2 client ends cleanly on GOAWAY(NO_ERROR); a close without it would be an error.
+        ended.expect("GOAWAY(NO_ERROR) before the close");
+        assert!(
+            send.clone().ready().await.is_err(),
+            "no new stream after it"
+        );
+    });
+    assert_eq!(server.state().stats().idle_closes, 1);
+}
+
+/// A stream whose answer takes longer than the idle timeout is answered: the connection is not
+/// idle while it is open. It is closed once idle after the answer.
+#[test]
+fn an_h2_stream_in_flight_outlasts_the_idle_timeout() {
+    let server = h2_server(
+        TlsSettings::default(),
+        Settings {
+            keep_alive: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_millis(100)),
+            faults: Faults {
+                latency_ms: 400,
+                ..Faults::default()
+            },
+            ..Settings::default()
+        },
+    );
+    runtime().block_on(async {
+        let (send, driver) = connect(&server).await;
+        let response = get(&send, LIVE).await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert!(text(response).await.contains("EURUSD"));
+        assert_eq!(server.state().stats().idle_closes, 0);
+        tokio::time::timeout(Duration::from_secs(20), driver)
+            .await
+            .expect("closed once idle")
+            .unwrap()
+            .ok();
+    });
+    assert_eq!(server.state().stats().idle_closes, 1);
+}
