@@ -5,6 +5,7 @@ mod admin;
 mod connection;
 mod exchange;
 mod faults;
+mod history;
 // Only for the fuzz targets in `fuzz/`.
 #[doc(hidden)]
 pub mod fuzzing;

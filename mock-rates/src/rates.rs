@@ -125,7 +125,7 @@ fn lookup_ignoring_case(item: &str) -> Option<(&'static str, &'static str)> {
 }
 
 /// The raw value of the first `name` parameter in `query`.
-fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
+pub(crate) fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
     query
         .split('&')
         .find_map(|param| match param.split_once('=') {
@@ -189,7 +189,7 @@ pub(crate) fn write_live_body(query: &PairsQuery, timestamp: u64, body: &mut Byt
 }
 
 /// Writes `{"EURUSD":{"rate":1.16025,"timestamp":1732900000},...}`: the `rates` object.
-fn write_quotes(pairs: &[(&str, &str)], timestamp: u64, body: &mut BytesMut) {
+pub(crate) fn write_quotes(pairs: &[(&str, &str)], timestamp: u64, body: &mut BytesMut) {
     let mut digits = [0u8; 20];
     let timestamp = decimal(timestamp, &mut digits);
     body.extend_from_slice(b"{");

@@ -7,29 +7,78 @@ use bytes::{Bytes, BytesMut};
 use crate::admin;
 use crate::exchange::{Answer, AnswerFault, Outcome, Request, Routed};
 use crate::faults::FaultMode;
+use crate::history;
 use crate::http::Method;
-use crate::rates;
+use crate::rates::{self, PairsQuery};
 use crate::settings::TimestampUnit;
 use crate::state::MockState;
 
 /// Routes one request. `scratch` is the connection's buffer for answer bodies: a body made
 /// in it is split off as [`Bytes`], and its room is reused once the answer has been sent.
 pub(crate) fn handle(request: &Request<'_>, state: &MockState, scratch: &mut BytesMut) -> Routed {
-    match request.path {
-        "/api/live" if request.method == Method::Get => live(request, state, scratch),
-        "/health" if request.method == Method::Get => Answer::bytes(
+    // `/size/N/api/live` is `/api/live?size=N` for clients that only take a base URL.
+    let (path, size_in_path) = match request.path.strip_prefix("/size/") {
+        Some(rest) => match rest.find('/') {
+            Some(end) => (&rest[end..], Some(&rest[..end])),
+            None => (request.path, None),
+        },
+        None => (request.path, None),
+    };
+    match path {
+        "/api/live" if request.method == Method::Get => {
+            let size = size_in_path.or_else(|| {
+                request
+                    .query
+                    .and_then(|query| rates::query_param(query, "size"))
+            });
+            match size.map(parse_size).transpose() {
+                Ok(size) => live(request, state, scratch, size),
+                Err(answer) => answer.into(),
+            }
+        }
+        "/health" if request.method == Method::Get && size_in_path.is_none() => Answer::bytes(
             200,
             "application/json",
             Bytes::from_static(br#"{"status":"ok"}"#),
         )
         .into(),
-        "/api/live" | "/health" => Answer::method_not_allowed(&[("allow", "GET")]).into(),
-        path if path.starts_with("/__admin/") => admin::handle(request, state).into(),
+        "/api/live" => Answer::method_not_allowed(&[("allow", "GET")]).into(),
+        "/health" if size_in_path.is_none() => {
+            Answer::method_not_allowed(&[("allow", "GET")]).into()
+        }
+        path if path.starts_with("/__admin/") && size_in_path.is_none() => {
+            admin::handle(request, state).into()
+        }
         _ => Answer::problem(404, "no such resource", &[]).into(),
     }
 }
 
-fn live(request: &Request<'_>, state: &MockState, scratch: &mut BytesMut) -> Routed {
+/// The size asked for an answer: 1 to [`history::MAX_SIZE`] bytes.
+fn parse_size(text: &str) -> Result<usize, Answer> {
+    match text.parse::<usize>() {
+        Ok(size)
+            if (1..=history::MAX_SIZE).contains(&size)
+                && text.bytes().all(|byte| byte.is_ascii_digit()) =>
+        {
+            Ok(size)
+        }
+        _ => Err(Answer::problem(
+            400,
+            &format!(
+                "size must be a number of bytes from 1 to {}",
+                history::MAX_SIZE
+            ),
+            &[],
+        )),
+    }
+}
+
+fn live(
+    request: &Request<'_>,
+    state: &MockState,
+    scratch: &mut BytesMut,
+    size: Option<usize>,
+) -> Routed {
     let decision = state.live_decision();
     let routed = |outcome| Routed {
         delay: decision.delay,
@@ -57,24 +106,25 @@ fn live(request: &Request<'_>, state: &MockState, scratch: &mut BytesMut) -> Rou
         Some(FaultMode::Goaway) => return routed(Outcome::GoAway),
         Some(FaultMode::Refused) => return routed(Outcome::Refuse),
     };
-    rates::write_live_body(
-        &rates::parse_pairs(request.query),
-        timestamp(state.timestamp_unit()),
-        scratch,
-    );
+    let pairs = rates::parse_pairs(request.query);
+    let timestamp = timestamp(state.timestamp_unit());
+    // Error answers (code 1001, 1002) keep their own size.
+    let mut body = if let (PairsQuery::Known(known), Some(size)) = (&pairs, size) {
+        state.sized_answer(known, size, timestamp)
+    } else {
+        rates::write_live_body(&pairs, timestamp, scratch);
+        scratch.split().freeze()
+    };
     if decision.fault == Some(FaultMode::Malformed) {
         // Correctly framed, but cut in the middle of the JSON and ending in markup.
-        scratch.truncate(scratch.len() / 2);
+        scratch.extend_from_slice(&body[..body.len() / 2]);
         scratch.extend_from_slice(b"<html>");
+        body = scratch.split().freeze();
     }
     routed(Outcome::Answer(Answer {
         framing: state.framing(),
         fault,
-        ..Answer::bytes(
-            200,
-            state.content_type().header_value(),
-            scratch.split().freeze(),
-        )
+        ..Answer::bytes(200, state.content_type().header_value(), body)
     }))
 }
 

@@ -5,9 +5,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
 use crate::faults::{Decision, Faults};
+use crate::history::SizedAnswers;
 use crate::settings::{AdminToken, ContentType, Framing, Settings, TimestampUnit};
 use crate::tls::{Handshake, Tls};
 
@@ -93,6 +95,8 @@ struct Inner {
     h2_busy_connections: AtomicU64,
     h2_peak_connections: AtomicU64,
     idle_closes: AtomicU64,
+    /// Large answers, built once per pairs and size.
+    sized_answers: SizedAnswers,
 }
 
 #[derive(Debug)]
@@ -158,6 +162,7 @@ impl MockState {
                 h2_busy_connections: AtomicU64::new(0),
                 h2_peak_connections: AtomicU64::new(0),
                 idle_closes: AtomicU64::new(0),
+                sized_answers: SizedAnswers::default(),
             }),
         })
     }
@@ -336,6 +341,19 @@ impl MockState {
         self.inner
             .h2_busy_connections
             .fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// The `/api/live` answer for `pairs` padded with history to `size` bytes, built (quoting
+    /// `timestamp`) the first time it is asked for and shared after.
+    pub(crate) fn sized_answer(
+        &self,
+        pairs: &[(&'static str, &'static str)],
+        size: usize,
+        timestamp: u64,
+    ) -> Bytes {
+        self.inner
+            .sized_answers
+            .get(pairs, size, timestamp, self.inner.timestamp_unit)
     }
 
     /// A connection was closed for sitting idle.

@@ -574,3 +574,53 @@ fn an_h2_stream_in_flight_outlasts_the_idle_timeout() {
     });
     assert_eq!(server.state().stats().idle_closes, 1);
 }
+
+/// A large answer over h2: the whole size, sent as the client's flow-control window lets it.
+#[test]
+fn a_large_answer_goes_out_over_h2_within_the_window() {
+    const MEGABYTE: usize = 1024 * 1024;
+    let server = h2_server(TlsSettings::default(), Settings::default());
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        for path in [
+            format!("/size/{MEGABYTE}/api/live?pairs=EURUSD,USDJPY"),
+            format!("/api/live?pairs=EURUSD,USDJPY&size={MEGABYTE}"),
+        ] {
+            let response = get(&send, &path).await.unwrap();
+            assert_eq!(response.status(), 200);
+            assert_eq!(
+                response.headers()["content-length"],
+                MEGABYTE.to_string().as_str()
+            );
+            let body = text(response).await;
+            assert_eq!(body.len(), MEGABYTE, "{path}");
+            let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+            assert_eq!(json["rates"]["USDJPY"]["rate"].to_string(), "156.4295");
+        }
+        // The stream limit's count saw each stream close once its last frame went out.
+        assert_eq!(get(&send, "/health").await.unwrap().status(), 200);
+    });
+    let stats = server.state().stats();
+    assert_eq!((stats.h2_streams, stats.h2_peak_streams), (3, 1));
+}
+
+/// `truncated` on a large answer over h2: the whole length announced, then RST_STREAM after
+/// part of the body (at most half: what the connection had written when the reset came).
+#[test]
+fn a_truncated_large_answer_over_h2_ends_in_a_reset() {
+    const MEGABYTE: usize = 1024 * 1024;
+    let server = h2_server(TlsSettings::default(), fault(FaultMode::Truncated));
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        let response = get(&send, &format!("/size/{MEGABYTE}/api/live?pairs=EURUSD"))
+            .await
+            .unwrap();
+        assert_eq!(
+            response.headers()["content-length"],
+            MEGABYTE.to_string().as_str()
+        );
+        let error = frames(&mut response.into_body()).await.unwrap_err();
+        assert!(error.is_reset(), "{error}");
+        assert_eq!(error.reason(), Some(Reason::INTERNAL_ERROR));
+    });
+}
