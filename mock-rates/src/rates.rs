@@ -95,15 +95,19 @@ pub(crate) fn parse_pairs(query: Option<&str>) -> PairsQuery {
     };
     let value = percent_decode(value);
     let mut known: Vec<(&'static str, &'static str)> = Vec::new();
+    // The table entries already in `known`, one bit each.
+    let mut seen = 0u64;
     for item in value
         .split(',')
         .map(str::trim)
         .filter(|item| !item.is_empty())
     {
-        match lookup_ignoring_case(item) {
-            Some(entry) if !known.contains(&entry) => known.push(entry),
-            Some(_) => {}
-            None => return PairsQuery::Unknown(item.to_ascii_uppercase()),
+        let Some(index) = lookup_ignoring_case(item) else {
+            return PairsQuery::Unknown(item.to_ascii_uppercase());
+        };
+        if seen & (1 << index) == 0 {
+            seen |= 1 << index;
+            known.push(RATES[index]);
         }
     }
     if known.is_empty() {
@@ -113,31 +117,50 @@ pub(crate) fn parse_pairs(query: Option<&str>) -> PairsQuery {
     }
 }
 
-fn lookup_ignoring_case(item: &str) -> Option<(&'static str, &'static str)> {
-    // Every pair is six ASCII letters: upper-case into a stack buffer, no allocation.
-    let bytes: [u8; 6] = item.as_bytes().try_into().ok()?;
-    let upper = bytes.map(|byte| byte.to_ascii_uppercase());
-    let upper = std::str::from_utf8(&upper).ok()?;
-    let index = RATES
-        .binary_search_by(|(known, _)| (*known).cmp(upper))
-        .ok()?;
-    Some(RATES[index])
+// `parse_pairs` marks the entries it has seen in a u64.
+const _: () = assert!(RATES.len() <= 64);
+
+/// The index of `item`'s entry in the table, whatever its case.
+fn lookup_ignoring_case(item: &str) -> Option<usize> {
+    // Every pair is six ASCII letters: compared as one number, in the text's order.
+    let letters: [u8; 6] = item.as_bytes().try_into().ok()?;
+    let wanted = pair_key(letters.map(|letter| letter.to_ascii_uppercase()));
+    RATES
+        .binary_search_by_key(&wanted, |(pair, _)| {
+            <[u8; 6]>::try_from(pair.as_bytes()).map_or(0, pair_key)
+        })
+        .ok()
+}
+
+/// Six letters as a number that sorts as the text does.
+fn pair_key(letters: [u8; 6]) -> u64 {
+    let mut key = [0u8; 8];
+    key[2..].copy_from_slice(&letters);
+    u64::from_be_bytes(key)
 }
 
 /// The raw value of the first `name` parameter in `query`.
 pub(crate) fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
-    query
-        .split('&')
-        .find_map(|param| match param.split_once('=') {
-            Some((key, value)) if key == name => Some(value),
-            None if param == name => Some(""),
-            _ => None,
-        })
+    // By bytes: `&` and `=` are ASCII, so every cut falls between characters.
+    let mut rest = query;
+    loop {
+        let end = rest
+            .bytes()
+            .position(|byte| byte == b'&')
+            .unwrap_or(rest.len());
+        let param = &rest[..end];
+        match param.bytes().position(|byte| byte == b'=') {
+            Some(equals) if &param[..equals] == name => return Some(&param[equals + 1..]),
+            None if param == name => return Some(""),
+            _ => {}
+        }
+        rest = rest.get(end + 1..)?;
+    }
 }
 
 /// Decodes `%XX` escapes and `+` (a space in forms); malformed escapes stay as they are.
 fn percent_decode(value: &str) -> std::borrow::Cow<'_, str> {
-    if !value.contains(['%', '+']) {
+    if !value.bytes().any(|byte| byte == b'%' || byte == b'+') {
         return std::borrow::Cow::Borrowed(value);
     }
     let bytes = value.as_bytes();
@@ -327,6 +350,19 @@ mod tests {
             parse_pairs(Some("pairs=GBPUSD&pairs=XXXYYY")),
             known(&["GBPUSD"])
         );
+    }
+
+    #[test]
+    fn query_parameters_are_found_by_exact_name() {
+        let find = |query, name| query_param(query, name);
+        assert_eq!(find("pairs=EURUSD&size=100", "size"), Some("100"));
+        assert_eq!(find("a&size=1&size=2", "size"), Some("1"));
+        assert_eq!(find("size", "size"), Some(""));
+        assert_eq!(find("size=", "size"), Some(""));
+        assert_eq!(find("sizes=1&xsize=2&size", "size"), Some(""));
+        assert_eq!(find("sizes=1&", "size"), None);
+        assert_eq!(find("", "size"), None);
+        assert_eq!(find("é=1&size=é", "size"), Some("é"));
     }
 
     #[test]
