@@ -1,15 +1,15 @@
-//! `/__admin/*`: read and change faults, read and reset counters (or only the HTTP/2 peaks),
-//! fetch the CA. Never faulted.
+//! `/__admin/*`: read and change faults and the idle timeout, read and reset counters (or only
+//! the HTTP/2 peaks), fetch the CA. Never faulted.
 
 use serde::Serialize;
 
-use crate::exchange::{Outcome, Request, Responder};
+use crate::exchange::{Answer, Request};
 use crate::faults::Faults;
 use crate::http::Method;
+use crate::settings::IdleTimeout;
 use crate::state::MockState;
 
-pub(crate) fn handle(request: &Request<'_>, state: &MockState, out: &mut Vec<u8>) -> Outcome {
-    let responder = Responder::new(request);
+pub(crate) fn handle(request: &Request<'_>, state: &MockState) -> Answer {
     match access(
         state.admin_token(),
         request.peer_loopback,
@@ -17,56 +17,72 @@ pub(crate) fn handle(request: &Request<'_>, state: &MockState, out: &mut Vec<u8>
     ) {
         Access::Granted => {}
         Access::NeedsToken => {
-            return responder.problem(
+            return Answer::problem(
                 401,
                 "the admin endpoints need this mock's token: Authorization: Bearer TOKEN",
                 &[("www-authenticate", "Bearer realm=\"mock-rates admin\"")],
-                out,
             );
         }
         Access::LoopbackOnly => {
-            return responder.problem(
+            return Answer::problem(
                 403,
                 "without --admin-token (MOCK_RATES_ADMIN_TOKEN), the admin endpoints answer \
                  loopback peers only",
                 &[],
-                out,
             );
         }
     }
     match (request.path, request.method) {
-        ("/__admin/faults", Method::Get) => responder.json(200, &state.faults(), out),
+        ("/__admin/faults", Method::Get) => Answer::json(200, &state.faults()),
         ("/__admin/faults", Method::Put) => match parse_faults(request.body) {
             Ok(faults) => {
                 state.set_faults(faults.clone());
                 tracing::info!(?faults, "faults changed");
-                responder.json(200, &faults, out)
+                Answer::json(200, &faults)
             }
-            Err(detail) => responder.problem(400, &detail, &[], out),
+            Err(detail) => Answer::problem(400, &detail, &[]),
         },
-        ("/__admin/faults", _) => responder.method_not_allowed("GET, PUT", out),
-        ("/__admin/stats", Method::Get) => responder.json(200, &state.stats(), out),
+        ("/__admin/idle-timeout", Method::Get) => {
+            Answer::json(200, &IdleTimeout::from(state.idle_timeout()))
+        }
+        ("/__admin/idle-timeout", Method::Put) => match parse_idle_timeout(request.body) {
+            Ok(timeout) => {
+                state.set_idle_timeout(timeout.duration());
+                tracing::info!(?timeout, "idle timeout changed");
+                Answer::json(200, &timeout)
+            }
+            Err(detail) => Answer::problem(400, &detail, &[]),
+        },
+        ("/__admin/faults" | "/__admin/idle-timeout", _) => {
+            Answer::method_not_allowed(&[("allow", "GET, PUT")])
+        }
+        ("/__admin/stats", Method::Get) => Answer::json(200, &state.stats()),
         ("/__admin/reset", Method::Post) => {
             state.reset();
-            responder.json(200, &Done { status: "reset" }, out)
+            Answer::json(200, &Done { status: "reset" })
         }
         ("/__admin/reset-peaks", Method::Post) => {
             state.reset_peaks();
-            responder.json(
+            Answer::json(
                 200,
                 &Done {
                     status: "peaks reset",
                 },
-                out,
             )
         }
-        ("/__admin/reset" | "/__admin/reset-peaks", _) => responder.method_not_allowed("POST", out),
+        ("/__admin/reset" | "/__admin/reset-peaks", _) => {
+            Answer::method_not_allowed(&[("allow", "POST")])
+        }
         ("/__admin/ca", Method::Get) => match state.ca_pem() {
-            Some(pem) => responder.bytes(200, "application/x-pem-file", pem.as_bytes(), out),
-            None => responder.problem(404, "TLS is off: there is no CA", &[], out),
+            Some(pem) => Answer::bytes(
+                200,
+                "application/x-pem-file",
+                pem.as_bytes().to_vec().into(),
+            ),
+            None => Answer::problem(404, "TLS is off: there is no CA", &[]),
         },
-        ("/__admin/stats" | "/__admin/ca", _) => responder.method_not_allowed("GET", out),
-        _ => responder.problem(404, "no such admin resource", &[], out),
+        ("/__admin/stats" | "/__admin/ca", _) => Answer::method_not_allowed(&[("allow", "GET")]),
+        _ => Answer::problem(404, "no such admin resource", &[]),
     }
 }
 
@@ -117,6 +133,13 @@ fn same_secret(presented: &[u8], token: &[u8]) -> bool {
 #[derive(Serialize)]
 struct Done {
     status: &'static str,
+}
+
+fn parse_idle_timeout(body: &[u8]) -> Result<IdleTimeout, String> {
+    let timeout: IdleTimeout = serde_json::from_slice(body)
+        .map_err(|error| format!("invalid idle timeout JSON: {error}"))?;
+    timeout.validate()?;
+    Ok(timeout)
 }
 
 fn parse_faults(body: &[u8]) -> Result<Faults, String> {

@@ -2,15 +2,19 @@
 //! misbehave on demand; a TLS connection that negotiated `h2` goes to [`http2`] instead.
 
 use std::io;
+use std::time::Duration;
 
+use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::server::TlsStream;
 
-use crate::exchange::{Buffers, Outcome, Request, Responder};
+use crate::exchange::{Answer, AnswerFault, Outcome, Request};
 use crate::http::{self, Head, HttpError};
 use crate::http2;
+use crate::reply::{Reply, write_chunk};
 use crate::routes;
+use crate::settings::Framing;
 use crate::state::MockState;
 use crate::timing::{DRIP_INTERVAL, LINGER, REQUEST_TIMEOUT};
 
@@ -54,7 +58,8 @@ async fn serve<S: Transport>(stream: S, state: MockState, peer_loopback: bool) -
         state,
         peer_loopback,
         read: Vec::with_capacity(4096),
-        buffers: Buffers::default(),
+        out: Vec::with_capacity(1024),
+        scratch: BytesMut::new(),
     }
     .serve()
     .await
@@ -84,7 +89,10 @@ struct Connection<S> {
     peer_loopback: bool,
     /// Bytes read and not yet handled; requests are parsed in place.
     read: Vec<u8>,
-    buffers: Buffers,
+    /// An answer's bytes on their way out: the head, and the body unless it is large.
+    out: Vec<u8>,
+    /// Room for answer bodies, reused once an answer is sent.
+    scratch: BytesMut,
 }
 
 enum Read {
@@ -92,6 +100,12 @@ enum Read {
     Closed,
     TimedOut,
 }
+
+/// A body up to this size is copied after the head so that both go out in one write; a
+/// larger one is written from where it is, unless chunked.
+const INLINE_BODY: usize = 16 * 1024;
+/// How much of a chunked body is gathered before it is written.
+const WRITE_BATCH: usize = 64 * 1024;
 
 impl<S: Transport> Connection<S> {
     async fn serve(&mut self) -> io::Result<()> {
@@ -108,35 +122,56 @@ impl<S: Transport> Connection<S> {
                 send(&mut self.stream, b"HTTP/1.1 100 Continue\r\n\r\n").await?;
             }
             while self.read.len() < total {
-                match self.fill().await? {
+                match self.fill(self.request_limit()).await? {
                     Read::Data => {}
                     Read::Closed => return Ok(()),
                     Read::TimedOut => return self.refuse(HttpError::Timeout).await,
                 }
             }
-            let Some(request) = request(
-                &self.read[..total],
-                &head,
-                keep_alive_enabled,
-                self.peer_loopback,
-            ) else {
+            let Some(request) = request(&self.read[..total], &head, self.peer_loopback) else {
                 return self
                     .refuse(HttpError::BadRequest("malformed request target"))
                     .await;
             };
             self.state.count_request();
-            self.buffers.out.clear();
-            let outcome = routes::handle(&request, &self.state, &mut self.buffers).await;
+            let routed = routes::handle(&request, &self.state, &mut self.scratch);
             self.read.drain(..total);
-            match outcome {
-                Outcome::Reply { close } => {
-                    send(&mut self.stream, &self.buffers.out).await?;
-                    if close {
+            if !routed.delay.is_zero() {
+                tokio::time::sleep(routed.delay).await;
+            }
+            let keep_alive = head.keep_alive && keep_alive_enabled;
+            match routed.outcome {
+                Outcome::Answer(answer) => match answer.fault {
+                    None => {
+                        let framing = if head.http10 {
+                            // HTTP/1.0 clients cannot read chunked bodies.
+                            Framing::ContentLength
+                        } else {
+                            answer.framing
+                        };
+                        let connection = connection_header(keep_alive, head.http10);
+                        self.write_answer(&answer, framing, connection).await?;
+                        if !keep_alive {
+                            return self.stream.shutdown().await;
+                        }
+                    }
+                    // Broken answers do not announce the close: the client should be surprised
+                    // by it.
+                    Some(AnswerFault::HeadOnly) => {
+                        self.write_head(&answer, Framing::ContentLength, None);
+                        send(&mut self.stream, &self.out).await?;
                         return self.stream.shutdown().await;
                     }
-                }
+                    Some(AnswerFault::HalfBody) => {
+                        self.write_head(&answer, Framing::ContentLength, None);
+                        self.out
+                            .extend_from_slice(&answer.body[..answer.body.len() / 2]);
+                        send(&mut self.stream, &self.out).await?;
+                        return self.stream.shutdown().await;
+                    }
+                    Some(AnswerFault::Drip) => return self.drip(&answer).await,
+                },
                 Outcome::Reset => return self.reset(),
-                Outcome::Drip => return self.drip().await,
                 Outcome::Hang => return self.hang().await,
                 // HTTP/1.1 has no GOAWAY and no refused request: both end the connection
                 // unanswered, as a server going away between two requests would.
@@ -145,7 +180,52 @@ impl<S: Transport> Connection<S> {
         }
     }
 
-    /// Reads until a request head is complete: `None` when the client left or went idle.
+    /// Writes an answer's head into the output buffer, which it clears first.
+    fn write_head(&mut self, answer: &Answer, framing: Framing, connection: Option<&'static str>) {
+        self.out.clear();
+        Reply {
+            status: answer.status,
+            content_type: answer.content_type,
+            framing,
+            connection,
+            extra_headers: answer.headers,
+        }
+        .write_head(answer.body.len(), &mut self.out);
+    }
+
+    /// Writes a whole answer: head and body in one write when the body is small.
+    async fn write_answer(
+        &mut self,
+        answer: &Answer,
+        framing: Framing,
+        connection: Option<&'static str>,
+    ) -> io::Result<()> {
+        self.write_head(answer, framing, connection);
+        match framing {
+            Framing::ContentLength if answer.body.len() <= INLINE_BODY => {
+                self.out.extend_from_slice(&answer.body);
+            }
+            Framing::ContentLength => {
+                self.stream.write_all(&self.out).await?;
+                self.out.clear();
+                self.stream.write_all(&answer.body).await?;
+            }
+            Framing::Chunked => {
+                for part in Answer::parts(&answer.body, framing) {
+                    write_chunk(&part, &mut self.out);
+                    if self.out.len() >= WRITE_BATCH {
+                        self.stream.write_all(&self.out).await?;
+                        self.out.clear();
+                    }
+                }
+                self.out.extend_from_slice(b"0\r\n\r\n");
+            }
+        }
+        send(&mut self.stream, &self.out).await
+    }
+
+    /// Reads until a request head is complete: `None` when the client left or the connection
+    /// sat idle too long.
     async fn read_head(&mut self) -> io::Result<Option<Result<Head, HttpError>>> {
         loop {
             if !self.read.is_empty() {
@@ -155,26 +235,43 @@ impl<S: Transport> Connection<S> {
                     Ok(None) => {}
                 }
             }
-            match self.fill().await? {
+            // Idle: no request in flight, and not a byte of the next one yet.
+            let idle = self.read.is_empty();
+            let limit = if idle {
+                self.state
+                    .idle_timeout()
+                    .unwrap_or_else(|| self.request_limit())
+            } else {
+                self.request_limit()
+            };
+            match self.fill(limit).await? {
                 Read::Data => {}
                 Read::Closed => return Ok(None),
-                // An idle keep-alive connection is closed quietly, like actix-web does.
-                Read::TimedOut if self.read.is_empty() => return Ok(None),
+                // An idle connection is closed quietly (no answer), as actix-web, Node and
+                // nginx close one at their keep-alive timeout.
+                Read::TimedOut if idle => {
+                    self.state.count_idle_close();
+                    return Ok(None);
+                }
                 Read::TimedOut => return Ok(Some(Err(HttpError::Timeout))),
             }
         }
     }
 
-    async fn fill(&mut self) -> io::Result<Read> {
-        if self.read.capacity() - self.read.len() < 1024 {
-            self.read.reserve(4096);
-        }
+    /// How long a request (or the next, on a kept-alive connection) may take to arrive.
+    fn request_limit(&self) -> Duration {
         let keep_alive = self.state.keep_alive();
-        let limit = if keep_alive.is_zero() {
+        if keep_alive.is_zero() {
             REQUEST_TIMEOUT
         } else {
             keep_alive
-        };
+        }
+    }
+
+    async fn fill(&mut self, limit: Duration) -> io::Result<Read> {
+        if self.read.capacity() - self.read.len() < 1024 {
+            self.read.reserve(4096);
+        }
         match tokio::time::timeout(limit, self.stream.read_buf(&mut self.read)).await {
             Ok(Ok(0)) => Ok(Read::Closed),
             Ok(Ok(_)) => Ok(Read::Data),
@@ -185,9 +282,9 @@ impl<S: Transport> Connection<S> {
 
     /// Answers a request that cannot be served, and closes.
     async fn refuse(&mut self, error: HttpError) -> io::Result<()> {
-        self.buffers.out.clear();
-        Responder::closing().problem(error.status(), error.detail(), &[], &mut self.buffers.out);
-        send(&mut self.stream, &self.buffers.out).await?;
+        let answer = Answer::problem(error.status(), error.detail(), &[]);
+        self.write_answer(&answer, Framing::ContentLength, Some("close"))
+            .await?;
         self.stream.shutdown().await?;
         // Closing with unread bytes (the rest of an oversized head, say) would send a RST
         // that can destroy the answer before the client reads it: drain first, briefly.
@@ -209,10 +306,11 @@ impl<S: Transport> Connection<S> {
     }
 
     /// Sends the chunked head, then one byte of the body every interval until a write fails.
-    async fn drip(&mut self) -> io::Result<()> {
-        send(&mut self.stream, &self.buffers.out).await?;
+    async fn drip(&mut self, answer: &Answer) -> io::Result<()> {
+        self.write_head(answer, Framing::Chunked, None);
+        send(&mut self.stream, &self.out).await?;
         let mut ticks = tokio::time::interval(DRIP_INTERVAL);
-        for &byte in self.buffers.body.iter().cycle() {
+        for &byte in answer.body.iter().cycle() {
             ticks.tick().await;
             send(&mut self.stream, &[b'1', b'\r', b'\n', byte, b'\r', b'\n']).await?;
         }
@@ -227,6 +325,16 @@ impl<S: Transport> Connection<S> {
     }
 }
 
+/// The `Connection` header an answer carries.
+fn connection_header(keep_alive: bool, http10: bool) -> Option<&'static str> {
+    match (keep_alive, http10) {
+        (false, _) => Some("close"),
+        // HTTP/1.0 closes by default, so keep-alive has to be confirmed.
+        (true, true) => Some("keep-alive"),
+        (true, false) => None,
+    }
+}
+
 /// Writes `bytes` and flushes: TLS keeps what the socket did not take, and a drip or a
 /// close that follows must find it sent.
 async fn send(stream: &mut (impl AsyncWrite + Unpin), bytes: &[u8]) -> io::Result<()> {
@@ -237,7 +345,6 @@ async fn send(stream: &mut (impl AsyncWrite + Unpin), bytes: &[u8]) -> io::Resul
 pub(crate) fn request<'a>(
     bytes: &'a [u8],
     head: &Head,
-    keep_alive_enabled: bool,
     peer_loopback: bool,
 ) -> Option<Request<'a>> {
     // The parser only accepts visible ASCII in the target, so this cannot fail in practice.
@@ -251,8 +358,6 @@ pub(crate) fn request<'a>(
         path,
         query,
         body: bytes.get(head.len..)?,
-        keep_alive: head.keep_alive && keep_alive_enabled,
-        http10: head.http10,
         peer_loopback,
         authorization: match &head.authorization {
             Some(range) => Some(bytes.get(range.clone())?),

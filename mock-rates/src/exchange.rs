@@ -1,157 +1,188 @@
-//! What a route sees and gives back: the parsed request, what the connection does next, the
-//! buffers it reuses, and the writer of whole answers.
+//! What a route sees and gives back: the parsed request, and the answer as data (status,
+//! headers, body, fault) that each protocol's writer sends its own way: bytes for HTTP/1.1
+//! ([`crate::connection`]), HEADERS and DATA frames for HTTP/2 ([`crate::http2`]).
 
+use std::time::Duration;
+
+use bytes::Bytes;
 use serde::Serialize;
 
 use crate::http::Method;
-use crate::reply::{Reply, reason};
+use crate::reply::reason;
 use crate::settings::Framing;
 
-/// One complete request, borrowed from the connection's read buffer.
+/// One complete request, borrowed from the connection's read buffer (HTTP/1.1) or from the
+/// stream's head (HTTP/2).
 #[derive(Debug)]
 pub(crate) struct Request<'a> {
     pub method: Method,
     pub path: &'a str,
     pub query: Option<&'a str>,
     pub body: &'a [u8],
-    pub keep_alive: bool,
-    pub http10: bool,
     /// Whether the peer's address is a loopback one (the admin endpoints' default audience).
     pub peer_loopback: bool,
     /// The `Authorization` header's value, if the request had one.
     pub authorization: Option<&'a [u8]>,
 }
 
-/// What the connection does after a request was handled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a route decided, and how long the connection waits before acting on it.
+#[derive(Debug)]
+pub(crate) struct Routed {
+    /// The injected latency (and jitter) of `/api/live`; zero elsewhere.
+    pub delay: Duration,
+    pub outcome: Outcome,
+}
+
+impl From<Outcome> for Routed {
+    fn from(outcome: Outcome) -> Self {
+        Self {
+            delay: Duration::ZERO,
+            outcome,
+        }
+    }
+}
+
+impl From<Answer> for Routed {
+    fn from(answer: Answer) -> Self {
+        Outcome::Answer(answer).into()
+    }
+}
+
+/// An answer, or one of the ways of not answering.
+#[derive(Debug)]
 pub(crate) enum Outcome {
-    /// Write the output buffer, then close if `close`, else read the next request.
-    Reply { close: bool },
-    /// Abort the connection so the client sees a TCP RST.
+    Answer(Answer),
+    /// Abort: a TCP RST in HTTP/1.1, RST_STREAM(INTERNAL_ERROR) in HTTP/2.
     Reset,
-    /// Write the output buffer (a chunked head), then drip the body buffer forever.
-    Drip,
-    /// Answer nothing; wait for the client to go away.
+    /// Answer nothing and wait for the client to go away.
     Hang,
-    /// End the connection without answering: GOAWAY in HTTP/2, a close in HTTP/1.1.
+    /// End the connection unanswered: GOAWAY in HTTP/2, a close in HTTP/1.1.
     GoAway,
-    /// Refuse this request unprocessed: RST_STREAM(REFUSED_STREAM) in HTTP/2, a close in
+    /// Refuse the request unprocessed: RST_STREAM(REFUSED_STREAM) in HTTP/2, a close in
     /// HTTP/1.1.
     Refuse,
 }
 
-/// Buffers a connection reuses from request to request.
-#[derive(Debug, Default)]
-pub(crate) struct Buffers {
-    /// The bytes to send.
-    pub out: Vec<u8>,
-    /// Scratch space for a body before it is framed.
-    pub body: Vec<u8>,
+/// One answer as data. The writers add what belongs to their protocol: the length or the
+/// chunking, `Connection` in HTTP/1.1.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub status: u16,
+    pub content_type: &'static str,
+    /// Headers beyond Content-Type and the framing ones; names in lower case, as HTTP/2
+    /// requires and HTTP/1.1 accepts.
+    pub headers: &'static [(&'static str, &'static str)],
+    pub body: Bytes,
+    /// Content-Length, or chunked (in HTTP/2: one DATA frame per chunk).
+    pub framing: Framing,
+    /// How the answer breaks, if it does.
+    pub fault: Option<AnswerFault>,
 }
 
-/// Writes whole answers that follow the request's keep-alive wish.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Responder {
-    keep_alive: bool,
-    http10: bool,
+/// The faults that send part of an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AnswerFault {
+    /// The head, announcing the whole body's length, then the end: a close in HTTP/1.1,
+    /// RST_STREAM(INTERNAL_ERROR) in HTTP/2.
+    HeadOnly,
+    /// The head and the first half of the body, then the end as for `HeadOnly`.
+    HalfBody,
+    /// The head without a length, then the body one byte at a time, over and over, until the
+    /// client leaves.
+    Drip,
 }
 
-impl Responder {
-    pub(crate) fn new(request: &Request<'_>) -> Self {
+/// Largest chunk of a chunked body; smaller bodies go out in two halves, so that clients
+/// always have to join chunks.
+const MAX_CHUNK: usize = 16 * 1024;
+
+impl Answer {
+    /// A body that is already bytes, with Content-Length framing.
+    pub(crate) fn bytes(status: u16, content_type: &'static str, body: Bytes) -> Self {
         Self {
-            keep_alive: request.keep_alive,
-            http10: request.http10,
-        }
-    }
-
-    /// For answers sent on a connection that is closing anyway (a refused request).
-    pub(crate) fn closing() -> Self {
-        Self {
-            keep_alive: false,
-            http10: false,
-        }
-    }
-
-    pub(crate) fn connection_header(self) -> Option<&'static str> {
-        match (self.keep_alive, self.http10) {
-            (false, _) => Some("close"),
-            // HTTP/1.0 closes by default, so keep-alive has to be confirmed.
-            (true, true) => Some("keep-alive"),
-            (true, false) => None,
-        }
-    }
-
-    pub(crate) fn done(self) -> Outcome {
-        Outcome::Reply {
-            close: !self.keep_alive,
+            status,
+            content_type,
+            headers: &[],
+            body,
+            framing: Framing::ContentLength,
+            fault: None,
         }
     }
 
     /// A JSON answer with Content-Length framing.
-    pub(crate) fn json(self, status: u16, value: &impl Serialize, out: &mut Vec<u8>) -> Outcome {
+    pub(crate) fn json(status: u16, value: &impl Serialize) -> Self {
         match serde_json::to_vec(value) {
-            Ok(body) => self.bytes(status, "application/json", &body, out),
+            Ok(body) => Self::bytes(status, "application/json", body.into()),
             Err(error) => {
                 tracing::error!(%error, "could not serialize an answer");
-                self.problem(500, "could not serialize the answer", &[], out)
+                Self::problem(500, "could not serialize the answer", &[])
             }
         }
     }
 
-    /// A body that is already bytes, with Content-Length framing.
-    pub(crate) fn bytes(
-        self,
-        status: u16,
-        content_type: &str,
-        body: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Outcome {
-        self.write(status, content_type, body, &[], out);
-        self.done()
-    }
-
     /// An RFC 9457 problem answer.
     pub(crate) fn problem(
-        self,
         status: u16,
         detail: &str,
-        extra_headers: &[(&'static str, &str)],
-        out: &mut Vec<u8>,
-    ) -> Outcome {
+        headers: &'static [(&'static str, &'static str)],
+    ) -> Self {
         let problem = serde_json::json!({
             "title": reason(status),
             "status": status,
             "detail": detail,
         });
-        self.write(
-            status,
-            "application/problem+json",
-            problem.to_string().as_bytes(),
-            extra_headers,
-            out,
-        );
-        self.done()
-    }
-
-    pub(crate) fn method_not_allowed(self, allow: &str, out: &mut Vec<u8>) -> Outcome {
-        self.problem(405, "method not allowed", &[("Allow", allow)], out)
-    }
-
-    fn write(
-        self,
-        status: u16,
-        content_type: &str,
-        body: &[u8],
-        extra_headers: &[(&'static str, &str)],
-        out: &mut Vec<u8>,
-    ) {
-        Reply {
-            status,
-            content_type,
-            framing: Framing::ContentLength,
-            connection: self.connection_header(),
-            extra_headers,
+        Self {
+            headers,
+            ..Self::bytes(
+                status,
+                "application/problem+json",
+                problem.to_string().into(),
+            )
         }
-        .write(body, out);
+    }
+
+    pub(crate) fn method_not_allowed(allow: &'static [(&'static str, &'static str)]) -> Self {
+        Self::problem(405, "method not allowed", allow)
+    }
+
+    /// The body in the parts it is sent in: whole with Content-Length framing; chunked, in
+    /// chunks of at most [`MAX_CHUNK`] bytes, and at least two (an empty part is skipped,
+    /// as an empty chunk would end the body).
+    pub(crate) fn parts(body: &Bytes, framing: Framing) -> impl Iterator<Item = Bytes> + '_ {
+        let len = body.len();
+        let count = match framing {
+            Framing::ContentLength => 1,
+            Framing::Chunked => len.div_ceil(MAX_CHUNK).max(2),
+        };
+        (0..count)
+            .map(move |index| body.slice(len * index / count..len * (index + 1) / count))
+            .filter(|part| !part.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lengths(len: usize, framing: Framing) -> Vec<usize> {
+        let body = Bytes::from(vec![b'x'; len]);
+        Answer::parts(&body, framing)
+            .map(|part| part.len())
+            .collect()
+    }
+
+    #[test]
+    fn a_body_is_sent_whole_or_in_chunks_that_join_up() {
+        assert_eq!(lengths(121, Framing::ContentLength), vec![121]);
+        assert_eq!(lengths(0, Framing::ContentLength), Vec::<usize>::new());
+        assert_eq!(lengths(121, Framing::Chunked), vec![60, 61]);
+        assert_eq!(lengths(1, Framing::Chunked), vec![1]);
+        let large = lengths(1_000_000, Framing::Chunked);
+        assert_eq!(large.len(), 1_000_000usize.div_ceil(MAX_CHUNK));
+        assert!(large.iter().all(|&len| len <= MAX_CHUNK));
+        assert_eq!(large.iter().sum::<usize>(), 1_000_000);
+        let body = Bytes::from_static(b"0123456789");
+        let joined: Vec<u8> = Answer::parts(&body, Framing::Chunked).flatten().collect();
+        assert_eq!(joined, b"0123456789");
     }
 }

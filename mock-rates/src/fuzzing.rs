@@ -30,7 +30,7 @@ pub fn parse_request_head(buf: &[u8]) -> Result<Option<RequestHead<'_>>, u16> {
     };
     // The connection hands the routes a `Request` built the same way (with the body after
     // the head); it refuses with 400 when that fails.
-    let request = connection::request(&buf[..head.len], &head, true, false).ok_or(400u16)?;
+    let request = connection::request(&buf[..head.len], &head, false).ok_or(400u16)?;
     Ok(Some(RequestHead {
         method: match request.method {
             http::Method::Get => "GET",
@@ -64,7 +64,7 @@ pub enum LivePairs {
 /// quoting `timestamp`.
 pub fn live_answer(query: Option<&str>, timestamp: u64) -> (LivePairs, Vec<u8>) {
     let pairs = rates::parse_pairs(query);
-    let mut body = Vec::new();
+    let mut body = bytes::BytesMut::new();
     rates::write_live_body(&pairs, timestamp, &mut body);
     let pairs = match pairs {
         rates::PairsQuery::Missing => LivePairs::Missing,
@@ -73,7 +73,7 @@ pub fn live_answer(query: Option<&str>, timestamp: u64) -> (LivePairs, Vec<u8>) 
         }
         rates::PairsQuery::Unknown(pair) => LivePairs::Unknown(pair),
     };
-    (pairs, body)
+    (pairs, body.to_vec())
 }
 
 /// Whether an `Authorization` value opens the admin endpoints of a mock started with `token`.

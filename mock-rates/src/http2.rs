@@ -1,32 +1,41 @@
 //! HTTP/2 on a TLS connection that negotiated `h2`, served by the `h2` crate: the same routes,
 //! switches and faults as HTTP/1.1, each fault becoming what HTTP/2 has for it.
 //!
-//! The routes write HTTP/1.1 answers; each is read back here ([`Answer::read`]) and sent as
-//! HEADERS and DATA frames, so both protocols give exactly the same status, headers and body.
-//! An answer the routes cut short (`eof`, `truncated`) ends in RST_STREAM instead of a close.
+//! The routes' answers ([`Answer`]) are sent as HEADERS and DATA frames. A request is served
+//! on the connection's own task, as it arrives: no task per stream, no hand-over between
+//! threads. Only a stream that has to wait (for its body, its injected latency, send
+//! capacity, or forever: a drip, a hang) is kept in a set of futures that the same task polls.
+//! An answer cut short (`eof`, `truncated`) ends in RST_STREAM instead of a close.
 
-use std::future::poll_fn;
+use std::future::{Future, poll_fn};
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use futures_util::task::AtomicWaker;
 use h2::server::SendResponse;
 use h2::{Reason, RecvStream, SendStream};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderName, HeaderValue};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::Notify;
-use tokio::task::JoinSet;
-use tokio::time::Sleep;
+use tokio::time::{Instant, Sleep};
 
-use crate::exchange::{Buffers, Outcome, Request, Responder};
-use crate::http::{MAX_BODY, MAX_HEADERS, Method};
+use crate::exchange::{Answer, AnswerFault, Outcome, Request, Routed};
+use crate::http::{MAX_BODY, Method};
 use crate::routes;
+use crate::settings::Framing;
 use crate::state::MockState;
 use crate::timing::{DRIP_INTERVAL, LINGER, REQUEST_TIMEOUT};
 
-/// Headers that only mean something to an HTTP/1.1 connection; HTTP/2 forbids them.
-const CONNECTION_HEADERS: [&str; 4] = ["connection", "keep-alive", "transfer-encoding", "upgrade"];
+/// The receive windows (connection and stream) and the largest request head, as hyper's
+/// server sets them: the protocol's default window (64 KiB) slows down large request bodies.
+const RECEIVE_WINDOW: u32 = 1024 * 1024;
+const MAX_HEADER_LIST: u32 = 16 * 1024;
 
 /// Serves one connection that negotiated `h2` until it closes.
 pub(crate) async fn serve<S>(stream: S, state: MockState, peer_loopback: bool) -> io::Result<()>
@@ -34,6 +43,10 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let mut builder = h2::server::Builder::new();
+    builder
+        .initial_window_size(RECEIVE_WINDOW)
+        .initial_connection_window_size(RECEIVE_WINDOW)
+        .max_header_list_size(MAX_HEADER_LIST);
     if let Some(limit) = state.max_concurrent_streams() {
         builder.max_concurrent_streams(limit);
     }
@@ -42,85 +55,262 @@ where
         .map_err(|_elapsed| io::Error::new(io::ErrorKind::TimedOut, "no HTTP/2 preface"))?
         .map_err(io::Error::other)?;
     state.count_h2_connection();
-    let shared = Arc::new(Shared {
-        peer_loopback,
-        ..Shared::default()
-    });
-    // Owning the streams' tasks ends them with the connection (a hang, a drip).
-    let mut streams = JoinSet::new();
-    // Closed gracefully (GOAWAY, then the open streams finish) once idle for the keep-alive,
-    // as the HTTP/1.1 side closes an idle connection; the first request may take longer.
-    let keep_alive = state.keep_alive();
-    let mut idle: Option<Pin<Box<Sleep>>> = Some(Box::pin(tokio::time::sleep(
-        keep_alive.max(REQUEST_TIMEOUT),
-    )));
-    loop {
-        tokio::select! {
-            accepted = connection.accept() => match accepted {
-                // The connection is closed: nothing can be sent on the streams any more.
-                None => break,
-                Some(Err(error)) => {
-                    tracing::debug!(%error, "HTTP/2 connection ended with an error");
+    let open = Arc::new(AtomicU64::new(0));
+    let mut scratch = BytesMut::new();
+    // Streams that wait, polled by this task; dropped with the connection (a hang, a drip).
+    let mut waiting = FuturesUnordered::new();
+    // Streams a `goaway` fault left unanswered: held, not dropped (which would reset them),
+    // until the connection ends.
+    let mut unanswered = Vec::new();
+    let mut idle = Idle::new(&state);
+    let turns = Arc::new(Turns::default());
+    let own_waker = Waker::from(Arc::clone(&turns));
+    poll_fn(|task| {
+        turns.task.register(task.waker());
+        let context = &mut Context::from_waker(&own_waker);
+        loop {
+            turns.polling.store(true, Ordering::SeqCst);
+            let mut active = false;
+            // The connection first: it reads the requests, and writes what the streams
+            // queued before a stream that waited a turn for that (a reset after a head)
+            // goes on.
+            loop {
+                // Whatever woke the connection (a request, a stream that queued a frame) is
+                // taken care of by this poll: only what wakes it after calls for another turn.
+                turns.woken.store(false, Ordering::SeqCst);
+                match connection.poll_accept(context) {
+                    // The connection is closed: nothing can be sent on the streams any more.
+                    Poll::Ready(None) => return Poll::Ready(()),
+                    Poll::Ready(Some(Err(error))) => {
+                        tracing::debug!(%error, "HTTP/2 connection ended with an error");
+                        return Poll::Ready(());
+                    }
+                    Poll::Ready(Some(Ok((request, respond)))) => {
+                        active = true;
+                        let stream = Stream {
+                            respond,
+                            open: Open::new(&open, &state),
+                        };
+                        match serve_stream(request, stream, &state, peer_loopback, &mut scratch) {
+                            None => {}
+                            Some(Left::GoAway(stream)) => {
+                                unanswered.push(stream);
+                                go_away(&mut connection);
+                            }
+                            Some(Left::Wait(work, stream)) => {
+                                waiting.push(finish(work, stream, state.clone(), peer_loopback));
+                            }
+                        }
+                    }
+                    Poll::Pending => break,
+                }
+            }
+            while !waiting.is_empty() {
+                let Poll::Ready(Some(finished)) = waiting.poll_next_unpin(context) else {
                     break;
-                }
-                Some(Ok((request, respond))) => {
-                    idle = None;
-                    let open = Open::new(&shared, &state);
-                    streams.spawn(answer(request, respond, state.clone(), open));
-                }
-            },
-            // With an error code: the client's connection ends on GOAWAY(INTERNAL_ERROR), which
-            // it reports, not as a clean shutdown; its open stream fails as the connection closes.
-            () = shared.go_away.notified() => connection.abrupt_shutdown(Reason::INTERNAL_ERROR),
-            () = shared.idle.notified() => {
-                if shared.open.load(Ordering::Relaxed) == 0 {
-                    idle = Some(Box::pin(tokio::time::sleep(keep_alive)));
+                };
+                active = true;
+                if let Some(stream) = finished {
+                    unanswered.push(stream);
+                    go_away(&mut connection);
                 }
             }
-            () = async { idle.as_mut().expect("guarded by is_some").await }, if idle.is_some() => {
-                idle = None;
-                connection.graceful_shutdown();
+            if active {
+                idle.active(&state, !waiting.is_empty());
             }
-            Some(_finished) = streams.join_next(), if !streams.is_empty() => {}
+            if let Some(expired) = idle.poll_expired(context, &state, !waiting.is_empty()) {
+                match expired {
+                    Expired::Moved => {}
+                    Expired::Graceful => {
+                        state.count_idle_close();
+                        connection.graceful_shutdown();
+                    }
+                    Expired::GoAway => {
+                        state.count_idle_close();
+                        connection.abrupt_shutdown(Reason::NO_ERROR);
+                    }
+                }
+                // The timer, moved or done with, is polled again on the next turn.
+                turns.woken.store(true, Ordering::SeqCst);
+            }
+            turns.polling.store(false, Ordering::SeqCst);
+            if !turns.woken.swap(false, Ordering::SeqCst) {
+                return Poll::Pending;
+            }
+            // Out of tokio's budget (many requests in one poll), I/O answers nothing more
+            // until the task has yielded: yield, woken for real, rather than turn for nothing.
+            if !tokio::task::coop::has_budget_remaining() {
+                task.waker().wake_by_ref();
+                return Poll::Pending;
+            }
         }
-    }
+    })
+    .await;
+    drop(waiting);
     // Closing a socket with unread bytes sends a RST, which can destroy the GOAWAY before the
     // client reads it: hold the socket (unread, so no RST yet) while the client takes it in.
     tokio::time::sleep(LINGER).await;
+    drop(unanswered);
     drop(connection);
     Ok(())
 }
 
-/// What a connection's streams tell it.
+/// When an idle connection (no stream open, none waiting) is closed, and how. With an idle
+/// timeout: once idle that long, with GOAWAY(NO_ERROR) naming the last stream taken, then the
+/// close, as h2 servers close idle connections (a request the client sends meanwhile is past
+/// that stream: refused, not processed). Without one: gracefully (GOAWAY, then the open streams
+/// finish) once idle for the keep-alive, as the HTTP/1.1 side closes an idle connection; the
+/// first request may take longer. The timer is moved when it fires (or must fire sooner), not
+/// at every request, and the limit is read from the state each time, so that a change at run
+/// time applies.
+struct Idle {
+    keep_alive: Duration,
+    /// A stream was served: the first request's allowance is spent.
+    served: bool,
+    last_active: Instant,
+    timer: Pin<Box<Sleep>>,
+    closing: bool,
+}
+
+/// What the idle timer asks of the connection.
+enum Expired {
+    /// It fired early and was moved.
+    Moved,
+    /// Idle for the keep-alive: GOAWAY, and let the open streams finish.
+    Graceful,
+    /// Idle for the idle timeout: GOAWAY(NO_ERROR), then close.
+    GoAway,
+}
+
+impl Idle {
+    fn new(state: &MockState) -> Self {
+        let mut idle = Self {
+            keep_alive: state.keep_alive(),
+            served: false,
+            last_active: Instant::now(),
+            timer: Box::pin(tokio::time::sleep(Duration::ZERO)),
+            closing: false,
+        };
+        let (limit, _) = idle.limit(state);
+        let deadline = idle.last_active + limit;
+        idle.timer.as_mut().reset(deadline);
+        idle
+    }
+
+    /// The time an idle connection is kept, and what follows it.
+    fn limit(&self, state: &MockState) -> (Duration, Expired) {
+        match state.idle_timeout() {
+            Some(timeout) => (timeout, Expired::GoAway),
+            None if self.served => (self.keep_alive, Expired::Graceful),
+            None => (self.keep_alive.max(REQUEST_TIMEOUT), Expired::Graceful),
+        }
+    }
+
+    /// A stream arrived or finished; `busy` if streams are still waiting.
+    fn active(&mut self, state: &MockState, busy: bool) {
+        let now = Instant::now();
+        self.last_active = now;
+        if !busy {
+            self.served = true;
+            let (limit, _) = self.limit(state);
+            // Due sooner than the timer is set for (a zero keep-alive, a shorter idle
+            // timeout): move it.
+            if now + limit < self.timer.deadline() {
+                self.timer.as_mut().reset(now + limit);
+            }
+        }
+    }
+
+    /// `None` while the timer has not fired; what the connection must do once it has.
+    fn poll_expired(
+        &mut self,
+        context: &mut Context<'_>,
+        state: &MockState,
+        busy: bool,
+    ) -> Option<Expired> {
+        if self.closing || self.timer.as_mut().poll(context).is_pending() {
+            return None;
+        }
+        let now = Instant::now();
+        let (limit, close) = self.limit(state);
+        if busy {
+            self.timer.as_mut().reset(now + limit);
+            Some(Expired::Moved)
+        } else if now < self.last_active + limit {
+            self.timer.as_mut().reset(self.last_active + limit);
+            Some(Expired::Moved)
+        } else {
+            self.closing = true;
+            Some(close)
+        }
+    }
+}
+
+/// The waker the connection and its waiting streams are polled with. h2 wakes the
+/// connection's task whenever a stream queues a frame, and a stream answered on that task
+/// queues its frames while the task runs: a task woken while it runs is rescheduled as if it
+/// yielded, and tokio's multi-threaded scheduler then wakes an idle worker thread to steal it
+/// (a futex call and, on one CPU, two context switches per request). A wake that arrives
+/// while the connection is being polled only asks for one more turn of its loop instead.
 #[derive(Debug, Default)]
-struct Shared {
-    /// Streams being answered now.
-    open: AtomicU64,
-    /// The last open stream finished.
-    idle: Notify,
-    /// A `goaway` fault fired: GOAWAY now.
-    go_away: Notify,
-    /// Whether the peer's address is a loopback one.
-    peer_loopback: bool,
+struct Turns {
+    /// The connection's task, woken for what arrives between two polls.
+    task: AtomicWaker,
+    /// A turn is under way.
+    polling: AtomicBool,
+    /// Something was woken since the turn began: take another.
+    woken: AtomicBool,
+}
+
+impl Wake for Turns {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        // Set before `polling` is read: a turn ending now sees it, or this wakes the task.
+        self.woken.store(true, Ordering::SeqCst);
+        if !self.polling.load(Ordering::SeqCst) {
+            self.task.wake();
+        }
+    }
+}
+
+/// Ends the connection for a `goaway` fault: with an error code, so the client's connection
+/// ends on GOAWAY(INTERNAL_ERROR), which it reports, not as a clean shutdown; its open stream
+/// fails as the connection closes.
+fn go_away<T, B>(connection: &mut h2::server::Connection<T, B>)
+where
+    T: AsyncRead + AsyncWrite + Unpin,
+    B: bytes::Buf,
+{
+    connection.abrupt_shutdown(Reason::INTERNAL_ERROR);
+}
+
+/// The response side of one stream, and its place in the count of open streams.
+struct Stream {
+    respond: SendResponse<Bytes>,
+    open: Open,
 }
 
 /// One open stream, counted until its last frame is handed to h2 (or it is dropped: reset or
 /// aborted). The count drops before the frame that ends the stream is queued, not after the
-/// stream's task ends: the client may open its next stream as soon as that frame arrives, and
-/// the peak must count only the streams open at once, as h2's own limit does.
+/// stream is done with: the client may open its next stream as soon as that frame arrives,
+/// and the peak must count only the streams open at once, as h2's own limit does.
 struct Open {
-    shared: Arc<Shared>,
+    /// The connection's count of open streams.
+    count: Arc<AtomicU64>,
     state: MockState,
     closed: bool,
 }
 
 impl Open {
     /// Counts the stream (and its connection as busy if it was idle).
-    fn new(shared: &Arc<Shared>, state: &MockState) -> Self {
-        let now = shared.open.fetch_add(1, Ordering::Relaxed) + 1;
+    fn new(open: &Arc<AtomicU64>, state: &MockState) -> Self {
+        let now = open.fetch_add(1, Ordering::Relaxed) + 1;
         state.count_h2_stream(now);
         Self {
-            shared: Arc::clone(shared),
+            count: Arc::clone(open),
             state: state.clone(),
             closed: false,
         }
@@ -131,9 +321,8 @@ impl Open {
         if std::mem::replace(&mut self.closed, true) {
             return;
         }
-        if self.shared.open.fetch_sub(1, Ordering::Relaxed) == 1 {
+        if self.count.fetch_sub(1, Ordering::Relaxed) == 1 {
             self.state.count_h2_connection_idle();
-            self.shared.idle.notify_one();
         }
     }
 }
@@ -144,74 +333,269 @@ impl Drop for Open {
     }
 }
 
-async fn answer(
+/// A stream that could not be served at once, and why.
+enum Left {
+    /// A `goaway` fault: the connection ends, and the stream is left unanswered.
+    GoAway(Stream),
+    Wait(Work, Stream),
+}
+
+/// What is left to do on a stream once what could be done at once was done.
+enum Next {
+    Done,
+    /// A `goaway` fault: the connection ends, and the stream is left unanswered.
+    GoAway,
+    Wait(Work),
+}
+
+/// A stream that has to wait before it can go on.
+enum Work {
+    /// Its request body is still arriving: read it, then route the request.
+    ReadBody {
+        /// Boxed: the other kinds of work are smaller, and requests with a body are rare.
+        parts: Box<http::request::Parts>,
+        body: RecvStream,
+    },
+    /// Its outcome is due after the injected latency.
+    Delay { delay: Duration, outcome: Outcome },
+    /// A body larger than the send window lets out now.
+    SendBody {
+        sending: SendStream<Bytes>,
+        body: Bytes,
+        framing: Framing,
+        /// Reset the stream after the body instead of ending it (a truncated answer).
+        then_reset: bool,
+    },
+    /// Reset the stream once the connection has written what was queued on it: h2 drops the
+    /// frames of a stream still queued when it is reset, and the head (and part of the body)
+    /// must reach the client first.
+    ResetAfterWrite { sending: SendStream<Bytes> },
+    /// Send the body one byte per DATA frame every interval until the client goes away.
+    Drip {
+        sending: SendStream<Bytes>,
+        body: Bytes,
+    },
+    /// Until the client resets the stream, or the connection ends.
+    Hang,
+}
+
+/// Serves a request as it arrives, as far as it can be served at once: the stream and what is
+/// left to do on it, if anything.
+fn serve_stream(
     request: http::Request<RecvStream>,
-    mut respond: SendResponse<Bytes>,
-    state: MockState,
-    mut open: Open,
-) {
-    if let Err(error) = exchange(request, &mut respond, &state, &mut open).await {
-        tracing::debug!(%error, "HTTP/2 stream ended with an error");
+    mut stream: Stream,
+    state: &MockState,
+    peer_loopback: bool,
+    scratch: &mut BytesMut,
+) -> Option<Left> {
+    state.count_request();
+    let (parts, body) = request.into_parts();
+    let next = if body.is_end_stream() {
+        let routed = route(&parts, &[], state, peer_loopback, scratch);
+        answer_now(routed, &mut stream)
+    } else {
+        Ok(Next::Wait(Work::ReadBody {
+            parts: Box::new(parts),
+            body,
+        }))
+    };
+    match next {
+        Ok(Next::Done) => None,
+        Ok(Next::GoAway) => Some(Left::GoAway(stream)),
+        Ok(Next::Wait(work)) => Some(Left::Wait(work, stream)),
+        Err(error) => {
+            tracing::debug!(%error, "HTTP/2 stream ended with an error");
+            None
+        }
     }
 }
 
-async fn exchange(
-    request: http::Request<RecvStream>,
-    respond: &mut SendResponse<Bytes>,
+/// Routes a request from its head and its whole body.
+fn route(
+    parts: &http::request::Parts,
+    body: &[u8],
     state: &MockState,
-    open: &mut Open,
-) -> Result<(), h2::Error> {
-    let shared = Arc::clone(&open.shared);
-    let (parts, body) = request.into_parts();
-    state.count_request();
-    let mut buffers = Buffers::default();
-    let body = match tokio::time::timeout(REQUEST_TIMEOUT, read_body(body)).await {
-        Ok(Ok(Some(body))) => body,
-        Ok(Ok(None)) => return refuse(respond, open, 413, "the request body is too large"),
-        Ok(Err(error)) => return Err(error),
-        Err(_elapsed) => {
-            return refuse(
-                respond,
-                open,
-                408,
-                "the request body did not arrive in time",
-            );
-        }
-    };
+    peer_loopback: bool,
+    scratch: &mut BytesMut,
+) -> Routed {
     let request = Request {
         method: Method::from_token(parts.method.as_str()),
         path: parts.uri.path(),
         query: parts.uri.query(),
-        body: &body,
-        keep_alive: true,
-        http10: false,
-        peer_loopback: shared.peer_loopback,
+        body,
+        peer_loopback,
         authorization: parts
             .headers
             .get(http::header::AUTHORIZATION)
-            .map(http::HeaderValue::as_bytes),
+            .map(HeaderValue::as_bytes),
     };
-    let outcome = routes::handle(&request, state, &mut buffers).await;
-    match outcome {
-        Outcome::Reply { .. } => send(respond, open, &buffers.out).await,
+    routes::handle(&request, state, scratch)
+}
+
+/// Does what can be done now: everything, for an answer without latency whose body fits in
+/// the send window.
+fn answer_now(routed: Routed, stream: &mut Stream) -> Result<Next, h2::Error> {
+    if !routed.delay.is_zero() {
+        return Ok(Next::Wait(Work::Delay {
+            delay: routed.delay,
+            outcome: routed.outcome,
+        }));
+    }
+    let answer = match routed.outcome {
+        Outcome::Answer(answer) => answer,
         Outcome::Reset => {
-            respond.send_reset(Reason::INTERNAL_ERROR);
-            Ok(())
+            stream.respond.send_reset(Reason::INTERNAL_ERROR);
+            return Ok(Next::Done);
         }
         Outcome::Refuse => {
-            respond.send_reset(Reason::REFUSED_STREAM);
-            Ok(())
+            stream.respond.send_reset(Reason::REFUSED_STREAM);
+            return Ok(Next::Done);
         }
-        Outcome::Drip => drip(respond, open, &buffers).await,
-        Outcome::Hang => {
-            // Until the client resets the stream, or the connection ends.
-            let _ = poll_fn(|context| respond.poll_reset(context)).await;
-            Ok(())
+        Outcome::Hang => return Ok(Next::Wait(Work::Hang)),
+        Outcome::GoAway => return Ok(Next::GoAway),
+    };
+    let (framing, body) = match answer.fault {
+        None => (answer.framing, answer.body.clone()),
+        // The head announces the whole length, as the HTTP/1.1 side does.
+        Some(AnswerFault::HeadOnly) => (Framing::ContentLength, Bytes::new()),
+        Some(AnswerFault::HalfBody) => (
+            Framing::ContentLength,
+            answer.body.slice(..answer.body.len() / 2),
+        ),
+        Some(AnswerFault::Drip) => (Framing::Chunked, Bytes::new()),
+    };
+    let ends = answer.fault.is_none();
+    let head = response_head(&answer, framing)?;
+    if ends && body.is_empty() {
+        stream.open.close();
+        stream.respond.send_response(head, true)?;
+        return Ok(Next::Done);
+    }
+    let mut sending = stream.respond.send_response(head, false)?;
+    if answer.fault == Some(AnswerFault::Drip) {
+        return Ok(Next::Wait(Work::Drip {
+            sending,
+            body: answer.body,
+        }));
+    }
+    sending.reserve_capacity(body.len());
+    if sending.capacity() < body.len() {
+        return Ok(Next::Wait(Work::SendBody {
+            sending,
+            body,
+            framing,
+            then_reset: !ends,
+        }));
+    }
+    let mut parts = Answer::parts(&body, framing).peekable();
+    while let Some(part) = parts.next() {
+        let last = ends && parts.peek().is_none();
+        if last {
+            stream.open.close();
         }
-        Outcome::GoAway => {
-            shared.go_away.notify_one();
-            let _ = poll_fn(|context| respond.poll_reset(context)).await;
-            Ok(())
+        sending.send_data(part, last)?;
+    }
+    if ends {
+        Ok(Next::Done)
+    } else {
+        Ok(Next::Wait(Work::ResetAfterWrite { sending }))
+    }
+}
+
+/// The HEADERS of an answer: status, content type, the length with Content-Length framing
+/// (as an HTTP/2 server may send it), and the answer's own headers.
+fn response_head(answer: &Answer, framing: Framing) -> Result<http::Response<()>, h2::Error> {
+    let mut head = http::Response::new(());
+    *head.status_mut() =
+        http::StatusCode::from_u16(answer.status).map_err(|_| Reason::INTERNAL_ERROR)?;
+    let headers = head.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(answer.content_type));
+    if framing == Framing::ContentLength {
+        headers.insert(CONTENT_LENGTH, HeaderValue::from(answer.body.len()));
+    }
+    for (name, value) in answer.headers {
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| Reason::INTERNAL_ERROR)?;
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    Ok(head)
+}
+
+/// Carries a stream's work through its waits; the stream back if a `goaway` fault left it
+/// unanswered.
+async fn finish(
+    mut work: Work,
+    mut stream: Stream,
+    state: MockState,
+    peer_loopback: bool,
+) -> Option<Stream> {
+    loop {
+        let next = match work {
+            Work::ReadBody { parts, body } => read_and_route(parts, body, &state, peer_loopback)
+                .await
+                .and_then(|routed| answer_now(routed, &mut stream)),
+            Work::Delay { delay, outcome } => {
+                tokio::time::sleep(delay).await;
+                answer_now(outcome.into(), &mut stream)
+            }
+            Work::SendBody {
+                mut sending,
+                body,
+                framing,
+                then_reset,
+            } => send_body(&mut sending, &mut stream.open, &body, framing, !then_reset)
+                .await
+                .map(|()| {
+                    if then_reset {
+                        Next::Wait(Work::ResetAfterWrite { sending })
+                    } else {
+                        Next::Done
+                    }
+                }),
+            Work::ResetAfterWrite { mut sending } => {
+                tokio::task::yield_now().await;
+                sending.send_reset(Reason::INTERNAL_ERROR);
+                Ok(Next::Done)
+            }
+            Work::Drip { mut sending, body } => drip(&mut sending, &mut stream.open, &body)
+                .await
+                .map(|()| Next::Done),
+            Work::Hang => {
+                let _ = poll_fn(|context| stream.respond.poll_reset(context)).await;
+                Ok(Next::Done)
+            }
+        };
+        match next {
+            Ok(Next::Done) => return None,
+            Ok(Next::GoAway) => return Some(stream),
+            Ok(Next::Wait(next)) => work = next,
+            Err(error) => {
+                tracing::debug!(%error, "HTTP/2 stream ended with an error");
+                return None;
+            }
+        }
+    }
+}
+
+/// Reads a request's body (within [`REQUEST_TIMEOUT`] and [`MAX_BODY`]) and routes the
+/// request; a body too large or too slow gets the problem answer the HTTP/1.1 side gives.
+async fn read_and_route(
+    parts: Box<http::request::Parts>,
+    body: RecvStream,
+    state: &MockState,
+    peer_loopback: bool,
+) -> Result<Routed, h2::Error> {
+    match tokio::time::timeout(REQUEST_TIMEOUT, read_body(body)).await {
+        Ok(Ok(Some(body))) => Ok(route(
+            &parts,
+            &body,
+            state,
+            peer_loopback,
+            &mut BytesMut::new(),
+        )),
+        Ok(Ok(None)) => Ok(Answer::problem(413, "the request body is too large", &[]).into()),
+        Ok(Err(error)) => Err(error),
+        Err(_elapsed) => {
+            Ok(Answer::problem(408, "the request body did not arrive in time", &[]).into())
         }
     }
 }
@@ -231,65 +615,33 @@ async fn read_body(mut body: RecvStream) -> Result<Option<Vec<u8>>, h2::Error> {
     Ok(Some(read))
 }
 
-/// Answers a request that cannot be served, as the HTTP/1.1 side does.
-fn refuse(
-    respond: &mut SendResponse<Bytes>,
+/// Sends a body in its parts as the flow-control window lets them out, ending the stream
+/// after the last if `ends` (and `open` no longer counted just before that frame is queued).
+async fn send_body(
+    sending: &mut SendStream<Bytes>,
     open: &mut Open,
-    status: u16,
-    detail: &str,
+    body: &Bytes,
+    framing: Framing,
+    ends: bool,
 ) -> Result<(), h2::Error> {
-    let mut out = Vec::new();
-    Responder::closing().problem(status, detail, &[], &mut out);
-    let answer = Answer::read(&out).ok_or(Reason::INTERNAL_ERROR)?;
-    let mut stream = respond.send_response(answer.head()?, false)?;
-    open.close();
-    stream.send_data(Bytes::from(answer.body.concat()), true)
-}
-
-/// Sends an answer; one the routes cut short is reset after what they wrote of it.
-async fn send(
-    respond: &mut SendResponse<Bytes>,
-    open: &mut Open,
-    out: &[u8],
-) -> Result<(), h2::Error> {
-    let answer = Answer::read(out).ok_or(Reason::INTERNAL_ERROR)?;
-    let empty = answer.complete && answer.body.iter().all(|part| part.is_empty());
-    if empty {
-        open.close();
-    }
-    let mut stream = respond.send_response(answer.head()?, empty)?;
-    if empty {
-        return Ok(());
-    }
-    let last = answer.body.len().saturating_sub(1);
-    for (index, part) in answer.body.iter().enumerate() {
-        send_data(
-            &mut stream,
-            open,
-            Bytes::copy_from_slice(part),
-            answer.complete && index == last,
-        )
-        .await?;
-    }
-    if !answer.complete {
-        stream.send_reset(Reason::INTERNAL_ERROR);
+    let mut parts = Answer::parts(body, framing).peekable();
+    while let Some(part) = parts.next() {
+        let last = ends && parts.peek().is_none();
+        send_data(sending, open, part, last).await?;
     }
     Ok(())
 }
 
-/// Sends the head, then one byte of the body per DATA frame every interval until the client
-/// goes away.
+/// Sends the head's body one byte per DATA frame every interval until the client goes away.
 async fn drip(
-    respond: &mut SendResponse<Bytes>,
+    sending: &mut SendStream<Bytes>,
     open: &mut Open,
-    buffers: &Buffers,
+    body: &Bytes,
 ) -> Result<(), h2::Error> {
-    let answer = Answer::read(&buffers.out).ok_or(Reason::INTERNAL_ERROR)?;
-    let mut stream = respond.send_response(answer.head()?, false)?;
     let mut ticks = tokio::time::interval(DRIP_INTERVAL);
-    for &byte in buffers.body.iter().cycle() {
+    for index in (0..body.len()).cycle() {
         ticks.tick().await;
-        send_data(&mut stream, open, Bytes::copy_from_slice(&[byte]), false).await?;
+        send_data(sending, open, body.slice(index..=index), false).await?;
     }
     Ok(())
 }
@@ -297,20 +649,14 @@ async fn drip(
 /// Sends `data` as the flow-control window lets it, ending the stream after it if `end` (and
 /// `open` no longer counted just before the frame that ends it is queued).
 async fn send_data(
-    stream: &mut SendStream<Bytes>,
+    sending: &mut SendStream<Bytes>,
     open: &mut Open,
     mut data: Bytes,
     end: bool,
 ) -> Result<(), h2::Error> {
-    if data.is_empty() {
-        if end {
-            open.close();
-        }
-        return stream.send_data(data, end);
-    }
     while !data.is_empty() {
-        stream.reserve_capacity(data.len());
-        let granted = match poll_fn(|context| stream.poll_capacity(context)).await {
+        sending.reserve_capacity(data.len());
+        let granted = match poll_fn(|context| sending.poll_capacity(context)).await {
             Some(granted) => granted?,
             // The stream was reset or the connection closed.
             None => return Err(Reason::STREAM_CLOSED.into()),
@@ -322,163 +668,7 @@ async fn send_data(
         if end && data.is_empty() {
             open.close();
         }
-        stream.send_data(part, end && data.is_empty())?;
+        sending.send_data(part, end && data.is_empty())?;
     }
     Ok(())
-}
-
-/// An HTTP/1.1 answer the routes wrote, read back: its head, and its body as written (one
-/// part, or one per chunk), complete or cut short.
-#[derive(Debug, PartialEq, Eq)]
-struct Answer<'a> {
-    status: u16,
-    headers: Vec<(&'a str, &'a [u8])>,
-    body: Vec<&'a [u8]>,
-    /// The body is all there: every byte of its Content-Length, or the last chunk.
-    complete: bool,
-}
-
-impl<'a> Answer<'a> {
-    /// `None` if `out` is not an answer the routes could have written.
-    fn read(out: &'a [u8]) -> Option<Self> {
-        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-        let mut response = httparse::Response::new(&mut headers);
-        let httparse::Status::Complete(head_len) = response.parse(out).ok()? else {
-            return None;
-        };
-        let status = response.code?;
-        let mut chunked = false;
-        let mut content_length = None;
-        let mut kept = Vec::new();
-        for header in response.headers.iter() {
-            if header.name.eq_ignore_ascii_case("transfer-encoding") {
-                chunked = true;
-            } else if header.name.eq_ignore_ascii_case("content-length") {
-                content_length = std::str::from_utf8(header.value)
-                    .ok()?
-                    .parse::<usize>()
-                    .ok();
-            }
-            if !CONNECTION_HEADERS
-                .iter()
-                .any(|name| header.name.eq_ignore_ascii_case(name))
-            {
-                kept.push((header.name, header.value));
-            }
-        }
-        let rest = &out[head_len..];
-        let (body, complete) = if chunked {
-            dechunk(rest)?
-        } else {
-            let length = content_length?;
-            (vec![&rest[..rest.len().min(length)]], rest.len() >= length)
-        };
-        Some(Self {
-            status,
-            headers: kept,
-            body,
-            complete,
-        })
-    }
-
-    fn head(&self) -> Result<http::Response<()>, h2::Error> {
-        let mut builder = http::Response::builder().status(self.status);
-        for (name, value) in &self.headers {
-            builder = builder.header(name.to_ascii_lowercase(), *value);
-        }
-        builder.body(()).map_err(|_| Reason::INTERNAL_ERROR.into())
-    }
-}
-
-/// The chunks of a chunked body, and whether its last (empty) chunk was there.
-fn dechunk(mut rest: &[u8]) -> Option<(Vec<&[u8]>, bool)> {
-    let mut parts = Vec::new();
-    while !rest.is_empty() {
-        let line_end = rest.windows(2).position(|pair| pair == b"\r\n")?;
-        let size = usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).ok()?, 16).ok()?;
-        rest = &rest[line_end + 2..];
-        if size == 0 {
-            return Some((parts, true));
-        }
-        parts.push(rest.get(..size)?);
-        rest = rest.get(size + 2..)?;
-    }
-    Some((parts, false))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::reply::Reply;
-    use crate::settings::Framing;
-
-    fn written(framing: Framing, body: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        Reply {
-            status: 200,
-            content_type: "application/json",
-            framing,
-            connection: Some("close"),
-            extra_headers: &[("Retry-After", "1")],
-        }
-        .write(body, &mut out);
-        out
-    }
-
-    #[test]
-    fn reads_back_a_content_length_answer_without_connection_headers() {
-        let out = written(Framing::ContentLength, b"{\"a\":1}");
-        let answer = Answer::read(&out).unwrap();
-        assert_eq!(answer.status, 200);
-        assert_eq!(
-            answer.headers,
-            vec![
-                ("Content-Type", &b"application/json"[..]),
-                ("Content-Length", b"7"),
-                ("Retry-After", b"1"),
-            ]
-        );
-        assert_eq!(answer.body, vec![&b"{\"a\":1}"[..]]);
-        assert!(answer.complete);
-        let head = answer.head().unwrap();
-        assert_eq!(head.headers()["content-length"], "7");
-        assert!(head.headers().get("connection").is_none());
-    }
-
-    #[test]
-    fn a_chunked_answer_becomes_one_part_per_chunk() {
-        let out = written(Framing::Chunked, b"0123456789");
-        let answer = Answer::read(&out).unwrap();
-        assert_eq!(answer.body, vec![&b"01234"[..], b"56789"]);
-        assert!(answer.complete);
-        assert!(
-            answer
-                .headers
-                .iter()
-                .all(|(name, _)| !name.eq_ignore_ascii_case("transfer-encoding"))
-        );
-    }
-
-    #[test]
-    fn an_answer_cut_short_is_incomplete() {
-        let full = written(Framing::ContentLength, b"0123456789");
-        let head_only = &full[..full.len() - 10];
-        assert_eq!(Answer::read(head_only).unwrap().body, vec![&b""[..]]);
-        assert!(!Answer::read(head_only).unwrap().complete);
-        let half = &full[..full.len() - 5];
-        let answer = Answer::read(half).unwrap();
-        assert_eq!(answer.body, vec![&b"01234"[..]]);
-        assert!(!answer.complete);
-        // A drip's head: chunked, no chunk yet.
-        let chunked = written(Framing::Chunked, b"");
-        let head_len = chunked.len() - b"0\r\n\r\n".len();
-        let answer = Answer::read(&chunked[..head_len]).unwrap();
-        assert!(answer.body.is_empty() && !answer.complete);
-    }
-
-    #[test]
-    fn garbage_is_not_an_answer() {
-        assert_eq!(Answer::read(b"not http"), None);
-        assert_eq!(Answer::read(b"HTTP/1.1 200 OK\r\n"), None);
-    }
 }

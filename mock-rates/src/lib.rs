@@ -5,6 +5,7 @@ mod admin;
 mod connection;
 mod exchange;
 mod faults;
+mod history;
 // Only for the fuzz targets in `fuzz/`.
 #[doc(hidden)]
 pub mod fuzzing;
@@ -22,5 +23,7 @@ mod tls;
 pub use faults::{FaultMode, Faults};
 pub use rates::{rate_table, rate_text};
 pub use server::{MockServer, serve};
-pub use settings::{AdminToken, ContentType, Framing, Settings, TimestampUnit, TlsSettings};
+pub use settings::{
+    AdminToken, ContentType, Framing, IdleTimeout, Settings, TimestampUnit, TlsSettings,
+};
 pub use state::{MockState, Stats};

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use mock_rates::{
-    AdminToken, ContentType, FaultMode, Faults, Framing, MockState, Settings, TimestampUnit,
-    TlsSettings, serve,
+    AdminToken, ContentType, FaultMode, Faults, Framing, IdleTimeout, MockState, Settings,
+    TimestampUnit, TlsSettings, serve,
 };
 
 /// A local exchange-rate server in the Free Forex API's format, with faults on demand.
@@ -56,6 +56,12 @@ struct Cli {
     /// Idle keep-alive timeout in seconds (0 closes after every answer).
     #[arg(long, env = "MOCK_RATES_KEEP_ALIVE_SECS", default_value_t = 5)]
     keep_alive_secs: u64,
+    /// Close connections idle this long (no request in flight, none being read), in place of
+    /// the keep-alive: HTTP/1.1 with a bare close, HTTP/2 with GOAWAY then a close. Also
+    /// `PUT /__admin/idle-timeout` at run time. Unset: the keep-alive alone decides.
+    #[arg(long, env = "MOCK_RATES_IDLE_TIMEOUT_MS", value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(1..=IdleTimeout::MAX_MS))]
+    idle_timeout_ms: Option<u64>,
     /// Serve HTTPS, with a CA and a certificate for localhost and 127.0.0.1 made at start.
     #[arg(long, env = "MOCK_RATES_TLS", value_parser = clap::builder::BoolishValueParser::new())]
     tls: bool,
@@ -113,6 +119,7 @@ impl Cli {
             },
             seed: self.seed,
             keep_alive: Duration::from_secs(self.keep_alive_secs),
+            idle_timeout: self.idle_timeout_ms.map(Duration::from_millis),
             tls: self.tls.then_some(TlsSettings {
                 resumption: !self.no_resumption,
                 http2: !self.no_http2,

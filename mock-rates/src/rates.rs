@@ -2,7 +2,9 @@
 
 use std::sync::OnceLock;
 
-use crate::reply::push_decimal;
+use bytes::BytesMut;
+
+use crate::reply::decimal;
 
 /// Realistic late-2025 mid rates, kept as text so clients see exactly these digits.
 ///
@@ -93,15 +95,19 @@ pub(crate) fn parse_pairs(query: Option<&str>) -> PairsQuery {
     };
     let value = percent_decode(value);
     let mut known: Vec<(&'static str, &'static str)> = Vec::new();
+    // The table entries already in `known`, one bit each.
+    let mut seen = 0u64;
     for item in value
         .split(',')
         .map(str::trim)
         .filter(|item| !item.is_empty())
     {
-        match lookup_ignoring_case(item) {
-            Some(entry) if !known.contains(&entry) => known.push(entry),
-            Some(_) => {}
-            None => return PairsQuery::Unknown(item.to_ascii_uppercase()),
+        let Some(index) = lookup_ignoring_case(item) else {
+            return PairsQuery::Unknown(item.to_ascii_uppercase());
+        };
+        if seen & (1 << index) == 0 {
+            seen |= 1 << index;
+            known.push(RATES[index]);
         }
     }
     if known.is_empty() {
@@ -111,31 +117,50 @@ pub(crate) fn parse_pairs(query: Option<&str>) -> PairsQuery {
     }
 }
 
-fn lookup_ignoring_case(item: &str) -> Option<(&'static str, &'static str)> {
-    // Every pair is six ASCII letters: upper-case into a stack buffer, no allocation.
-    let bytes: [u8; 6] = item.as_bytes().try_into().ok()?;
-    let upper = bytes.map(|byte| byte.to_ascii_uppercase());
-    let upper = std::str::from_utf8(&upper).ok()?;
-    let index = RATES
-        .binary_search_by(|(known, _)| (*known).cmp(upper))
-        .ok()?;
-    Some(RATES[index])
+// `parse_pairs` marks the entries it has seen in a u64.
+const _: () = assert!(RATES.len() <= 64);
+
+/// The index of `item`'s entry in the table, whatever its case.
+fn lookup_ignoring_case(item: &str) -> Option<usize> {
+    // Every pair is six ASCII letters: compared as one number, in the text's order.
+    let letters: [u8; 6] = item.as_bytes().try_into().ok()?;
+    let wanted = pair_key(letters.map(|letter| letter.to_ascii_uppercase()));
+    RATES
+        .binary_search_by_key(&wanted, |(pair, _)| {
+            <[u8; 6]>::try_from(pair.as_bytes()).map_or(0, pair_key)
+        })
+        .ok()
+}
+
+/// Six letters as a number that sorts as the text does.
+fn pair_key(letters: [u8; 6]) -> u64 {
+    let mut key = [0u8; 8];
+    key[2..].copy_from_slice(&letters);
+    u64::from_be_bytes(key)
 }
 
 /// The raw value of the first `name` parameter in `query`.
-fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
-    query
-        .split('&')
-        .find_map(|param| match param.split_once('=') {
-            Some((key, value)) if key == name => Some(value),
-            None if param == name => Some(""),
-            _ => None,
-        })
+pub(crate) fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
+    // By bytes: `&` and `=` are ASCII, so every cut falls between characters.
+    let mut rest = query;
+    loop {
+        let end = rest
+            .bytes()
+            .position(|byte| byte == b'&')
+            .unwrap_or(rest.len());
+        let param = &rest[..end];
+        match param.bytes().position(|byte| byte == b'=') {
+            Some(equals) if &param[..equals] == name => return Some(&param[equals + 1..]),
+            None if param == name => return Some(""),
+            _ => {}
+        }
+        rest = rest.get(end + 1..)?;
+    }
 }
 
 /// Decodes `%XX` escapes and `+` (a space in forms); malformed escapes stay as they are.
 fn percent_decode(value: &str) -> std::borrow::Cow<'_, str> {
-    if !value.contains(['%', '+']) {
+    if !value.bytes().any(|byte| byte == b'%' || byte == b'+') {
         return std::borrow::Cow::Borrowed(value);
     }
     let bytes = value.as_bytes();
@@ -164,23 +189,12 @@ fn percent_decode(value: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Writes the answer to one `/api/live` query into `body`.
-pub(crate) fn write_live_body(query: &PairsQuery, timestamp: u64, body: &mut Vec<u8>) {
+pub(crate) fn write_live_body(query: &PairsQuery, timestamp: u64, body: &mut BytesMut) {
     match query {
         PairsQuery::Known(pairs) => {
-            body.extend_from_slice(b"{\"rates\":{");
-            for (index, (pair, rate)) in pairs.iter().enumerate() {
-                if index > 0 {
-                    body.push(b',');
-                }
-                body.push(b'"');
-                body.extend_from_slice(pair.as_bytes());
-                body.extend_from_slice(b"\":{\"rate\":");
-                body.extend_from_slice(rate.as_bytes());
-                body.extend_from_slice(b",\"timestamp\":");
-                push_decimal(body, timestamp);
-                body.push(b'}');
-            }
-            body.extend_from_slice(b"},\"code\":200}");
+            body.extend_from_slice(b"{\"rates\":");
+            write_quotes(pairs, timestamp, body);
+            body.extend_from_slice(b",\"code\":200}");
         }
         PairsQuery::Missing => {
             body.extend_from_slice(b"{\"message\":\"'pairs' parameter is required\"");
@@ -197,7 +211,27 @@ pub(crate) fn write_live_body(query: &PairsQuery, timestamp: u64, body: &mut Vec
     }
 }
 
-fn write_supported_pairs(body: &mut Vec<u8>) {
+/// Writes `{"EURUSD":{"rate":1.16025,"timestamp":1732900000},...}`: the `rates` object.
+pub(crate) fn write_quotes(pairs: &[(&str, &str)], timestamp: u64, body: &mut BytesMut) {
+    let mut digits = [0u8; 20];
+    let timestamp = decimal(timestamp, &mut digits);
+    body.extend_from_slice(b"{");
+    for (index, (pair, rate)) in pairs.iter().enumerate() {
+        if index > 0 {
+            body.extend_from_slice(b",");
+        }
+        body.extend_from_slice(b"\"");
+        body.extend_from_slice(pair.as_bytes());
+        body.extend_from_slice(b"\":{\"rate\":");
+        body.extend_from_slice(rate.as_bytes());
+        body.extend_from_slice(b",\"timestamp\":");
+        body.extend_from_slice(timestamp);
+        body.extend_from_slice(b"}");
+    }
+    body.extend_from_slice(b"}");
+}
+
+fn write_supported_pairs(body: &mut BytesMut) {
     static SUPPORTED: OnceLock<String> = OnceLock::new();
     let supported = SUPPORTED.get_or_init(|| {
         let names: Vec<&str> = RATES.iter().map(|(pair, _)| *pair).collect();
@@ -319,6 +353,19 @@ mod tests {
     }
 
     #[test]
+    fn query_parameters_are_found_by_exact_name() {
+        let find = |query, name| query_param(query, name);
+        assert_eq!(find("pairs=EURUSD&size=100", "size"), Some("100"));
+        assert_eq!(find("a&size=1&size=2", "size"), Some("1"));
+        assert_eq!(find("size", "size"), Some(""));
+        assert_eq!(find("size=", "size"), Some(""));
+        assert_eq!(find("sizes=1&xsize=2&size", "size"), Some(""));
+        assert_eq!(find("sizes=1&", "size"), None);
+        assert_eq!(find("", "size"), None);
+        assert_eq!(find("é=1&size=é", "size"), Some("é"));
+    }
+
+    #[test]
     fn missing_or_empty_pairs_is_1001() {
         for query in [
             None,
@@ -355,17 +402,17 @@ mod tests {
 
     #[test]
     fn live_body_has_the_exact_format() {
-        let mut body = Vec::new();
+        let mut body = BytesMut::new();
         write_live_body(&known(&["EURUSD", "USDJPY"]), 1_732_900_000, &mut body);
         assert_eq!(
-            String::from_utf8(body).unwrap(),
+            std::str::from_utf8(&body).unwrap(),
             r#"{"rates":{"EURUSD":{"rate":1.16025,"timestamp":1732900000},"USDJPY":{"rate":156.4295,"timestamp":1732900000}},"code":200}"#
         );
     }
 
     #[test]
     fn error_bodies_have_the_exact_format() {
-        let mut body = Vec::new();
+        let mut body = BytesMut::new();
         write_live_body(&PairsQuery::Unknown("X\"Y".into()), 0, &mut body);
         let value: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(
@@ -380,7 +427,7 @@ mod tests {
 
         body.clear();
         write_live_body(&PairsQuery::Missing, 0, &mut body);
-        let text = String::from_utf8(body).unwrap();
+        let text = std::str::from_utf8(&body).unwrap();
         assert!(text.starts_with(
             r#"{"message":"'pairs' parameter is required","supportedPairs":["AUDUSD","EURGBP","#
         ));

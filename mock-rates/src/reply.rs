@@ -1,9 +1,10 @@
-//! Writing HTTP/1.1 responses byte by byte, without allocating, so that faults can cut an
-//! answer anywhere.
+//! Writing HTTP/1.1 heads and chunk framing byte by byte, without allocating, so that faults
+//! can cut an answer anywhere.
 
 use crate::settings::Framing;
 
-/// The head of one response; the body is written separately so faults can cut it short.
+/// The head of one HTTP/1.1 response; the body is written separately so faults can cut it
+/// short.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Reply<'a> {
     pub status: u16,
@@ -42,21 +43,6 @@ impl Reply<'_> {
         }
         out.extend_from_slice(b"\r\n\r\n");
     }
-
-    /// Writes the whole response; a chunked body goes out as two chunks so clients
-    /// have to join them.
-    pub(crate) fn write(&self, body: &[u8], out: &mut Vec<u8>) {
-        self.write_head(body.len(), out);
-        match self.framing {
-            Framing::ContentLength => out.extend_from_slice(body),
-            Framing::Chunked => {
-                let (first, second) = body.split_at(body.len() / 2);
-                write_chunk(first, out);
-                write_chunk(second, out);
-                out.extend_from_slice(b"0\r\n\r\n");
-            }
-        }
-    }
 }
 
 /// Writes one chunk; an empty one is skipped because it would end the body.
@@ -85,8 +71,12 @@ fn push_hex(out: &mut Vec<u8>, mut value: usize) {
 }
 
 /// Appends `value` in decimal without allocating.
-pub(crate) fn push_decimal(out: &mut Vec<u8>, mut value: u64) {
-    let mut digits = [0u8; 20];
+pub(crate) fn push_decimal(out: &mut Vec<u8>, value: u64) {
+    out.extend_from_slice(decimal(value, &mut [0u8; 20]));
+}
+
+/// `value`'s decimal digits, written at the end of `digits`.
+pub(crate) fn decimal(mut value: u64, digits: &mut [u8; 20]) -> &[u8] {
     let mut start = digits.len();
     loop {
         start -= 1;
@@ -96,7 +86,7 @@ pub(crate) fn push_decimal(out: &mut Vec<u8>, mut value: u64) {
             break;
         }
     }
-    out.extend_from_slice(&digits[start..]);
+    &digits[start..]
 }
 
 /// The standard reason phrase; clients ignore it, but people read it in traces.
@@ -132,33 +122,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn writes_content_length_and_chunked_replies() {
+    fn writes_content_length_and_chunked_heads() {
         let mut reply = Reply {
             status: 503,
             content_type: "application/json",
             framing: Framing::ContentLength,
             connection: Some("close"),
-            extra_headers: &[("Retry-After", "1")],
+            extra_headers: &[("retry-after", "1")],
         };
         let mut out = Vec::new();
-        reply.write(b"{}", &mut out);
+        reply.write_head(2, &mut out);
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n\
-             Content-Length: 2\r\nConnection: close\r\nRetry-After: 1\r\n\r\n{}"
+             Content-Length: 2\r\nConnection: close\r\nretry-after: 1\r\n\r\n"
         );
 
         reply.framing = Framing::Chunked;
         reply.connection = None;
         reply.extra_headers = &[];
         let mut out = Vec::new();
-        reply.write(&[b'x'; 40], &mut out);
+        reply.write_head(40, &mut out);
         let text = String::from_utf8(out).unwrap();
-        assert!(text.ends_with(&format!(
-            "\r\n\r\n14\r\n{0}\r\n14\r\n{0}\r\n0\r\n\r\n",
-            "x".repeat(20)
-        )));
-        assert!(text.contains("Transfer-Encoding: chunked\r\n"));
+        assert!(
+            text.ends_with("Transfer-Encoding: chunked\r\n\r\n"),
+            "{text}"
+        );
+        assert!(!text.contains("Content-Length"), "{text}");
+    }
+
+    #[test]
+    fn chunks_are_framed_in_hex_and_empty_ones_skipped() {
+        let mut out = Vec::new();
+        write_chunk(&[b'x'; 20], &mut out);
+        write_chunk(b"", &mut out);
+        write_chunk(&[b'y'; 255], &mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            format!("14\r\n{}\r\nff\r\n{}\r\n", "x".repeat(20), "y".repeat(255))
+        );
     }
 
     #[test]

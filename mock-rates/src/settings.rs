@@ -22,6 +22,13 @@ pub struct Settings {
     pub seed: u64,
     /// How long an idle keep-alive connection is kept open; zero closes after every answer.
     pub keep_alive: Duration,
+    /// Closes a connection that has sat idle this long (no request in flight, none being read),
+    /// in place of the keep-alive: HTTP/1.1 with a bare close (no answer, a FIN after TLS's
+    /// close_notify), HTTP/2 with GOAWAY(NO_ERROR) naming the last stream it took, then the
+    /// close. No grace for a request that arrives as it closes: that race is what it is for.
+    /// `None`: the keep-alive alone decides. Can also be changed at run time (see
+    /// [`IdleTimeout`]).
+    pub idle_timeout: Option<Duration>,
     /// HTTPS on the listener, or plain HTTP when `None`.
     pub tls: Option<TlsSettings>,
     /// The token `/__admin/*` requires of every peer (`Authorization: Bearer TOKEN`). Without
@@ -63,6 +70,7 @@ impl Default for Settings {
             seed: 42,
             // actix-web's default, so clients meet the same stale-connection window as in production.
             keep_alive: Duration::from_secs(5),
+            idle_timeout: None,
             tls: None,
             admin_token: None,
         }
@@ -140,4 +148,46 @@ pub enum TimestampUnit {
     Seconds,
     /// Unix time in milliseconds.
     Millis,
+}
+
+/// The idle timeout as `/__admin/idle-timeout` reads and writes it:
+/// `{"idle_timeout_ms":250}`, or `{"idle_timeout_ms":null}` for none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdleTimeout {
+    /// Milliseconds, 1 to [`IdleTimeout::MAX_MS`]; `None` (null or absent): no idle timeout,
+    /// the keep-alive alone decides.
+    #[serde(default)]
+    pub idle_timeout_ms: Option<u64>,
+}
+
+impl IdleTimeout {
+    /// The longest idle timeout accepted: a day.
+    pub const MAX_MS: u64 = 24 * 60 * 60 * 1000;
+
+    /// Rejects 0 (which would close every connection before its first request) and anything
+    /// over [`IdleTimeout::MAX_MS`].
+    pub fn validate(self) -> Result<(), String> {
+        match self.idle_timeout_ms {
+            Some(ms) if !(1..=Self::MAX_MS).contains(&ms) => Err(format!(
+                "idle_timeout_ms must be 1..={} or null, got {ms}",
+                Self::MAX_MS
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// As a duration; `None` for none.
+    pub fn duration(self) -> Option<Duration> {
+        self.idle_timeout_ms.map(Duration::from_millis)
+    }
+}
+
+impl From<Option<Duration>> for IdleTimeout {
+    fn from(timeout: Option<Duration>) -> Self {
+        Self {
+            idle_timeout_ms: timeout
+                .map(|timeout| u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
+        }
+    }
 }

@@ -5,9 +5,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
 use crate::faults::{Decision, Faults};
+use crate::history::SizedAnswers;
 use crate::settings::{AdminToken, ContentType, Framing, Settings, TimestampUnit};
 use crate::tls::{Handshake, Tls};
 
@@ -51,6 +53,9 @@ pub struct Stats {
     /// spread a burst of requests over (idle ones do not count). Zeroed like
     /// `h2_peak_streams`.
     pub h2_peak_connections: u64,
+    /// Connections the server closed because they sat idle (no request in flight, none being
+    /// read): for the idle timeout when one is set, else for the keep-alive.
+    pub idle_closes: u64,
 }
 
 /// The shared state of one server: settings, counters, RNG. A cheap handle (an `Arc`).
@@ -65,6 +70,8 @@ struct Inner {
     framing: Framing,
     timestamp_unit: TimestampUnit,
     keep_alive: Duration,
+    /// The idle timeout in milliseconds; 0 for none.
+    idle_timeout_ms: AtomicU64,
     seed: u64,
     tls: Option<Tls>,
     admin_token: Option<AdminToken>,
@@ -87,6 +94,9 @@ struct Inner {
     /// HTTP/2 connections with a stream open now.
     h2_busy_connections: AtomicU64,
     h2_peak_connections: AtomicU64,
+    idle_closes: AtomicU64,
+    /// Large answers, built once per pairs and size.
+    sized_answers: SizedAnswers,
 }
 
 #[derive(Debug)]
@@ -124,6 +134,7 @@ impl MockState {
                 framing: settings.framing,
                 timestamp_unit: settings.timestamp_unit,
                 keep_alive: settings.keep_alive,
+                idle_timeout_ms: AtomicU64::new(idle_timeout_ms(settings.idle_timeout)),
                 seed: settings.seed,
                 tls,
                 admin_token: settings.admin_token,
@@ -150,6 +161,8 @@ impl MockState {
                 h2_peak_streams: AtomicU64::new(0),
                 h2_busy_connections: AtomicU64::new(0),
                 h2_peak_connections: AtomicU64::new(0),
+                idle_closes: AtomicU64::new(0),
+                sized_answers: SizedAnswers::default(),
             }),
         })
     }
@@ -172,6 +185,7 @@ impl MockState {
             h2_streams: inner.h2_streams.load(Ordering::Relaxed),
             h2_peak_streams: inner.h2_peak_streams.load(Ordering::Relaxed),
             h2_peak_connections: inner.h2_peak_connections.load(Ordering::Relaxed),
+            idle_closes: inner.idle_closes.load(Ordering::Relaxed),
         }
     }
 
@@ -192,8 +206,25 @@ impl MockState {
         self.lock_faults().faults.clone()
     }
 
-    /// Zeroes the counters, removes every fault and reseeds the generator, so a run
-    /// after a reset draws the same faults as a run after start.
+    /// Sets the idle timeout (`None`: none, the keep-alive alone decides). A connection
+    /// reads it each time it becomes idle; an HTTP/2 connection already idle, when its timer
+    /// next fires (at the latest after the previous limit).
+    pub fn set_idle_timeout(&self, timeout: Option<Duration>) {
+        self.inner
+            .idle_timeout_ms
+            .store(idle_timeout_ms(timeout), Ordering::Relaxed);
+    }
+
+    /// The idle timeout in force, if any.
+    pub fn idle_timeout(&self) -> Option<Duration> {
+        match self.inner.idle_timeout_ms.load(Ordering::Relaxed) {
+            0 => None,
+            ms => Some(Duration::from_millis(ms)),
+        }
+    }
+
+    /// Zeroes the counters, removes every fault and the idle timeout, and reseeds the
+    /// generator, so a run after a reset draws the same faults as a run after start.
     pub fn reset(&self) {
         {
             let mut state = self.lock_faults();
@@ -213,9 +244,11 @@ impl MockState {
             &self.inner.tls_alpn_h2,
             &self.inner.h2_connections,
             &self.inner.h2_streams,
+            &self.inner.idle_closes,
         ] {
             counter.store(0, Ordering::Relaxed);
         }
+        self.set_idle_timeout(None);
         self.reset_peaks();
     }
 
@@ -310,6 +343,24 @@ impl MockState {
             .fetch_sub(1, Ordering::Relaxed);
     }
 
+    /// The `/api/live` answer for `pairs` padded with history to `size` bytes, built (quoting
+    /// `timestamp`) the first time it is asked for and shared after.
+    pub(crate) fn sized_answer(
+        &self,
+        pairs: &[(&'static str, &'static str)],
+        size: usize,
+        timestamp: u64,
+    ) -> Bytes {
+        self.inner
+            .sized_answers
+            .get(pairs, size, timestamp, self.inner.timestamp_unit)
+    }
+
+    /// A connection was closed for sitting idle.
+    pub(crate) fn count_idle_close(&self) {
+        self.inner.idle_closes.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub(crate) fn count_request(&self) {
         self.inner.requests.fetch_add(1, Ordering::Relaxed);
     }
@@ -335,4 +386,13 @@ impl MockState {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// An idle timeout as stored: milliseconds (at least 1), or 0 for none.
+fn idle_timeout_ms(timeout: Option<Duration>) -> u64 {
+    timeout.map_or(0, |timeout| {
+        u64::try_from(timeout.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1)
+    })
 }

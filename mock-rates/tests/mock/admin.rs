@@ -175,3 +175,68 @@ fn the_token_stays_out_of_debug_output() {
     assert!(!format!("{settings:?}").contains("s3cret"));
     assert!(AdminToken::new("").is_none());
 }
+
+/// The idle timeout is read and set at run time, checked, and cleared by a reset.
+#[test]
+fn the_idle_timeout_is_read_and_set_at_run_time() {
+    let server = server();
+    let mut client = Client::connect(&server);
+    assert_eq!(
+        client.get("/__admin/idle-timeout").json(),
+        serde_json::json!({"idle_timeout_ms": null})
+    );
+    // Long enough that this connection, which it governs from its next idle wait, stays up.
+    let response = client.request(
+        "PUT",
+        "/__admin/idle-timeout",
+        r#"{"idle_timeout_ms":60000}"#,
+    );
+    assert_eq!(response.status, 200);
+    assert_eq!(
+        response.json(),
+        serde_json::json!({"idle_timeout_ms": 60000})
+    );
+    assert_eq!(
+        server.state().idle_timeout(),
+        Some(std::time::Duration::from_secs(60))
+    );
+    assert_eq!(
+        client.get("/__admin/idle-timeout").json()["idle_timeout_ms"],
+        60000
+    );
+    for bad in [
+        r#"{"idle_timeout_ms":0}"#,
+        r#"{"idle_timeout_ms":-1}"#,
+        r#"{"idle_timeout_ms":86400001}"#,
+        r#"{"idle_timeout":5}"#,
+        "not json",
+    ] {
+        let response = client.request("PUT", "/__admin/idle-timeout", bad);
+        assert_eq!(response.status, 400, "{bad}");
+        assert!(response.json()["detail"].is_string());
+    }
+    assert_eq!(
+        server.state().idle_timeout(),
+        Some(std::time::Duration::from_secs(60))
+    );
+    assert_eq!(
+        client
+            .request(
+                "PUT",
+                "/__admin/idle-timeout",
+                r#"{"idle_timeout_ms":null}"#
+            )
+            .status,
+        200
+    );
+    assert_eq!(server.state().idle_timeout(), None);
+    server
+        .state()
+        .set_idle_timeout(Some(std::time::Duration::from_secs(60)));
+    assert_eq!(client.request("POST", "/__admin/reset", "").status, 200);
+    assert_eq!(server.state().idle_timeout(), None);
+    assert_eq!(
+        client.request("DELETE", "/__admin/idle-timeout", "").status,
+        405
+    );
+}

@@ -184,3 +184,21 @@ fn tls_flags_are_refused_without_tls() {
         assert_eq!(status.code(), Some(2), "{args:?}");
     }
 }
+
+#[test]
+fn the_idle_timeout_is_read_from_the_environment_and_checked() {
+    let (_running, addr) = spawn(&[("MOCK_RATES_IDLE_TIMEOUT_MS", "60000")]);
+    let mut client = Client::connect_to(addr);
+    assert_eq!(
+        client.get("/__admin/idle-timeout").json()["idle_timeout_ms"],
+        60000
+    );
+    for bad in ["0", "86400001", "soon"] {
+        let status = Command::new(BINARY)
+            .args(["--idle-timeout-ms", bad])
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(2), "{bad}");
+    }
+}

@@ -235,6 +235,21 @@ fn concurrent_requests_are_streams_of_one_connection() {
     assert_eq!(stats.h2_peak_connections, 1);
 }
 
+/// More requests at once than the server's task may serve in one go (tokio's budget runs out
+/// on the way): every one is answered, on the one connection.
+#[test]
+fn a_flood_of_streams_on_one_connection_is_served() {
+    let server = h2_server(TlsSettings::default(), Settings::default());
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        let flood = tokio::time::timeout(Duration::from_secs(30), concurrently(&send, 1000));
+        let statuses = flood.await.expect("every stream is answered");
+        assert_eq!(statuses, vec![200; 1000]);
+    });
+    let stats = server.state().stats();
+    assert_eq!((stats.h2_connections, stats.h2_streams), (1, 1000));
+}
+
 #[test]
 fn peaks_are_per_burst_after_a_peaks_reset() {
     let server = h2_server(
@@ -337,33 +352,40 @@ fn goaway_ends_the_connection_unanswered() {
     });
 }
 
+/// The head (announcing the whole length) and, for `truncated`, half the body reach the
+/// client before the reset: the reset waits until the connection has written them.
 #[test]
 fn eof_and_truncated_reset_the_stream_after_what_was_sent() {
-    for mode in [FaultMode::Eof, FaultMode::Truncated] {
+    let whole = {
+        let server = h2_server(TlsSettings::default(), Settings::default());
+        runtime().block_on(async {
+            let (send, _driver) = connect(&server).await;
+            text(get(&send, LIVE).await.unwrap()).await.len()
+        })
+    };
+    for (mode, expected) in [(FaultMode::Eof, 0), (FaultMode::Truncated, whole / 2)] {
         let server = h2_server(TlsSettings::default(), fault(mode));
         runtime().block_on(async {
             let (send, _driver) = connect(&server).await;
-            // The reset follows the head at once, so the client may report it for either.
-            let (error, received) = match get(&send, LIVE).await {
-                Err(error) => (error, 0),
-                Ok(response) => {
-                    assert_eq!(response.status(), 200, "{mode:?}");
-                    let mut body = response.into_body();
-                    let mut received = 0;
-                    loop {
-                        match body.data().await {
-                            Some(Ok(frame)) => received += frame.len(),
-                            Some(Err(error)) => break (error, received),
-                            None => panic!("{mode:?}: the body ended cleanly"),
-                        }
-                    }
+            let response = get(&send, LIVE).await.unwrap();
+            assert_eq!(response.status(), 200, "{mode:?}");
+            assert_eq!(
+                response.headers()["content-length"],
+                whole.to_string().as_str(),
+                "{mode:?}"
+            );
+            let mut body = response.into_body();
+            let mut received = 0;
+            let error = loop {
+                match body.data().await {
+                    Some(Ok(frame)) => received += frame.len(),
+                    Some(Err(error)) => break error,
+                    None => panic!("{mode:?}: the body ended cleanly"),
                 }
             };
             assert!(error.is_reset(), "{mode:?}: {error}");
             assert_eq!(error.reason(), Some(Reason::INTERNAL_ERROR), "{mode:?}");
-            if mode == FaultMode::Eof {
-                assert_eq!(received, 0, "no body before the reset");
-            }
+            assert_eq!(received, expected, "{mode:?}");
         });
     }
 }
@@ -490,5 +512,115 @@ fn the_admin_token_is_asked_for_over_h2_too() {
             .unwrap();
         let (response, _body) = ready.send_request(request, true).unwrap();
         assert_eq!(response.await.unwrap().status(), 200);
+    });
+}
+
+/// Idle past the idle timeout (far shorter than the keep-alive here): GOAWAY(NO_ERROR) naming
+/// the last stream taken, then the close; counted.
+#[test]
+fn the_idle_timeout_ends_an_idle_h2_connection_with_goaway() {
+    let server = h2_server(
+        TlsSettings::default(),
+        Settings {
+            keep_alive: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_millis(200)),
+            ..Settings::default()
+        },
+    );
+    runtime().block_on(async {
+        let (send, driver) = connect(&server).await;
+        assert_eq!(get(&send, LIVE).await.unwrap().status(), 200);
+        let ended = tokio::time::timeout(Duration::from_secs(20), driver)
+            .await
+            .expect("closed by the idle timeout, long before the keep-alive")
+            .unwrap();
+        // The h2 client ends cleanly on GOAWAY(NO_ERROR); a close without it would be an error.
+        ended.expect("GOAWAY(NO_ERROR) before the close");
+        assert!(
+            send.clone().ready().await.is_err(),
+            "no new stream after it"
+        );
+    });
+    assert_eq!(server.state().stats().idle_closes, 1);
+}
+
+/// A stream whose answer takes longer than the idle timeout is answered: the connection is not
+/// idle while it is open. It is closed once idle after the answer.
+#[test]
+fn an_h2_stream_in_flight_outlasts_the_idle_timeout() {
+    let server = h2_server(
+        TlsSettings::default(),
+        Settings {
+            keep_alive: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_millis(100)),
+            faults: Faults {
+                latency_ms: 400,
+                ..Faults::default()
+            },
+            ..Settings::default()
+        },
+    );
+    runtime().block_on(async {
+        let (send, driver) = connect(&server).await;
+        let response = get(&send, LIVE).await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert!(text(response).await.contains("EURUSD"));
+        assert_eq!(server.state().stats().idle_closes, 0);
+        tokio::time::timeout(Duration::from_secs(20), driver)
+            .await
+            .expect("closed once idle")
+            .unwrap()
+            .ok();
+    });
+    assert_eq!(server.state().stats().idle_closes, 1);
+}
+
+/// A large answer over h2: the whole size, sent as the client's flow-control window lets it.
+#[test]
+fn a_large_answer_goes_out_over_h2_within_the_window() {
+    const MEGABYTE: usize = 1024 * 1024;
+    let server = h2_server(TlsSettings::default(), Settings::default());
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        for path in [
+            format!("/size/{MEGABYTE}/api/live?pairs=EURUSD,USDJPY"),
+            format!("/api/live?pairs=EURUSD,USDJPY&size={MEGABYTE}"),
+        ] {
+            let response = get(&send, &path).await.unwrap();
+            assert_eq!(response.status(), 200);
+            assert_eq!(
+                response.headers()["content-length"],
+                MEGABYTE.to_string().as_str()
+            );
+            let body = text(response).await;
+            assert_eq!(body.len(), MEGABYTE, "{path}");
+            let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+            assert_eq!(json["rates"]["USDJPY"]["rate"].to_string(), "156.4295");
+        }
+        // The stream limit's count saw each stream close once its last frame went out.
+        assert_eq!(get(&send, "/health").await.unwrap().status(), 200);
+    });
+    let stats = server.state().stats();
+    assert_eq!((stats.h2_streams, stats.h2_peak_streams), (3, 1));
+}
+
+/// `truncated` on a large answer over h2: the whole length announced, then RST_STREAM after
+/// part of the body (at most half: what the connection had written when the reset came).
+#[test]
+fn a_truncated_large_answer_over_h2_ends_in_a_reset() {
+    const MEGABYTE: usize = 1024 * 1024;
+    let server = h2_server(TlsSettings::default(), fault(FaultMode::Truncated));
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        let response = get(&send, &format!("/size/{MEGABYTE}/api/live?pairs=EURUSD"))
+            .await
+            .unwrap();
+        assert_eq!(
+            response.headers()["content-length"],
+            MEGABYTE.to_string().as_str()
+        );
+        let error = frames(&mut response.into_body()).await.unwrap_err();
+        assert!(error.is_reset(), "{error}");
+        assert_eq!(error.reason(), Some(Reason::INTERNAL_ERROR));
     });
 }

@@ -1,9 +1,9 @@
-//! Connection reuse, `Connection: close` and the idle timeout, over plain HTTP and TLS (where
-//! each close must be a clean one, with a close_notify).
+//! Connection reuse, `Connection: close`, the keep-alive and the idle timeout, over plain HTTP
+//! and TLS (where each close must be a clean one, with a close_notify).
 
 use std::time::Duration;
 
-use mock_rates::Settings;
+use mock_rates::{Faults, Settings};
 
 use crate::helpers::{Client, each_protocol, server, server_with};
 
@@ -89,4 +89,108 @@ fn zero_keep_alive_closes_after_every_answer() {
         assert_eq!(response.header("connection"), Some("close"));
         assert!(client.is_closed());
     });
+}
+
+/// Idle past the idle timeout (far shorter than the keep-alive here): closed, with no answer,
+/// and counted.
+#[test]
+fn the_idle_timeout_closes_an_idle_connection_unanswered() {
+    each_protocol(|tls| {
+        let server = server_with(Settings {
+            keep_alive: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_millis(200)),
+            tls,
+            ..Settings::default()
+        });
+        let mut client = Client::connect(&server);
+        assert_eq!(client.get("/health").status, 200);
+        // A hang guard well short of the keep-alive, so only the idle timeout can close it.
+        client
+            .socket()
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        assert!(client.is_closed(), "closed without an answer");
+        assert_eq!(server.state().stats().idle_closes, 1);
+    });
+}
+
+/// A request whose answer takes longer than the idle timeout is answered: the connection is
+/// not idle while it is in flight. It is closed once idle after the answer.
+#[test]
+fn a_request_in_flight_outlasts_the_idle_timeout() {
+    each_protocol(|tls| {
+        let server = server_with(Settings {
+            keep_alive: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_millis(100)),
+            faults: Faults {
+                latency_ms: 400,
+                ..Faults::default()
+            },
+            tls,
+            ..Settings::default()
+        });
+        let mut client = Client::connect(&server);
+        assert_eq!(client.get("/api/live?pairs=EURUSD").status, 200);
+        assert_eq!(server.state().stats().idle_closes, 0);
+        client
+            .socket()
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        assert!(client.is_closed());
+        assert_eq!(server.state().stats().idle_closes, 1);
+    });
+}
+
+/// A request head that has begun to arrive is being read, not idle: the rest may come after
+/// the idle timeout (within the keep-alive).
+#[test]
+fn a_request_being_read_is_not_idle() {
+    each_protocol(|tls| {
+        let server = server_with(Settings {
+            keep_alive: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_millis(100)),
+            tls,
+            ..Settings::default()
+        });
+        let mut client = Client::connect(&server);
+        client.send_raw(b"GET /health HTTP/1.1\r\nHo");
+        std::thread::sleep(Duration::from_millis(400));
+        client.send_raw(b"st: localhost\r\n\r\n");
+        assert_eq!(client.read_response().unwrap().status, 200);
+        assert_eq!(server.state().stats().idle_closes, 0);
+    });
+}
+
+/// Without an idle timeout, the keep-alive's close of an idle connection is counted too.
+#[test]
+fn the_keep_alive_close_counts_as_an_idle_close() {
+    let server = server_with(Settings {
+        keep_alive: Duration::from_millis(200),
+        ..Settings::default()
+    });
+    let mut client = Client::connect(&server);
+    assert_eq!(client.get("/health").status, 200);
+    assert!(client.is_closed());
+    assert_eq!(server.state().stats().idle_closes, 1);
+}
+
+/// An idle timeout set at run time governs a connection from its next idle wait.
+#[test]
+fn an_idle_timeout_set_at_run_time_applies_from_the_next_idle_wait() {
+    let server = server_with(Settings {
+        keep_alive: Duration::from_secs(60),
+        ..Settings::default()
+    });
+    let mut client = Client::connect(&server);
+    assert_eq!(client.get("/health").status, 200);
+    server
+        .state()
+        .set_idle_timeout(Some(Duration::from_millis(200)));
+    assert_eq!(client.get("/health").status, 200);
+    client
+        .socket()
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    assert!(client.is_closed());
+    assert_eq!(server.state().stats().idle_closes, 1);
 }

@@ -8,6 +8,7 @@ mod fidelity;
 mod helpers;
 mod http2;
 mod keep_alive;
+mod large;
 mod live;
 mod protocol;
 mod shutdown;
