@@ -30,6 +30,7 @@ use rates_common::{
     timeout_error, tls,
 };
 use std::sync::Arc;
+use tokio::sync::OnceCell;
 use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
 use ureq::{Agent, Error, Timeout};
 
@@ -88,12 +89,41 @@ impl UreqTls {
     }
 }
 
+/// How calls meet ureq's TLS connector, which ureq builds on the first `https://` connection
+/// and caches only once that build is done (`get_cached_native_tls_connector` in
+/// `src/tls/native_tls.rs`; the rustls one likewise): every connection opened while the first
+/// build runs builds one too. With native-tls on OpenSSL 3.0 a build parses the system's CA
+/// bundle twice (docs/findings/ureq-native-tls-connector-storm.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TlsWarmUp {
+    /// As ureq does it: calls go at once, each connection opened before the first build is
+    /// done building its own.
+    Lazy,
+    /// The first call goes alone, and the calls that come meanwhile wait until it has
+    /// returned, whatever its outcome: then one build has run (unless the call never
+    /// connected), and they go on at once.
+    FirstCallAlone,
+}
+
+impl TlsWarmUp {
+    /// The registry name of ureq with `backend` and this warm-up: `Lazy` keeps the backend's.
+    pub fn client_name(self, backend: UreqTls) -> &'static str {
+        match (self, backend) {
+            (Self::Lazy, backend) => backend.client_name(),
+            (Self::FirstCallAlone, UreqTls::Rustls) => "ureq-first-alone",
+            (Self::FirstCallAlone, UreqTls::NativeTls) => "ureq-native-tls-first-alone",
+        }
+    }
+}
+
 /// Fetches rates with one ureq agent, built once, on at most `blocking_threads` threads.
 #[derive(Debug)]
 pub struct UreqRates {
     agent: Agent,
     /// Its slots cap calls in flight at `max_connections`, and at `blocking_threads` threads.
     call: UpstreamCall,
+    /// With [`TlsWarmUp::FirstCallAlone`] over `https://`: set once the first call returned.
+    first_call_done: Option<OnceCell<()>>,
 }
 
 impl UreqRates {
@@ -122,7 +152,20 @@ impl UreqRates {
     /// ask for HTTP/2, or, for an `https://` upstream, the extra CAs are unusable or no root is
     /// trusted.
     pub fn with_tls(settings: &ClientSettings, backend: UreqTls) -> Result<Self, BuildError> {
-        let name = backend.client_name();
+        Self::with_tls_warm_up(settings, backend, TlsWarmUp::Lazy)
+    }
+
+    /// As [`Self::with_tls`], with calls meeting ureq's lazily built TLS connector as
+    /// `warm_up` says.
+    ///
+    /// # Errors
+    /// As [`Self::with_tls`].
+    pub fn with_tls_warm_up(
+        settings: &ClientSettings,
+        backend: UreqTls,
+        warm_up: TlsWarmUp,
+    ) -> Result<Self, BuildError> {
+        let name = warm_up.client_name(backend);
         if !Self::HTTP_VERSIONS.contains(&settings.http_version) {
             return Err(BuildError {
                 client: name,
@@ -156,6 +199,8 @@ impl UreqRates {
         Ok(Self {
             agent,
             call: UpstreamCall::with_slots(name, settings, in_flight),
+            first_call_done: (warm_up == TlsWarmUp::FirstCallAlone && settings.is_https())
+                .then(OnceCell::new),
         })
     }
 
@@ -258,8 +303,45 @@ impl Call {
 impl RatesProvider for UreqRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
         self.call
-            .run_with_slot(pairs, |slot| self.on_blocking_thread(pairs, slot))
+            .run_with_slot(pairs, |slot| self.after_warm_up(pairs, slot))
             .await
+    }
+}
+
+impl UreqRates {
+    /// [`Self::on_blocking_thread`], once the first call has returned with
+    /// [`TlsWarmUp::FirstCallAlone`]. A call waits holding its slot, inside its deadline, so
+    /// that the wait counts as any other wait for the upstream does.
+    async fn after_warm_up(
+        &self,
+        pairs: &[CurrencyPair],
+        slot: Permit,
+    ) -> Result<(u16, Vec<u8>), RatesError> {
+        let mut slot = Some(slot);
+        if let Some(first_call_done) = &self.first_call_done
+            && !first_call_done.initialized()
+        {
+            // One call runs inside the cell's initialisation; the others wait on the cell.
+            let mut first = None;
+            let (first_result, first_slot) = (&mut first, &mut slot);
+            first_call_done
+                .get_or_init(|| async move {
+                    if let Some(slot) = first_slot.take() {
+                        *first_result = Some(self.on_blocking_thread(pairs, slot).await);
+                    }
+                })
+                .await;
+            if let Some(result) = first {
+                return result;
+            }
+        }
+        match slot {
+            Some(slot) => self.on_blocking_thread(pairs, slot).await,
+            // Taken only by the call that ran inside the initialisation, which returned above.
+            None => Err(RatesError::Unavailable(
+                "the call lost its blocking-pool slot".to_owned(),
+            )),
+        }
     }
 }
 
@@ -291,6 +373,16 @@ mod tests {
             // Plain HTTP loads no roots and so cannot fail on them.
             assert!(UreqRates::with_tls(&plain, backend).is_ok());
         }
+    }
+
+    #[test]
+    fn each_warm_up_is_its_own_registry_entry() {
+        let names = UreqTls::ALL.map(|backend| TlsWarmUp::FirstCallAlone.client_name(backend));
+        assert_eq!(names, ["ureq-first-alone", "ureq-native-tls-first-alone"]);
+        assert_eq!(
+            TlsWarmUp::Lazy.client_name(UreqTls::NativeTls),
+            "ureq-native-tls"
+        );
     }
 
     #[test]
