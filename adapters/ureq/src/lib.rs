@@ -29,9 +29,14 @@ use rates_common::{
     UpstreamCall, broken_transfer, connect_timeout_error, describe, find_in_chain, io_error,
     timeout_error, tls,
 };
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use tokio::sync::OnceCell;
+use ureq::config::Config;
+use ureq::http::Uri;
 use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 use ureq::{Agent, Error, Timeout};
 
 /// The TLS backend a ureq agent is built with.
@@ -105,15 +110,88 @@ pub enum TlsWarmUp {
     FirstCallAlone,
 }
 
-impl TlsWarmUp {
-    /// The registry name of ureq with `backend` and this warm-up: `Lazy` keeps the backend's.
+/// Where ureq resolves the upstream's host. ureq resolves it on every call, before it looks in
+/// its pool (`connect` in `src/run.rs`), and with any timeout that covers the call
+/// (`timeout_global` here) it does so on a thread spawned for that call (`resolve_async` in
+/// `src/unversioned/resolver.rs`), even for a host that is an IP address: a thread created and
+/// joined per call, pooled or not (docs/findings/ureq-resolver-thread.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Resolve {
+    /// As ureq does it: a thread per call.
+    ThreadPerCall,
+    /// A host that is an IP address is used as it is, on the calling thread (there is nothing
+    /// to look up); a host name goes to ureq's own resolver, thread and timeout included.
+    /// Through `Agent::with_parts`, ureq's low-level (unversioned) API.
+    IpAddressInline,
+}
+
+/// The options of a ureq agent beyond its TLS backend; each combination is its own registry
+/// entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UreqOptions {
+    pub warm_up: TlsWarmUp,
+    pub resolve: Resolve,
+}
+
+impl UreqOptions {
+    /// ureq as its documentation sets it up.
+    pub const DEFAULT: Self = Self {
+        warm_up: TlsWarmUp::Lazy,
+        resolve: Resolve::ThreadPerCall,
+    };
+
+    /// The registry name of ureq with `backend` and these options: the defaults keep the
+    /// backend's.
     pub fn client_name(self, backend: UreqTls) -> &'static str {
-        match (self, backend) {
-            (Self::Lazy, backend) => backend.client_name(),
-            (Self::FirstCallAlone, UreqTls::Rustls) => "ureq-first-alone",
-            (Self::FirstCallAlone, UreqTls::NativeTls) => "ureq-native-tls-first-alone",
+        use Resolve::{IpAddressInline, ThreadPerCall};
+        use TlsWarmUp::{FirstCallAlone, Lazy};
+        use UreqTls::{NativeTls, Rustls};
+        match (backend, self.warm_up, self.resolve) {
+            (backend, Lazy, ThreadPerCall) => backend.client_name(),
+            (Rustls, FirstCallAlone, ThreadPerCall) => "ureq-first-alone",
+            (NativeTls, FirstCallAlone, ThreadPerCall) => "ureq-native-tls-first-alone",
+            (Rustls, Lazy, IpAddressInline) => "ureq-inline-ip",
+            (NativeTls, Lazy, IpAddressInline) => "ureq-native-tls-inline-ip",
+            (Rustls, FirstCallAlone, IpAddressInline) => "ureq-first-alone-inline-ip",
+            (NativeTls, FirstCallAlone, IpAddressInline) => "ureq-native-tls-first-alone-inline-ip",
         }
     }
+}
+
+/// [`Resolve::IpAddressInline`]: an IP address as it is, a host name to ureq's resolver.
+#[derive(Debug, Default)]
+struct IpAddressInline(DefaultResolver);
+
+impl Resolver for IpAddressInline {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, Error> {
+        match ip_address(uri) {
+            Some(address) => {
+                let mut addresses = self.0.empty();
+                addresses.push(address);
+                Ok(addresses)
+            }
+            None => self.0.resolve(uri, config, timeout),
+        }
+    }
+}
+
+/// The socket address of `uri` when its host is an IP address, with the scheme's port if it
+/// names none.
+fn ip_address(uri: &Uri) -> Option<SocketAddr> {
+    // A URI writes an IPv6 host in brackets.
+    let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
+    let ip = host.parse::<IpAddr>().ok()?;
+    let port = uri.port_u16().or(match uri.scheme_str() {
+        Some("https") => Some(443),
+        Some("http") => Some(80),
+        _ => None,
+    })?;
+    Some(SocketAddr::new(ip, port))
 }
 
 /// Fetches rates with one ureq agent, built once, on at most `blocking_threads` threads.
@@ -152,20 +230,19 @@ impl UreqRates {
     /// ask for HTTP/2, or, for an `https://` upstream, the extra CAs are unusable or no root is
     /// trusted.
     pub fn with_tls(settings: &ClientSettings, backend: UreqTls) -> Result<Self, BuildError> {
-        Self::with_tls_warm_up(settings, backend, TlsWarmUp::Lazy)
+        Self::with_options(settings, backend, UreqOptions::DEFAULT)
     }
 
-    /// As [`Self::with_tls`], with calls meeting ureq's lazily built TLS connector as
-    /// `warm_up` says.
+    /// As [`Self::with_tls`], with `options` beyond ureq's defaults.
     ///
     /// # Errors
     /// As [`Self::with_tls`].
-    pub fn with_tls_warm_up(
+    pub fn with_options(
         settings: &ClientSettings,
         backend: UreqTls,
-        warm_up: TlsWarmUp,
+        options: UreqOptions,
     ) -> Result<Self, BuildError> {
-        let name = warm_up.client_name(backend);
+        let name = options.client_name(backend);
         if !Self::HTTP_VERSIONS.contains(&settings.http_version) {
             return Err(BuildError {
                 client: name,
@@ -177,7 +254,7 @@ impl UreqRates {
         }
         settings.check_with_tls(name)?;
         let in_flight = settings.max_connections.min(settings.blocking_threads);
-        let agent: Agent = Agent::config_builder()
+        let config = Agent::config_builder()
             .timeout_connect(Some(settings.connect_timeout))
             // The whole call, body included, as `UpstreamCall`'s deadline is for the others.
             .timeout_global(Some(settings.timeout))
@@ -194,12 +271,17 @@ impl UreqRates {
             .proxy(None)
             .max_redirects(0)
             .tls_config(backend.config(settings)?)
-            .build()
-            .into();
+            .build();
+        let agent = match options.resolve {
+            Resolve::ThreadPerCall => Agent::new_with_config(config),
+            Resolve::IpAddressInline => {
+                Agent::with_parts(config, DefaultConnector::new(), IpAddressInline::default())
+            }
+        };
         Ok(Self {
             agent,
             call: UpstreamCall::with_slots(name, settings, in_flight),
-            first_call_done: (warm_up == TlsWarmUp::FirstCallAlone && settings.is_https())
+            first_call_done: (options.warm_up == TlsWarmUp::FirstCallAlone && settings.is_https())
                 .then(OnceCell::new),
         })
     }
@@ -376,13 +458,33 @@ mod tests {
     }
 
     #[test]
-    fn each_warm_up_is_its_own_registry_entry() {
-        let names = UreqTls::ALL.map(|backend| TlsWarmUp::FirstCallAlone.client_name(backend));
+    fn each_option_is_its_own_registry_entry() {
+        let first_alone = UreqOptions {
+            warm_up: TlsWarmUp::FirstCallAlone,
+            ..UreqOptions::DEFAULT
+        };
+        let names = UreqTls::ALL.map(|backend| first_alone.client_name(backend));
         assert_eq!(names, ["ureq-first-alone", "ureq-native-tls-first-alone"]);
         assert_eq!(
-            TlsWarmUp::Lazy.client_name(UreqTls::NativeTls),
+            UreqOptions::DEFAULT.client_name(UreqTls::NativeTls),
             "ureq-native-tls"
         );
+        let inline = UreqOptions {
+            resolve: Resolve::IpAddressInline,
+            ..UreqOptions::DEFAULT
+        };
+        assert_eq!(inline.client_name(UreqTls::Rustls), "ureq-inline-ip");
+    }
+
+    #[test]
+    fn only_an_ip_address_is_used_as_it_is() {
+        let address = |uri: &str| ip_address(&uri.parse().unwrap()).map(|a| a.to_string());
+        assert_eq!(
+            address("http://127.0.0.1:8081/api").as_deref(),
+            Some("127.0.0.1:8081")
+        );
+        assert_eq!(address("https://[::1]/api").as_deref(), Some("[::1]:443"));
+        assert_eq!(address("http://localhost:8081/api"), None);
     }
 
     #[test]
