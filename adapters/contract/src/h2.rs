@@ -159,6 +159,36 @@ pub(crate) async fn concurrent_calls_share_one_connection(make: &MakeProvider) {
     );
 }
 
+/// Concurrent calls on a cold pool, from a client that knows before its first handshake that
+/// the upstream speaks h2 (hyper-util's `http2_only`, which reqwest's `http2_prior_knowledge`
+/// sets): they wait for one connection and share it. A client that learns it from ALPN alone
+/// opens one per call until the first is up (libcurl without `CURLOPT_PIPEWAIT`, which isahc
+/// cannot set: docs/findings/isahc-h2-cold-burst.md); the case is not run against such a one.
+pub(crate) async fn a_cold_burst_opens_one_connection(make: &MakeProvider) {
+    let mock = start(concurrent_latency());
+    let rates = make(&ClientSettings {
+        timeout: Duration::from_secs(2),
+        pool_wait: Duration::from_secs(2),
+        ..settings_for(&mock)
+    });
+    let pairs = [pair("EURUSD")];
+    let results =
+        futures_util::future::join_all((0..CONCURRENT).map(|_| rates.fetch_quotes(&pairs))).await;
+    for result in results {
+        assert_exact(
+            &result.unwrap_or_else(|error| panic!("a call of the burst failed: {error}")),
+            "EURUSD",
+        );
+    }
+    let stats = mock.state().stats();
+    assert_eq!(stats.h2_streams, CONCURRENT as u64, "{stats:?}");
+    assert_eq!(
+        (stats.connections, stats.h2_connections),
+        (1, 1),
+        "{stats:?}"
+    );
+}
+
 /// Calls made at once in the concurrency cases.
 const CONCURRENT: usize = 8;
 

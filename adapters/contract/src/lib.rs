@@ -13,7 +13,9 @@
 //! dev-dependency); `contract_tests!(make = ..., tls)` runs every case over plain HTTP and
 //! over TLS, plus the cases only TLS has; `contract_tests!(make = ..., tls, h2)` also runs
 //! them over HTTP/2 (the client built with `http_version` "2"), with the cases only HTTP/2
-//! has; `h2_goaway_costs_the_next_call` in place of `h2` for a client that lends again an h2
+//! has; `tls, h2, cold_burst_on_one_connection` adds the case of a cold pool's burst sharing
+//! one connection, for the clients that promise it; `h2_goaway_costs_the_next_call` in place
+//! of `h2` for a client that lends again an h2
 //! connection a GOAWAY ended (awc), which is checked for that instead of for recovering at
 //! once. Each case builds its own client through `make`, inside the test's actix
 //! runtime, as an actix worker would, and checks the adapter through the port (and the payment
@@ -146,6 +148,7 @@ pub mod cases {
     crate::entry_points! { {}
         h2::h2_faults_do_not_break_the_next_call,
         h2::after_a_goaway_the_next_call_fails_on_the_ended_connection,
+        h2::a_cold_burst_opens_one_connection,
     }
 }
 
@@ -173,6 +176,16 @@ macro_rules! contract_tests {
     };
     (make = $make:expr, tls, h2 $(,)?) => {
         $crate::contract_tests!(@h2 $make, h2_faults_do_not_break_the_next_call);
+    };
+    // As `tls, h2`, for a client that knows before its first handshake that the upstream
+    // speaks h2, and so shares one connection from a cold pool: also that case.
+    (make = $make:expr, tls, h2, cold_burst_on_one_connection $(,)?) => {
+        $crate::contract_tests!(@h2 $make, h2_faults_do_not_break_the_next_call);
+        mod h2_cold_pool {
+            $crate::test_functions! { { $make, $crate::Protocol::H2 }
+                h2::a_cold_burst_opens_one_connection,
+            }
+        }
     };
     (make = $make:expr, tls, h2_goaway_costs_the_next_call $(,)?) => {
         $crate::contract_tests!(

@@ -6,5 +6,6 @@ rates_contract::contract_tests!(
             as Box<dyn application::RatesProvider>
     },
     tls,
-    h2
+    h2,
+    cold_burst_on_one_connection
 );

@@ -29,8 +29,14 @@ use rates_common::{
     UpstreamCall, broken_transfer, connect_timeout_error, describe, find_in_chain, io_error,
     timeout_error, tls,
 };
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use tokio::sync::OnceCell;
+use ureq::config::Config;
+use ureq::http::Uri;
 use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 use ureq::{Agent, Error, Timeout};
 
 /// The TLS backend a ureq agent is built with.
@@ -88,12 +94,114 @@ impl UreqTls {
     }
 }
 
+/// How calls meet ureq's TLS connector, which ureq builds on the first `https://` connection
+/// and caches only once that build is done (`get_cached_native_tls_connector` in
+/// `src/tls/native_tls.rs`; the rustls one likewise): every connection opened while the first
+/// build runs builds one too. With native-tls on OpenSSL 3.0 a build parses the system's CA
+/// bundle twice (docs/findings/ureq-native-tls-connector-storm.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TlsWarmUp {
+    /// As ureq does it: calls go at once, each connection opened before the first build is
+    /// done building its own.
+    Lazy,
+    /// The first call goes alone, and the calls that come meanwhile wait until it has
+    /// returned, whatever its outcome: then one build has run (unless the call never
+    /// connected), and they go on at once.
+    FirstCallAlone,
+}
+
+/// Where ureq resolves the upstream's host. ureq resolves it on every call, before it looks in
+/// its pool (`connect` in `src/run.rs`), and with any timeout that covers the call
+/// (`timeout_global` here) it does so on a thread spawned for that call (`resolve_async` in
+/// `src/unversioned/resolver.rs`), even for a host that is an IP address: a thread created and
+/// joined per call, pooled or not (docs/findings/ureq-resolver-thread.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Resolve {
+    /// As ureq does it: a thread per call.
+    ThreadPerCall,
+    /// A host that is an IP address is used as it is, on the calling thread (there is nothing
+    /// to look up); a host name goes to ureq's own resolver, thread and timeout included.
+    /// Through `Agent::with_parts`, ureq's low-level (unversioned) API.
+    IpAddressInline,
+}
+
+/// The options of a ureq agent beyond its TLS backend; each combination is its own registry
+/// entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UreqOptions {
+    pub warm_up: TlsWarmUp,
+    pub resolve: Resolve,
+}
+
+impl UreqOptions {
+    /// ureq as its documentation sets it up.
+    pub const DEFAULT: Self = Self {
+        warm_up: TlsWarmUp::Lazy,
+        resolve: Resolve::ThreadPerCall,
+    };
+
+    /// The registry name of ureq with `backend` and these options: the defaults keep the
+    /// backend's.
+    pub fn client_name(self, backend: UreqTls) -> &'static str {
+        use Resolve::{IpAddressInline, ThreadPerCall};
+        use TlsWarmUp::{FirstCallAlone, Lazy};
+        use UreqTls::{NativeTls, Rustls};
+        match (backend, self.warm_up, self.resolve) {
+            (backend, Lazy, ThreadPerCall) => backend.client_name(),
+            (Rustls, FirstCallAlone, ThreadPerCall) => "ureq-first-alone",
+            (NativeTls, FirstCallAlone, ThreadPerCall) => "ureq-native-tls-first-alone",
+            (Rustls, Lazy, IpAddressInline) => "ureq-inline-ip",
+            (NativeTls, Lazy, IpAddressInline) => "ureq-native-tls-inline-ip",
+            (Rustls, FirstCallAlone, IpAddressInline) => "ureq-first-alone-inline-ip",
+            (NativeTls, FirstCallAlone, IpAddressInline) => "ureq-native-tls-first-alone-inline-ip",
+        }
+    }
+}
+
+/// [`Resolve::IpAddressInline`]: an IP address as it is, a host name to ureq's resolver.
+#[derive(Debug, Default)]
+struct IpAddressInline(DefaultResolver);
+
+impl Resolver for IpAddressInline {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, Error> {
+        match ip_address(uri) {
+            Some(address) => {
+                let mut addresses = self.0.empty();
+                addresses.push(address);
+                Ok(addresses)
+            }
+            None => self.0.resolve(uri, config, timeout),
+        }
+    }
+}
+
+/// The socket address of `uri` when its host is an IP address, with the scheme's port if it
+/// names none.
+fn ip_address(uri: &Uri) -> Option<SocketAddr> {
+    // A URI writes an IPv6 host in brackets.
+    let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
+    let ip = host.parse::<IpAddr>().ok()?;
+    let port = uri.port_u16().or(match uri.scheme_str() {
+        Some("https") => Some(443),
+        Some("http") => Some(80),
+        _ => None,
+    })?;
+    Some(SocketAddr::new(ip, port))
+}
+
 /// Fetches rates with one ureq agent, built once, on at most `blocking_threads` threads.
 #[derive(Debug)]
 pub struct UreqRates {
     agent: Agent,
     /// Its slots cap calls in flight at `max_connections`, and at `blocking_threads` threads.
     call: UpstreamCall,
+    /// With [`TlsWarmUp::FirstCallAlone`] over `https://`: set once the first call returned.
+    first_call_done: Option<OnceCell<()>>,
 }
 
 impl UreqRates {
@@ -122,7 +230,19 @@ impl UreqRates {
     /// ask for HTTP/2, or, for an `https://` upstream, the extra CAs are unusable or no root is
     /// trusted.
     pub fn with_tls(settings: &ClientSettings, backend: UreqTls) -> Result<Self, BuildError> {
-        let name = backend.client_name();
+        Self::with_options(settings, backend, UreqOptions::DEFAULT)
+    }
+
+    /// As [`Self::with_tls`], with `options` beyond ureq's defaults.
+    ///
+    /// # Errors
+    /// As [`Self::with_tls`].
+    pub fn with_options(
+        settings: &ClientSettings,
+        backend: UreqTls,
+        options: UreqOptions,
+    ) -> Result<Self, BuildError> {
+        let name = options.client_name(backend);
         if !Self::HTTP_VERSIONS.contains(&settings.http_version) {
             return Err(BuildError {
                 client: name,
@@ -134,7 +254,7 @@ impl UreqRates {
         }
         settings.check_with_tls(name)?;
         let in_flight = settings.max_connections.min(settings.blocking_threads);
-        let agent: Agent = Agent::config_builder()
+        let config = Agent::config_builder()
             .timeout_connect(Some(settings.connect_timeout))
             // The whole call, body included, as `UpstreamCall`'s deadline is for the others.
             .timeout_global(Some(settings.timeout))
@@ -151,11 +271,18 @@ impl UreqRates {
             .proxy(None)
             .max_redirects(0)
             .tls_config(backend.config(settings)?)
-            .build()
-            .into();
+            .build();
+        let agent = match options.resolve {
+            Resolve::ThreadPerCall => Agent::new_with_config(config),
+            Resolve::IpAddressInline => {
+                Agent::with_parts(config, DefaultConnector::new(), IpAddressInline::default())
+            }
+        };
         Ok(Self {
             agent,
             call: UpstreamCall::with_slots(name, settings, in_flight),
+            first_call_done: (options.warm_up == TlsWarmUp::FirstCallAlone && settings.is_https())
+                .then(OnceCell::new),
         })
     }
 
@@ -258,8 +385,45 @@ impl Call {
 impl RatesProvider for UreqRates {
     async fn fetch_quotes(&self, pairs: &[CurrencyPair]) -> Result<Quotes, RatesError> {
         self.call
-            .run_with_slot(pairs, |slot| self.on_blocking_thread(pairs, slot))
+            .run_with_slot(pairs, |slot| self.after_warm_up(pairs, slot))
             .await
+    }
+}
+
+impl UreqRates {
+    /// [`Self::on_blocking_thread`], once the first call has returned with
+    /// [`TlsWarmUp::FirstCallAlone`]. A call waits holding its slot, inside its deadline, so
+    /// that the wait counts as any other wait for the upstream does.
+    async fn after_warm_up(
+        &self,
+        pairs: &[CurrencyPair],
+        slot: Permit,
+    ) -> Result<(u16, Vec<u8>), RatesError> {
+        let mut slot = Some(slot);
+        if let Some(first_call_done) = &self.first_call_done
+            && !first_call_done.initialized()
+        {
+            // One call runs inside the cell's initialisation; the others wait on the cell.
+            let mut first = None;
+            let (first_result, first_slot) = (&mut first, &mut slot);
+            first_call_done
+                .get_or_init(|| async move {
+                    if let Some(slot) = first_slot.take() {
+                        *first_result = Some(self.on_blocking_thread(pairs, slot).await);
+                    }
+                })
+                .await;
+            if let Some(result) = first {
+                return result;
+            }
+        }
+        match slot {
+            Some(slot) => self.on_blocking_thread(pairs, slot).await,
+            // Taken only by the call that ran inside the initialisation, which returned above.
+            None => Err(RatesError::Unavailable(
+                "the call lost its blocking-pool slot".to_owned(),
+            )),
+        }
     }
 }
 
@@ -291,6 +455,36 @@ mod tests {
             // Plain HTTP loads no roots and so cannot fail on them.
             assert!(UreqRates::with_tls(&plain, backend).is_ok());
         }
+    }
+
+    #[test]
+    fn each_option_is_its_own_registry_entry() {
+        let first_alone = UreqOptions {
+            warm_up: TlsWarmUp::FirstCallAlone,
+            ..UreqOptions::DEFAULT
+        };
+        let names = UreqTls::ALL.map(|backend| first_alone.client_name(backend));
+        assert_eq!(names, ["ureq-first-alone", "ureq-native-tls-first-alone"]);
+        assert_eq!(
+            UreqOptions::DEFAULT.client_name(UreqTls::NativeTls),
+            "ureq-native-tls"
+        );
+        let inline = UreqOptions {
+            resolve: Resolve::IpAddressInline,
+            ..UreqOptions::DEFAULT
+        };
+        assert_eq!(inline.client_name(UreqTls::Rustls), "ureq-inline-ip");
+    }
+
+    #[test]
+    fn only_an_ip_address_is_used_as_it_is() {
+        let address = |uri: &str| ip_address(&uri.parse().unwrap()).map(|a| a.to_string());
+        assert_eq!(
+            address("http://127.0.0.1:8081/api").as_deref(),
+            Some("127.0.0.1:8081")
+        );
+        assert_eq!(address("https://[::1]/api").as_deref(), Some("[::1]:443"));
+        assert_eq!(address("http://localhost:8081/api"), None);
     }
 
     #[test]
