@@ -3,6 +3,7 @@
 
 mod admin;
 mod connection;
+mod dns;
 mod exchange;
 mod faults;
 mod history;
@@ -20,6 +21,7 @@ mod state;
 mod timing;
 mod tls;
 
+pub use dns::{DnsCounts, DnsServer, DnsSettings};
 pub use faults::{FaultMode, Faults};
 pub use rates::{rate_table, rate_text};
 pub use server::{MockServer, serve};

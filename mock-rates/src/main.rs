@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use mock_rates::{
-    AdminToken, ContentType, FaultMode, Faults, Framing, IdleTimeout, MockState, Settings,
-    TimestampUnit, TlsSettings, serve,
+    AdminToken, ContentType, DnsServer, DnsSettings, FaultMode, Faults, Framing, IdleTimeout,
+    MockState, Settings, TimestampUnit, TlsSettings, serve,
 };
 
 /// A local exchange-rate server in the Free Forex API's format, with faults on demand.
@@ -90,6 +90,26 @@ struct Cli {
         hide_env_values = true
     )]
     admin_token: Option<String>,
+    /// Also answer DNS on this UDP address: every A question for any name gets --dns-answer,
+    /// AAAA questions no address (for resolution tests: point a resolv.conf at it).
+    #[arg(long, env = "MOCK_RATES_DNS_LISTEN", value_name = "ADDR")]
+    dns_listen: Option<std::net::SocketAddr>,
+    /// The address every DNS A question gets.
+    #[arg(
+        long,
+        env = "MOCK_RATES_DNS_ANSWER",
+        default_value = "127.0.0.1",
+        requires = "dns_listen"
+    )]
+    dns_answer: std::net::Ipv4Addr,
+    /// How long each DNS answer waits, in milliseconds.
+    #[arg(
+        long,
+        env = "MOCK_RATES_DNS_DELAY_MS",
+        default_value_t = 0,
+        requires = "dns_listen"
+    )]
+    dns_delay_ms: u64,
     /// Tokio worker threads.
     #[arg(long, env = "MOCK_RATES_THREADS", default_value_t = 2,
           value_parser = clap::value_parser!(u16).range(1..))]
@@ -164,6 +184,22 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> std::io::Result<()> {
+    // Kept until the server stops; dropping it stops the DNS server too.
+    let _dns = cli
+        .dns_listen
+        .map(|addr| {
+            let server = DnsServer::start(
+                addr,
+                DnsSettings {
+                    answer: cli.dns_answer,
+                    delay: Duration::from_millis(cli.dns_delay_ms),
+                    ..DnsSettings::default()
+                },
+            )?;
+            tracing::info!(addr = %server.addr(), "answering DNS");
+            Ok::<_, std::io::Error>(server)
+        })
+        .transpose()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(usize::from(cli.threads))
         .enable_all()
