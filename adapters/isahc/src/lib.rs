@@ -1,26 +1,37 @@
 //! `RatesProvider` over isahc, which drives libcurl (built in, statically) on its own thread.
 //!
-//! TLS: libcurl's OpenSSL backend (isahc `native-tls`: curl-sys `ssl`), linked to the system's
-//! OpenSSL through openssl-sys; only libcurl itself is built from source. Certificates and host
-//! names are verified, as libcurl always does unless told otherwise.
+//! TLS: libcurl's rustls backend, isahc's default (`rustls-tls`: curl-sys `rustls`, libcurl's
+//! `vtls/rustls.c` over rustls-ffi 0.15, all Rust, built with the rest; no OpenSSL). Certificates
+//! and host names are verified, as libcurl always does unless told otherwise.
+//!
+//! Crypto provider: rustls-ffi builds every configuration on the process-wide default provider
+//! (`rustls_crypto_provider_builder_new_from_default`, which libcurl calls for each connection),
+//! and installs one itself when there is none, chosen by rustls-ffi's own features
+//! (`get_default_or_install_from_crate_features` in `crypto_provider.rs`): curl-sys enables its
+//! default, `aws-lc-rs` alone, so the provider is aws-lc-rs's `default_provider()`. That the
+//! workspace's rustls has ring as well does not matter there (the choice reads rustls-ffi's
+//! features, not rustls's), so this adapter installs nothing. The process default rustls-ffi
+//! installs changes nothing for the other adapters, which give their providers explicitly.
+//! rustls-ffi's default features also turn on rustls's `prefer-post-quantum` for the whole
+//! build: aws-lc-rs's providers, this one and the other adapters', offer X25519MLKEM768 first.
 //!
 //! Trust: libcurl takes one CA file (`CURLOPT_CAINFO`) or one in-memory bundle
-//! (`CURLOPT_CAINFO_BLOB`, which overrides the file), not "the system's plus these". So for an
-//! `https://` upstream the adapter writes one bundle, the system's roots (read by
-//! rustls-native-certs, the same set every other adapter trusts) followed by `extra_ca_pem`,
-//! to a temporary file it owns for its lifetime, and hands isahc that file. For `http://`
-//! nothing is loaded.
+//! (`CURLOPT_CAINFO_BLOB`, which overrides the file), not "the system's plus these"; its rustls
+//! backend ignores `CURLOPT_CAPATH`. isahc's own default, `TrustStore::native()`, asks for
+//! rustls-platform-verifier (`CURLSSLOPT_NATIVE_CA`), which cannot take extra roots through
+//! libcurl. So for an `https://` upstream the adapter writes one bundle, the system's roots and
+//! `extra_ca_pem` as rates-common's rustls store accepts them (`tls::root_certificates`, the
+//! set every other adapter trusts; rustls-ffi refuses a whole bundle that holds one certificate
+//! it cannot use), to a temporary file it owns for its lifetime, and hands isahc that file. For
+//! `http://` nothing is loaded.
 //!
-//! That file is parsed again for every new TLS connection, as isahc's own default (the system's
-//! bundle, `/etc/ssl/certs/ca-certificates.crt`) is: libcurl keeps the X509 store it built only
-//! when the store comes from a CA file alone (`Curl_ssl_setup_x509_store` in
-//! `vtls/openssl.c`), and the `curl` crate sets `CURLOPT_CAPATH` (openssl-probe's
-//! `/etc/ssl/certs`) on every handle it creates (`ssl_configure` in `easy/handler.rs`), which
-//! isahc can neither unset nor override. With OpenSSL 3.0 that parse costs tens of
-//! milliseconds of CPU on curl's one thread per new connection (docs/findings/isahc-ca-reparse.md).
-//! [`IsahcTrust::CaDirectory`] is the variant that avoids it: the CA file holds the extra CAs
-//! alone, and the system's roots come from that same directory, which OpenSSL reads only when
-//! a chain needs one of them.
+//! The rustls backend keeps nothing between connections: for each new one it builds a fresh
+//! rustls configuration, reading and parsing the CA file again (`init_config_builder_verifier`
+//! in `vtls/rustls.c`). A file rather than a blob: libcurl compares the CA options of a cached
+//! connection with the request's before reusing it, a path by its string, a blob by its whole
+//! content (`blobcmp` in `vtls/vtls_config.c`), for every candidate connection of every call.
+//! What a new connection costs, and what the OpenSSL backend (isahc `native-tls`) cost instead:
+//! docs/findings/isahc-ca-reparse.md.
 //!
 //! HTTP/2: libcurl with nghttp2 (isahc's `http2` feature: curl-sys `http2`, libnghttp2-sys
 //! built from its bundled source and linked statically, nothing fetched at build time). The
@@ -39,7 +50,6 @@
 //! server closed at that moment; nothing is added here.
 
 use std::io::Write as _;
-use std::path::Path;
 use std::time::Duration;
 
 use application::{Quotes, RatesError, RatesProvider};
@@ -50,40 +60,12 @@ use isahc::config::{Configurable, RedirectPolicy, VersionNegotiation};
 use isahc::error::ErrorKind;
 use isahc::tls::{TlsConfig, TrustStore};
 use isahc::{AsyncBody, HttpClient};
-use openssl::x509::X509;
+use pem_rfc7468::LineEnding;
 use rates_common::{
     BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
     connect_timeout_error, describe, find_in_chain, not_http2, timeout_error, tls_error,
 };
 use tempfile::NamedTempFile;
-
-/// How the adapter hands libcurl the roots it trusts; each is its own registry entry. Both
-/// trust the same roots: the system's and `extra_ca_pem`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum IsahcTrust {
-    /// One CA file holding the system's roots and the extra CAs: as isahc's default, libcurl
-    /// parses the whole bundle again for every new TLS connection.
-    Bundle,
-    /// The CA file holds the extra CAs alone (one system root when there is none, since libcurl
-    /// needs a file), and the system's roots come from the CA directory the `curl` crate gives
-    /// libcurl (openssl-probe's, `/etc/ssl/certs` on Debian): OpenSSL looks a root up there, by
-    /// its subject's hash, only when a chain needs it (`SSL_CTX_load_verify_locations(3)`). So a
-    /// new connection parses one or a few certificates. Building refuses a directory that does
-    /// not hold every system root.
-    CaDirectory,
-}
-
-impl IsahcTrust {
-    pub const ALL: [Self; 2] = [Self::Bundle, Self::CaDirectory];
-
-    /// The pair's registry name: the default keeps the bare `"isahc"`.
-    pub fn client_name(self) -> &'static str {
-        match self {
-            Self::Bundle => IsahcRates::NAME,
-            Self::CaDirectory => "isahc-ca-dir",
-        }
-    }
-}
 
 /// Fetches rates with one isahc client (one libcurl multi handle and its thread), built once.
 #[derive(Debug)]
@@ -96,7 +78,7 @@ pub struct IsahcRates {
 }
 
 /// The libcurl isahc runs on, its TLS library and its HTTP/2 library, as libcurl reports
-/// them at run time: `libcurl 8.22.0 with OpenSSL/3.0.19 and nghttp2 1.68.1`.
+/// them at run time: `libcurl 8.22.0 with rustls-ffi/0.15.7/rustls/0.23.46 and nghttp2 1.68.1`.
 pub fn libcurl_version() -> String {
     let version = curl::Version::get();
     format!(
@@ -118,40 +100,30 @@ impl IsahcRates {
     pub fn client(&self) -> &HttpClient {
         &self.client
     }
-    /// Its one TLS stack: libcurl's OpenSSL backend, on the system's OpenSSL.
+    /// Its one TLS stack: libcurl's rustls backend (isahc's default), on the provider
+    /// rustls-ffi installs as the process default, aws-lc-rs (see the module's docs).
     pub const TLS: TlsStack = TlsStack {
-        backend: "libcurl",
-        provider: "OpenSSL (system)",
+        backend: "libcurl (rustls)",
+        provider: "aws-lc-rs",
     };
     /// The HTTP versions it speaks: HTTP/1.1, and HTTP/2 over TLS (nghttp2).
     pub const HTTP_VERSIONS: &'static [HttpVersion] = &HttpVersion::ALL;
 
-    /// Builds the client, its connection cache and its agent thread from `settings`, trusting
-    /// one bundle ([`IsahcTrust::Bundle`]).
-    ///
-    /// # Errors
-    /// As [`Self::with_trust`].
-    pub fn new(settings: &ClientSettings) -> Result<Self, BuildError> {
-        Self::with_trust(settings, IsahcTrust::Bundle)
-    }
-
-    /// Builds the client, its connection cache and its agent thread from `settings`, handing
-    /// libcurl its roots as `trust` says.
+    /// Builds the client, its connection cache and its agent thread from `settings`.
     ///
     /// # Errors
     /// A `BuildError` when the settings are unusable (see [`ClientSettings::check_with_tls`]),
     /// libcurl cannot be initialised, or, for an `https://` upstream, the roots cannot be
-    /// gathered (an unreadable extra CA, none at all, no temporary file; for
-    /// [`IsahcTrust::CaDirectory`], a CA directory that lacks system roots).
-    pub fn with_trust(settings: &ClientSettings, trust: IsahcTrust) -> Result<Self, BuildError> {
-        let name = trust.client_name();
+    /// gathered (an unusable extra CA, none at all, no temporary file).
+    pub fn new(settings: &ClientSettings) -> Result<Self, BuildError> {
+        let name = Self::NAME;
         settings.check_with_tls(name)?;
         let fail = |reason: String| BuildError {
             client: name,
             reason,
         };
         let trusted_roots = if settings.is_https() {
-            Some(trusted_roots(settings, trust).map_err(fail)?)
+            Some(trusted_roots(settings)?)
         } else {
             None
         };
@@ -259,89 +231,28 @@ fn is_tls_failure(error: &isahc::Error) -> bool {
         || find_in_chain::<curl::Error>(error).is_some_and(curl::Error::is_ssl_connect_error)
 }
 
-/// The CA file libcurl is handed, as `trust` says: the system's roots and the extra CAs
-/// ([`IsahcTrust::Bundle`]), or the extra CAs alone, else one system root
-/// ([`IsahcTrust::CaDirectory`]), as PEM in a temporary file.
-fn trusted_roots(settings: &ClientSettings, trust: IsahcTrust) -> Result<NamedTempFile, String> {
-    // Unreadable system roots are not fatal: the extra CAs may be all this upstream needs.
-    let native = rustls_native_certs::load_native_certs();
-    // As rustls's store does, a system certificate that does not parse is left out.
-    let system: Vec<X509> = native
-        .certs
-        .iter()
-        .filter_map(|certificate| X509::from_der(certificate).ok())
-        .collect();
-    let extra = settings
-        .extra_ca_certificates()?
-        .iter()
-        .map(|certificate| {
-            X509::from_der(certificate)
-                .map_err(|error| format!("the extra CA is not a usable certificate: {error}"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if system.is_empty() && extra.is_empty() {
-        return Err(format!(
-            "no trusted root for {}: the system has none readable ({} errors) and no extra CA \
-             is given",
-            settings.base_url,
-            native.errors.len()
-        ));
-    }
-    let in_file: Vec<&X509> = match trust {
-        IsahcTrust::Bundle => system.iter().chain(&extra).collect(),
-        IsahcTrust::CaDirectory => {
-            let directory = openssl_probe::probe().cert_dir.ok_or_else(|| {
-                "no CA directory found for libcurl (openssl-probe found none), so the system's \
-                 roots cannot be left out of the CA file"
-                    .to_owned()
-            })?;
-            check_directory_holds(&directory, &system)?;
-            if extra.is_empty() {
-                // libcurl needs a file; a root the directory holds too changes nothing trusted.
-                system.iter().take(1).collect()
-            } else {
-                extra.iter().collect()
-            }
-        }
+/// The CA file libcurl is handed: the system's roots and the extra CAs, as PEM in a temporary
+/// file.
+fn trusted_roots(settings: &ClientSettings) -> Result<NamedTempFile, BuildError> {
+    let fail = |reason: String| BuildError {
+        client: IsahcRates::NAME,
+        reason,
     };
-    let mut bundle = Vec::new();
-    for certificate in in_file {
-        let pem = certificate
-            .to_pem()
-            .map_err(|error| format!("cannot write a root as PEM: {error}"))?;
-        bundle.extend_from_slice(&pem);
+    let mut bundle = String::new();
+    for certificate in rates_common::tls::root_certificates(settings, IsahcRates::NAME)? {
+        let pem = pem_rfc7468::encode_string("CERTIFICATE", LineEnding::LF, &certificate)
+            .map_err(|error| fail(format!("cannot write a root as PEM: {error}")))?;
+        bundle.push_str(&pem);
     }
     let mut file = tempfile::Builder::new()
         .prefix("rates-isahc-roots-")
         .suffix(".pem")
         .tempfile()
-        .map_err(|error| format!("cannot create the CA bundle file: {error}"))?;
-    file.write_all(&bundle)
+        .map_err(|error| fail(format!("cannot create the CA bundle file: {error}")))?;
+    file.write_all(bundle.as_bytes())
         .and_then(|()| file.flush())
-        .map_err(|error| format!("cannot write the CA bundle file: {error}"))?;
+        .map_err(|error| fail(format!("cannot write the CA bundle file: {error}")))?;
     Ok(file)
-}
-
-/// Checks that OpenSSL finds every one of `roots` in `directory`: a file named for the hash of
-/// its subject (`<hash>.0`, as `c_rehash` and Debian's ca-certificates make them).
-fn check_directory_holds(directory: &Path, roots: &[X509]) -> Result<(), String> {
-    let missing = roots
-        .iter()
-        .filter(|root| {
-            !directory
-                .join(format!("{:08x}.0", root.subject_name_hash()))
-                .exists()
-        })
-        .count();
-    if missing > 0 {
-        return Err(format!(
-            "{missing} of the system's {} roots have no hashed file in the CA directory {} that \
-             libcurl is given, so they would not be trusted",
-            roots.len(),
-            directory.display()
-        ));
-    }
-    Ok(())
 }
 
 /// libcurl counts the idle age of cached connections in whole seconds (`CURLOPT_MAXAGE_CONN`),
@@ -383,6 +294,8 @@ impl RatesProvider for IsahcRates {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject as _;
     use std::sync::Arc;
 
     #[test]
@@ -396,58 +309,42 @@ mod tests {
     }
 
     #[test]
-    fn the_ca_directory_variant_keeps_the_system_roots_out_of_the_ca_file() {
-        let extra = self_signed_ca_pem();
+    fn the_ca_file_holds_the_system_roots_and_the_extra_ca() {
+        let extra = rcgen::generate_simple_self_signed(vec!["rates-isahc test CA".to_owned()])
+            .unwrap()
+            .cert;
         let settings = ClientSettings {
-            extra_ca_pem: Some(Arc::from(extra.as_bytes())),
+            extra_ca_pem: Some(Arc::from(extra.pem().as_bytes())),
             ..ClientSettings::for_base_url("https://localhost:8443")
         };
-        let certificates_in = |trust| {
-            let file = trusted_roots(&settings, trust).unwrap();
-            X509::stack_from_pem(&std::fs::read(file.path()).unwrap())
-                .unwrap()
-                .len()
-        };
-        let system = rustls_native_certs::load_native_certs()
-            .certs
-            .iter()
-            .filter(|certificate| X509::from_der(certificate).is_ok())
-            .count();
-        assert!(system > 1, "this test needs the system's roots");
-        assert_eq!(certificates_in(IsahcTrust::CaDirectory), 1);
-        assert_eq!(certificates_in(IsahcTrust::Bundle), system + 1);
-        assert_eq!(IsahcTrust::CaDirectory.client_name(), "isahc-ca-dir");
-    }
-
-    /// A self-signed certificate, made with the system's OpenSSL.
-    fn self_signed_ca_pem() -> String {
-        use openssl::asn1::Asn1Time;
-        use openssl::ec::{EcGroup, EcKey};
-        use openssl::hash::MessageDigest;
-        use openssl::nid::Nid;
-        use openssl::pkey::PKey;
-        use openssl::x509::{X509Builder, X509NameBuilder};
-        let key = PKey::from_ec_key(
-            EcKey::generate(&EcGroup::from_curve_name(Nid::X9_62_PRIME256V1).unwrap()).unwrap(),
+        let file = trusted_roots(&settings).unwrap();
+        let in_file = CertificateDer::pem_file_iter(file.path())
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        let system = rates_common::tls::root_certificates(
+            &ClientSettings {
+                extra_ca_pem: None,
+                ..settings.clone()
+            },
+            IsahcRates::NAME,
         )
         .unwrap();
-        let mut name = X509NameBuilder::new().unwrap();
-        name.append_entry_by_text("CN", "rates-isahc test CA")
-            .unwrap();
-        let name = name.build();
-        let mut builder = X509Builder::new().unwrap();
-        builder.set_version(2).unwrap();
-        builder.set_subject_name(&name).unwrap();
-        builder.set_issuer_name(&name).unwrap();
-        builder.set_pubkey(&key).unwrap();
-        builder
-            .set_not_before(&Asn1Time::days_from_now(0).unwrap())
-            .unwrap();
-        builder
-            .set_not_after(&Asn1Time::days_from_now(1).unwrap())
-            .unwrap();
-        builder.sign(&key, MessageDigest::sha256()).unwrap();
-        String::from_utf8(builder.build().to_pem().unwrap()).unwrap()
+        assert!(!system.is_empty(), "this test needs the system's roots");
+        assert_eq!(in_file.len(), system.len() + 1);
+        assert_eq!(in_file.last(), Some(extra.der()));
+    }
+
+    #[test]
+    fn libcurl_runs_on_rustls() {
+        let version = curl::Version::get();
+        assert!(
+            version
+                .ssl_version()
+                .is_some_and(|tls| tls.contains("rustls")),
+            "{}",
+            libcurl_version()
+        );
     }
 
     #[test]
