@@ -251,6 +251,7 @@ impl<S: Transport> Connection<S> {
                 // nginx close one at their keep-alive timeout.
                 Read::TimedOut if idle => {
                     self.state.count_idle_close();
+                    self.close_idle().await;
                     return Ok(None);
                 }
                 Read::TimedOut => return Ok(Some(Err(HttpError::Timeout))),
@@ -296,6 +297,31 @@ impl<S: Transport> Connection<S> {
         match tokio::time::timeout(LINGER, drain).await {
             Ok(result) => result,
             Err(_elapsed) => Ok(()),
+        }
+    }
+
+    /// Closes an idle connection: the write side first (a FIN, after TLS's close_notify), then
+    /// whatever the client still sends for a short while is read and dropped, never answered:
+    /// a request that was on its way as the server closed (the stale-connection race) is lost
+    /// to the client exactly as with a bare close, but counted (`idle_close_races`), so that a
+    /// client's failures can be held against the races it met.
+    async fn close_idle(&mut self) {
+        if self.stream.shutdown().await.is_err() {
+            return;
+        }
+        let mut discard = [0u8; 4096];
+        let mut raced = false;
+        let drain = async {
+            while let Ok(read) = self.stream.read(&mut discard).await {
+                if read == 0 {
+                    break;
+                }
+                raced = true;
+            }
+        };
+        let _ = tokio::time::timeout(LINGER, drain).await;
+        if raced {
+            self.state.count_idle_race();
         }
     }
 

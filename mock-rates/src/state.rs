@@ -56,6 +56,12 @@ pub struct Stats {
     /// Connections the server closed because they sat idle (no request in flight, none being
     /// read): for the idle timeout when one is set, else for the keep-alive.
     pub idle_closes: u64,
+    /// Of those (over HTTP/1.1), the connections on which a request arrived just as the server
+    /// closed them: read after the close and dropped, never answered. Over HTTP/2 the GOAWAY
+    /// names the last stream taken, and a stream the server did not take is refused, which a
+    /// client may retry by the protocol's own rule.
+    #[serde(default)]
+    pub idle_close_races: u64,
 }
 
 /// The shared state of one server: settings, counters, RNG. A cheap handle (an `Arc`).
@@ -95,6 +101,7 @@ struct Inner {
     h2_busy_connections: AtomicU64,
     h2_peak_connections: AtomicU64,
     idle_closes: AtomicU64,
+    idle_close_races: AtomicU64,
     /// Large answers, built once per pairs and size.
     sized_answers: SizedAnswers,
 }
@@ -162,6 +169,7 @@ impl MockState {
                 h2_busy_connections: AtomicU64::new(0),
                 h2_peak_connections: AtomicU64::new(0),
                 idle_closes: AtomicU64::new(0),
+                idle_close_races: AtomicU64::new(0),
                 sized_answers: SizedAnswers::default(),
             }),
         })
@@ -186,6 +194,7 @@ impl MockState {
             h2_peak_streams: inner.h2_peak_streams.load(Ordering::Relaxed),
             h2_peak_connections: inner.h2_peak_connections.load(Ordering::Relaxed),
             idle_closes: inner.idle_closes.load(Ordering::Relaxed),
+            idle_close_races: inner.idle_close_races.load(Ordering::Relaxed),
         }
     }
 
@@ -245,6 +254,7 @@ impl MockState {
             &self.inner.h2_connections,
             &self.inner.h2_streams,
             &self.inner.idle_closes,
+            &self.inner.idle_close_races,
         ] {
             counter.store(0, Ordering::Relaxed);
         }
@@ -357,6 +367,10 @@ impl MockState {
     }
 
     /// A connection was closed for sitting idle.
+    pub(crate) fn count_idle_race(&self) {
+        self.inner.idle_close_races.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub(crate) fn count_idle_close(&self) {
         self.inner.idle_closes.fetch_add(1, Ordering::Relaxed);
     }

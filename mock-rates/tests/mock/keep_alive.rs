@@ -114,6 +114,43 @@ fn the_idle_timeout_closes_an_idle_connection_unanswered() {
     });
 }
 
+/// A request sent on a connection the server has just closed for idleness (the stale-connection
+/// race, here forced by writing after the close) is read, dropped unanswered, and counted as a
+/// race.
+#[test]
+fn a_request_that_meets_the_idle_close_is_dropped_and_counted() {
+    each_protocol(|tls| {
+        let server = server_with(Settings {
+            keep_alive: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_millis(100)),
+            tls,
+            ..Settings::default()
+        });
+        let mut client = Client::connect(&server);
+        assert_eq!(client.get("/health").status, 200);
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while server.state().stats().idle_closes == 0 {
+            assert!(std::time::Instant::now() < deadline, "never closed");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        client.send("GET", "/api/live?pairs=EURUSD", &[], "");
+        client
+            .socket()
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        assert!(client.is_closed(), "no answer, only the close");
+        drop(client);
+        while server.state().stats().idle_close_races == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the race was not counted"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(server.state().stats().live_requests, 0, "never served");
+    });
+}
+
 /// A request whose answer takes longer than the idle timeout is answered: the connection is
 /// not idle while it is in flight. It is closed once idle after the answer.
 #[test]
