@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 
 /// cgroup v1's cpuacct hierarchy, as Debian mounts it.
 const V1_CPUACCT: &str = "/sys/fs/cgroup/cpuacct";
+/// cgroup v1's cpu hierarchy: CFS quotas.
+const V1_CPU: &str = "/sys/fs/cgroup/cpu";
+/// The CFS period a quota is a share of, as Kubernetes sets it (100 ms).
+const PERIOD_US: u64 = 100_000;
 /// cgroup v2's unified hierarchy: alone at /sys/fs/cgroup, or beside v1 (hybrid).
 const V2_ROOTS: [&str; 2] = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"];
 
@@ -25,12 +29,14 @@ enum Source {
     Threads,
 }
 
-/// One process's CPU clock; dropping it moves the process back to the root group (if it still
-/// runs) and removes the group.
+/// One process's CPU clock, and the CPU quota it may be held to; dropping it moves the process
+/// back to the root groups (if it still runs) and removes the groups.
 #[derive(Debug)]
 pub struct ProcessCpu {
     pid: u32,
     source: Source,
+    /// cgroup v1: the cpu group holding the quota (v2 keeps it in the clock's group).
+    quota_group: Option<PathBuf>,
 }
 
 impl ProcessCpu {
@@ -42,7 +48,59 @@ impl ProcessCpu {
             .map(Source::CgroupV1)
             .or_else(|| attach_v2(pid, &group).map(Source::CgroupV2))
             .unwrap_or(Source::Threads);
-        Self { pid, source }
+        Self {
+            pid,
+            source,
+            quota_group: None,
+        }
+    }
+
+    /// Holds the process to `cpus` CPUs (1.0, 0.5) as a container's CPU limit does: a CFS quota
+    /// of `cpus` x 100 ms per 100 ms period (cgroup v1 `cpu.cfs_quota_us`, v2 `cpu.max`). Fails,
+    /// saying why, where no cgroup could be made (not root, no cgroup file system).
+    pub fn limit(&mut self, cpus: f64) -> Result<(), String> {
+        if !(cpus.is_finite() && cpus > 0.0) {
+            return Err(format!(
+                "a CPU quota must be a positive number of CPUs, not {cpus}"
+            ));
+        }
+        let quota_us = ((cpus * PERIOD_US as f64).round() as u64).max(1_000);
+        let write = |path: PathBuf, value: String| {
+            fs::write(&path, &value).map_err(|error| format!("{}: {error}", path.display()))
+        };
+        match &self.source {
+            Source::CgroupV2(dir) => {
+                // The cpu controller must be on for the groups under the root.
+                if let Some(root) = dir.parent() {
+                    let _ = fs::write(root.join("cgroup.subtree_control"), "+cpu");
+                }
+                write(dir.join("cpu.max"), format!("{quota_us} {PERIOD_US}"))
+            }
+            Source::CgroupV1(_) => {
+                let root = Path::new(V1_CPU);
+                if !root.join("cpu.cfs_quota_us").is_file() {
+                    return Err(format!("no cgroup v1 cpu controller at {V1_CPU}"));
+                }
+                let group = root.join(format!(
+                    "rest-libraries-{}-quota-{}",
+                    std::process::id(),
+                    self.pid
+                ));
+                if !group.is_dir() {
+                    fs::create_dir(&group)
+                        .map_err(|error| format!("{}: {error}", group.display()))?;
+                }
+                self.quota_group = Some(group.clone());
+                write(group.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
+                write(group.join("cpu.cfs_quota_us"), quota_us.to_string())?;
+                write(group.join("cgroup.procs"), self.pid.to_string())
+            }
+            Source::Threads => Err(
+                "no cgroup of the bench's own could be made for the process (root and a cgroup \
+                 file system are needed), so no CPU quota"
+                    .to_owned(),
+            ),
+        }
     }
 
     /// The process's CPU time so far (user and system, every thread), in nanoseconds; `None`
@@ -75,6 +133,10 @@ impl ProcessCpu {
 
 impl Drop for ProcessCpu {
     fn drop(&mut self) {
+        if let Some(group) = self.quota_group.take() {
+            let _ = fs::write(Path::new(V1_CPU).join("cgroup.procs"), self.pid.to_string());
+            let _ = fs::remove_dir(group);
+        }
         let (dir, root) = match &self.source {
             Source::CgroupV1(dir) => (dir, PathBuf::from(V1_CPUACCT)),
             Source::CgroupV2(dir) => match dir.parent() {
@@ -169,5 +231,34 @@ mod tests {
             panic!("unread: {first:?}, {second:?}");
         };
         assert!(second > first, "{first} then {second}");
+    }
+
+    #[test]
+    fn a_quota_holds_a_busy_process_to_its_share_of_a_cpu() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .expect("sh runs");
+        let mut clock = ProcessCpu::attach(child.id(), "quota-test");
+        assert!(clock.limit(0.0).is_err());
+        let limited = clock.limit(0.2);
+        // Measured over a second of wall time: a free busy loop takes about a whole CPU.
+        let first = clock.nanos();
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        let second = clock.nanos();
+        let _ = child.kill();
+        let _ = child.wait();
+        drop(clock);
+        match limited {
+            // 0.2 CPU for a second is 200 ms; the CFS period (100 ms) can let one more through.
+            Ok(()) => {
+                let used = second.zip(first).map(|(b, a)| b - a);
+                assert!(
+                    used.is_some_and(|nanos| nanos < 400_000_000),
+                    "{used:?} ns in a second under a 0.2 CPU quota"
+                );
+            }
+            Err(why) => assert!(why.contains("cgroup"), "{why}"),
+        }
     }
 }
