@@ -9,7 +9,10 @@ use config::{Config, Environment, File, FileFormat};
 use rates_common::{ClientSettings, HttpVersion};
 use serde::{Deserialize, Deserializer};
 
-use crate::request_head::ACTIX_HEAD_BUFFER_BYTES;
+/// The size of actix-http's buffer for a request head that is not complete yet: a head that
+/// reaches it is answered 431 by actix-http itself (`h1::decoder::MAX_BUFFER_SIZE`), so a
+/// configured limit must stay below it to be the one that applies.
+pub const ACTIX_HEAD_BUFFER_BYTES: usize = 131_072;
 
 const DEFAULTS: &str = include_str!("../../config/default.toml");
 

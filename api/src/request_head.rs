@@ -15,11 +15,6 @@ use actix_web::{HttpRequest, ResponseError, web};
 use crate::problem::ApiError;
 use crate::state::Limits;
 
-/// The size of actix-http's buffer for a request head that is not complete yet: a head that
-/// reaches it is answered 431 by actix-http itself (`h1::decoder::MAX_BUFFER_SIZE`), so a
-/// configured limit must stay below it to be the one that applies.
-pub const ACTIX_HEAD_BUFFER_BYTES: usize = 131_072;
-
 /// The request head's size as it is sent in HTTP/1.1's canonical form: the request line
 /// (`METHOD target HTTP/1.1` CRLF), each field as `name: value` CRLF, and the blank line.
 /// (A field sent as `name:value`, without the space, counts one byte more than it took.)

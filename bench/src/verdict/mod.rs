@@ -5,28 +5,14 @@
 
 mod criteria;
 mod judge;
+mod of_run;
 mod picks;
 mod stability;
 
-use crate::model::Results;
-
 pub use judge::{Better, Criterion, Figure, Judgement, NoiseRule, Outcome, Ranking, compare, rank};
+pub use of_run::{Verdict, verdict};
 pub use picks::{Choice, Pick, percent};
 pub use stability::{Agreement, CriterionAgreement, PickAgreement, Status, agreement};
-
-/// Everything the verdict says.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Verdict {
-    pub criteria: Vec<Judgement>,
-    pub picks: Vec<Pick>,
-}
-
-/// Computes the verdict of `results`.
-pub fn verdict(results: &Results) -> Verdict {
-    let criteria = criteria::judge_all(results);
-    let picks = picks::pick_all(&criteria);
-    Verdict { criteria, picks }
-}
 
 #[cfg(test)]
 mod tests;

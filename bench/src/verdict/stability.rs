@@ -5,8 +5,8 @@
 
 use crate::model::{ClientName, Results};
 use crate::verdict::judge::{Criterion, Figure, Judgement, Outcome, rank};
+use crate::verdict::of_run::{Verdict, verdict};
 use crate::verdict::picks::{Choice, pick_all};
-use crate::verdict::{Verdict, verdict};
 
 /// What the runs agree on.
 #[derive(Clone, Debug, PartialEq)]
@@ -326,7 +326,7 @@ fn pooled(criterion: Criterion, verdicts: &[Verdict]) -> Judgement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::{Better, NoiseRule, Ranking};
+    use crate::verdict::judge::{Better, NoiseRule, Ranking};
 
     fn figure(client: ClientName, value: f64, rounds: &[f64]) -> Figure {
         Figure {
