@@ -12,19 +12,27 @@ use rates_common::{BuildError, ClientSettings, HttpVersion, TlsStack};
 use rates_hyper::HyperRates;
 use rates_isahc::IsahcRates;
 use rates_reqwest::{ReqwestRates, ReqwestTls};
-use rates_ureq::{UreqRates, UreqTls};
+use rates_ureq::{Resolve, TlsWarmUp, UreqOptions, UreqRates, UreqTls};
 
 use crate::metrics::{Instrumented, Metrics};
 use crate::readiness::Readiness;
 
-/// Builds one worker's instance of a client (the metrics take ureq's blocking-pool slots).
-type Build = fn(&ClientSettings, &Metrics) -> Result<Rc<dyn RatesProvider>, BuildError>;
+/// How a worker builds its instance of a client.
+#[derive(Debug)]
+enum Build {
+    /// A client whose instance needs nothing but the settings.
+    Other(fn(&ClientSettings) -> Result<Rc<dyn RatesProvider>, BuildError>),
+    /// ureq with its TLS backend and options: the worker's metrics take its blocking-pool
+    /// slots.
+    Ureq(UreqTls, UreqOptions),
+}
 
 /// One entry of the registry: a client library with one of its TLS backends.
 #[derive(Debug)]
 pub struct ClientKind {
     /// Its name in routes and tables: the library's for its default backend (`reqwest`), the
-    /// library's and the backend's for the others (`reqwest-native-tls`).
+    /// library's and the backend's for the others (`reqwest-native-tls`), and the setting's
+    /// after them for an adapter setting of a finding (`ureq-inline-ip`).
     pub name: &'static str,
     /// The library that does its TLS handshakes, and the crypto under it.
     pub tls: TlsStack,
@@ -40,14 +48,14 @@ impl ClientKind {
         name: &'static str,
         tls: TlsStack,
         http_versions: &'static [HttpVersion],
-        build: Build,
+        build: fn(&ClientSettings) -> Result<Rc<dyn RatesProvider>, BuildError>,
     ) -> Self {
         Self {
             name,
             tls,
             blocking: false,
             http_versions,
-            build,
+            build: Build::Other(build),
         }
     }
 
@@ -56,33 +64,33 @@ impl ClientKind {
         self.http_versions.contains(&version)
     }
 
-    fn ureq(backend: UreqTls) -> Self {
-        // A fn pointer cannot capture the backend: one per backend, chosen here.
-        let build: Build = match backend {
-            UreqTls::Rustls => |settings, metrics| ureq(settings, metrics, UreqTls::Rustls),
-            UreqTls::NativeTls => |settings, metrics| ureq(settings, metrics, UreqTls::NativeTls),
-        };
+    /// ureq with `backend` and `options`, named by them (`UreqOptions::client_name`).
+    fn ureq(backend: UreqTls, options: UreqOptions) -> Self {
         Self {
+            name: options.client_name(backend),
+            tls: backend.stack(),
             blocking: true,
-            ..Self::new(
-                backend.client_name(),
-                backend.stack(),
-                UreqRates::HTTP_VERSIONS,
-                build,
-            )
+            http_versions: UreqRates::HTTP_VERSIONS,
+            build: Build::Ureq(backend, options),
         }
     }
-}
 
-/// ureq's blocking-pool slots go into the metrics of the worker that owns them.
-fn ureq(
-    settings: &ClientSettings,
-    metrics: &Metrics,
-    backend: UreqTls,
-) -> Result<Rc<dyn RatesProvider>, BuildError> {
-    let ureq = UreqRates::with_tls(settings, backend)?;
-    metrics.track_blocking_pool(ureq.blocking_slots().clone());
-    Ok(Rc::new(ureq))
+    /// Builds one worker's instance of it.
+    fn instance(
+        &self,
+        settings: &ClientSettings,
+        metrics: &Metrics,
+    ) -> Result<Rc<dyn RatesProvider>, BuildError> {
+        match self.build {
+            Build::Other(build) => build(settings),
+            Build::Ureq(backend, options) => {
+                // ureq's blocking-pool slots go into the metrics of the worker that owns them.
+                let ureq = UreqRates::with_options(settings, backend, options)?;
+                metrics.track_blocking_pool(ureq.blocking_slots().clone());
+                Ok(Rc::new(ureq))
+            }
+        }
+    }
 }
 
 /// Every client, with each TLS backend of its library: the libraries' defaults first, in the
@@ -93,50 +101,68 @@ pub static CLIENTS: LazyLock<Vec<ClientKind>> = LazyLock::new(|| {
             HyperRates::NAME,
             HyperRates::TLS,
             HyperRates::HTTP_VERSIONS,
-            |settings, _| Ok(Rc::new(HyperRates::new(settings)?)),
+            |settings| Ok(Rc::new(HyperRates::new(settings)?)),
         ),
         ClientKind::new(
             AwcTls::Rustls.client_name(),
             AwcTls::Rustls.stack(),
             AwcRates::HTTP_VERSIONS,
-            |settings, _| Ok(Rc::new(AwcRates::with_tls(settings, AwcTls::Rustls)?)),
+            |settings| Ok(Rc::new(AwcRates::with_tls(settings, AwcTls::Rustls)?)),
         ),
         ClientKind::new(
             ReqwestTls::Rustls.client_name(),
             ReqwestTls::Rustls.stack(),
             ReqwestRates::HTTP_VERSIONS,
-            |settings, _| {
+            |settings| {
                 Ok(Rc::new(ReqwestRates::with_tls(
                     settings,
                     ReqwestTls::Rustls,
                 )?))
             },
         ),
-        ClientKind::ureq(UreqTls::Rustls),
+        ClientKind::ureq(UreqTls::Rustls, UreqOptions::DEFAULT),
         ClientKind::new(
             IsahcRates::NAME,
             IsahcRates::TLS,
             IsahcRates::HTTP_VERSIONS,
-            |settings, _| Ok(Rc::new(IsahcRates::new(settings)?)),
+            |settings| Ok(Rc::new(IsahcRates::new(settings)?)),
         ),
         ClientKind::new(
             AwcTls::Openssl.client_name(),
             AwcTls::Openssl.stack(),
             AwcRates::HTTP_VERSIONS,
-            |settings, _| Ok(Rc::new(AwcRates::with_tls(settings, AwcTls::Openssl)?)),
+            |settings| Ok(Rc::new(AwcRates::with_tls(settings, AwcTls::Openssl)?)),
         ),
         ClientKind::new(
             ReqwestTls::NativeTls.client_name(),
             ReqwestTls::NativeTls.stack(),
             ReqwestRates::HTTP_VERSIONS,
-            |settings, _| {
+            |settings| {
                 Ok(Rc::new(ReqwestRates::with_tls(
                     settings,
                     ReqwestTls::NativeTls,
                 )?))
             },
         ),
-        ClientKind::ureq(UreqTls::NativeTls),
+        ClientKind::ureq(UreqTls::NativeTls, UreqOptions::DEFAULT),
+        // ureq with the adapter's settings that avoid what the findings pages describe: the
+        // host used as it is when it is an IP address (docs/findings/ureq-resolver-thread.md),
+        // and native-tls's connector built by a first call alone
+        // (docs/findings/ureq-native-tls-connector-storm.md).
+        ClientKind::ureq(
+            UreqTls::Rustls,
+            UreqOptions {
+                resolve: Resolve::IpAddressInline,
+                ..UreqOptions::DEFAULT
+            },
+        ),
+        ClientKind::ureq(
+            UreqTls::NativeTls,
+            UreqOptions {
+                warm_up: TlsWarmUp::FirstCallAlone,
+                ..UreqOptions::DEFAULT
+            },
+        ),
     ]
 });
 
@@ -169,7 +195,7 @@ impl ClientRegistry {
         readiness: &Arc<Readiness>,
     ) -> Result<Self, BuildError> {
         let adapters = served(settings.http_version)
-            .map(|kind| Ok((kind.name, (kind.build)(settings, metrics)?)))
+            .map(|kind| Ok((kind.name, kind.instance(settings, metrics)?)))
             .collect::<Result<Vec<_>, BuildError>>()?;
         let clients = adapters
             .into_iter()

@@ -1,4 +1,4 @@
-//! isahc (libcurl, statically linked, with its OpenSSL backend on the system's OpenSSL and
+//! isahc (libcurl, statically linked, with its rustls backend, isahc's default TLS, and
 //! nghttp2), called blocking; libcurl's multi handle runs on isahc's own agent thread.
 
 mod common;

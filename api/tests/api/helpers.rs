@@ -122,7 +122,7 @@ pub async fn assert_problem(response: reqwest::Response, status: u16, slug: &str
     problem
 }
 
-pub const CLIENTS: [&str; 8] = [
+pub const CLIENTS: [&str; 10] = [
     "hyper",
     "awc",
     "reqwest",
@@ -131,4 +131,6 @@ pub const CLIENTS: [&str; 8] = [
     "awc-openssl",
     "reqwest-native-tls",
     "ureq-native-tls",
+    "ureq-inline-ip",
+    "ureq-native-tls-first-alone",
 ];

@@ -32,7 +32,7 @@ pub enum ClientName {
     Reqwest,
     /// Blocking, with rustls; runs on the runtime's blocking pool.
     Ureq,
-    /// libcurl through isahc, with libcurl's OpenSSL.
+    /// libcurl through isahc, with libcurl's rustls backend (isahc's default TLS).
     Isahc,
     /// awc with the system's OpenSSL.
     AwcOpenssl,
@@ -40,12 +40,19 @@ pub enum ClientName {
     ReqwestNativeTls,
     /// ureq with native-tls (the system's OpenSSL).
     UreqNativeTls,
+    /// ureq with the adapter's setting of docs/findings/ureq-resolver-thread.md: a host that
+    /// is an IP address used as it is, not resolved on a thread per call. A row only when named.
+    UreqInlineIp,
+    /// ureq-native-tls with the adapter's setting of
+    /// docs/findings/ureq-native-tls-connector-storm.md: over https the first call goes alone,
+    /// so one TLS connector is built. A row only when named.
+    UreqNativeTlsFirstAlone,
 }
 
 impl ClientName {
     /// Every client and backend: the libraries' defaults first (baseline first), then the other
     /// backends. The default table order.
-    pub const ALL: [ClientName; 8] = [
+    pub const ALL: [ClientName; 10] = [
         ClientName::Hyper,
         ClientName::Awc,
         ClientName::Reqwest,
@@ -54,6 +61,8 @@ impl ClientName {
         ClientName::AwcOpenssl,
         ClientName::ReqwestNativeTls,
         ClientName::UreqNativeTls,
+        ClientName::UreqInlineIp,
+        ClientName::UreqNativeTlsFirstAlone,
     ];
 
     /// The baseline that Ratio columns divide by.
@@ -70,6 +79,8 @@ impl ClientName {
             ClientName::AwcOpenssl => "awc-openssl",
             ClientName::ReqwestNativeTls => "reqwest-native-tls",
             ClientName::UreqNativeTls => "ureq-native-tls",
+            ClientName::UreqInlineIp => "ureq-inline-ip",
+            ClientName::UreqNativeTlsFirstAlone => "ureq-native-tls-first-alone",
         }
     }
 
@@ -79,14 +90,32 @@ impl ClientName {
         match self {
             ClientName::AwcOpenssl => ClientName::Awc,
             ClientName::ReqwestNativeTls => ClientName::Reqwest,
-            ClientName::UreqNativeTls => ClientName::Ureq,
+            ClientName::UreqNativeTls
+            | ClientName::UreqInlineIp
+            | ClientName::UreqNativeTlsFirstAlone => ClientName::Ureq,
             other => other,
+        }
+    }
+
+    /// For a row of an adapter setting that a findings page describes, the pair as users get
+    /// it (library and TLS backend) that the setting changes; `None` for the pairs themselves.
+    pub fn setting_of(self) -> Option<ClientName> {
+        match self {
+            ClientName::UreqInlineIp => Some(ClientName::Ureq),
+            ClientName::UreqNativeTlsFirstAlone => Some(ClientName::UreqNativeTls),
+            _ => None,
         }
     }
 
     /// Whether this is its library's default TLS backend (the bare name).
     pub fn is_library_default(self) -> bool {
         self.library_default() == self
+    }
+
+    /// Whether a user can call it without an async runtime of their own: ureq (blocking only)
+    /// and isahc (blocking or async, on its own agent thread).
+    pub fn is_blocking_capable(self) -> bool {
+        matches!(self.library_default(), ClientName::Ureq | ClientName::Isahc)
     }
 
     /// Whether the client can speak `protocol`: ureq speaks HTTP/1.1 only, by design.
@@ -98,9 +127,12 @@ impl ClientName {
     /// Over plain HTTP a client with another TLS backend is its library's default client with
     /// a TLS connector that is never used, so it is a row only when named with `--clients`;
     /// over h2 the other TLS backends are left out too (their TLS is what the https rows
-    /// measure), and a client that cannot speak it always is.
+    /// measure), and a client that cannot speak it always is. A row of an adapter setting
+    /// ([`ClientName::setting_of`]) is measured only when named.
     pub fn measured_by_default_over(self, protocol: Protocol) -> bool {
-        self.speaks(protocol) && (self.is_library_default() || protocol == Protocol::Https)
+        self.speaks(protocol)
+            && self.setting_of().is_none()
+            && (self.is_library_default() || protocol == Protocol::Https)
     }
 }
 
@@ -156,5 +188,21 @@ mod tests {
         assert!(!ClientName::UreqNativeTls.speaks(Protocol::H2));
         assert!(ClientName::AwcOpenssl.speaks(Protocol::H2));
         assert!(ClientName::Ureq.speaks(Protocol::Https));
+    }
+
+    #[test]
+    fn a_setting_row_is_its_pairs_and_measured_only_when_named() {
+        assert_eq!(
+            ClientName::UreqNativeTlsFirstAlone.setting_of(),
+            Some(ClientName::UreqNativeTls)
+        );
+        assert_eq!(ClientName::UreqInlineIp.library_default(), ClientName::Ureq);
+        assert!(!ClientName::UreqInlineIp.speaks(Protocol::H2));
+        for protocol in Protocol::ALL {
+            assert!(!ClientName::UreqInlineIp.measured_by_default_over(protocol));
+            assert!(!ClientName::UreqNativeTlsFirstAlone.measured_by_default_over(protocol));
+        }
+        assert!(ClientName::UreqInlineIp.is_blocking_capable());
+        assert!(!ClientName::ReqwestNativeTls.is_blocking_capable());
     }
 }

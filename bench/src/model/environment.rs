@@ -25,7 +25,8 @@ pub struct Environment {
     /// Resolved versions of the compared crates, from the workspace's Cargo.lock.
     pub crates: Vec<CrateVersion>,
     /// The C TLS libraries as they report themselves at run time: the system's OpenSSL (under
-    /// awc-openssl and the native-tls backends) and the libcurl isahc runs on, with its TLS.
+    /// awc-openssl and the native-tls backends) and the libcurl isahc runs on, with its TLS
+    /// (rustls, through rustls-ffi).
     #[serde(default)]
     pub tls_libraries: Vec<String>,
 }

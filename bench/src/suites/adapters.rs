@@ -5,6 +5,19 @@ use rates_common::{BuildError, ClientSettings, TlsStack};
 
 use crate::model::{ClientInfo, ClientName, Protocol};
 
+/// ureq's setting of docs/findings/ureq-resolver-thread.md (`ureq-inline-ip`).
+const UREQ_INLINE_IP: rates_ureq::UreqOptions = rates_ureq::UreqOptions {
+    resolve: rates_ureq::Resolve::IpAddressInline,
+    ..rates_ureq::UreqOptions::DEFAULT
+};
+
+/// ureq's setting of docs/findings/ureq-native-tls-connector-storm.md
+/// (`ureq-native-tls-first-alone`).
+const UREQ_FIRST_ALONE: rates_ureq::UreqOptions = rates_ureq::UreqOptions {
+    warm_up: rates_ureq::TlsWarmUp::FirstCallAlone,
+    ..rates_ureq::UreqOptions::DEFAULT
+};
+
 /// One adapter, as its concrete type: called through the port (see [`Adapter::into_port`]),
 /// or bare (see [`crate::suites::bare`]).
 // Built once per run and held for it: the variants' sizes (hyper's grew with its HTTP/2
@@ -39,6 +52,16 @@ impl Adapter {
             ClientName::UreqNativeTls => Self::Ureq(rates_ureq::UreqRates::with_tls(
                 settings,
                 rates_ureq::UreqTls::NativeTls,
+            )?),
+            ClientName::UreqInlineIp => Self::Ureq(rates_ureq::UreqRates::with_options(
+                settings,
+                rates_ureq::UreqTls::Rustls,
+                UREQ_INLINE_IP,
+            )?),
+            ClientName::UreqNativeTlsFirstAlone => Self::Ureq(rates_ureq::UreqRates::with_options(
+                settings,
+                rates_ureq::UreqTls::NativeTls,
+                UREQ_FIRST_ALONE,
             )?),
         })
     }
@@ -106,7 +129,10 @@ pub fn tls_stack(name: ClientName) -> TlsStack {
         ClientName::Isahc => rates_isahc::IsahcRates::TLS,
         ClientName::AwcOpenssl => rates_awc::AwcTls::Openssl.stack(),
         ClientName::ReqwestNativeTls => rates_reqwest::ReqwestTls::NativeTls.stack(),
-        ClientName::UreqNativeTls => rates_ureq::UreqTls::NativeTls.stack(),
+        ClientName::UreqNativeTls | ClientName::UreqNativeTlsFirstAlone => {
+            rates_ureq::UreqTls::NativeTls.stack()
+        }
+        ClientName::UreqInlineIp => rates_ureq::UreqTls::Rustls.stack(),
     }
 }
 

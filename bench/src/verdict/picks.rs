@@ -46,22 +46,24 @@ impl fmt::Display for Choice {
     }
 }
 
-/// The clients a caller can use from blocking code without an async runtime of its own:
-/// ureq (blocking only) and isahc (blocking or async, on its own agent thread).
-const BLOCKING: [ClientName; 3] = [
-    ClientName::Ureq,
-    ClientName::UreqNativeTls,
-    ClientName::Isahc,
-];
-
 /// Every use case, in the table's order.
 pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
     let find = |criterion: Criterion| criteria.iter().find(|j| j.criterion == criterion);
     let capacity = find(Criterion::Capacity);
-    let async_clients: Vec<ClientName> = ClientName::ALL
-        .into_iter()
-        .filter(|client| !matches!(client, ClientName::Ureq | ClientName::UreqNativeTls))
+    // The picks are among the pairs as users get them: a row of an adapter setting is shown
+    // beside its pair, not picked.
+    let pairs = || {
+        ClientName::ALL
+            .into_iter()
+            .filter(|client| client.setting_of().is_none())
+    };
+    let async_clients: Vec<ClientName> = pairs()
+        .filter(|client| client.library_default() != ClientName::Ureq)
         .collect();
+    let blocking: Vec<ClientName> = pairs()
+        .filter(|client| client.is_blocking_capable())
+        .collect();
+    let every: Vec<ClientName> = pairs().collect();
     vec![
         choose(
             "A high-throughput async service",
@@ -70,26 +72,26 @@ pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
             capacity,
             find(Criterion::CpuPerRequest),
         ),
-        on_actix(capacity),
+        on_actix(capacity, &every),
         choose(
             "Blocking or CLI code",
             "the lowest per-call latency over http among clients callable without an async \
              runtime (ureq, isahc), a tie broken by fewer crates",
-            &BLOCKING,
+            &blocking,
             find(Criterion::Latency(Protocol::Http)),
             find(Criterion::Dependencies),
         ),
         choose(
             "The smallest binary",
             "the smallest stripped probe, a tie broken by fewer crates",
-            &ClientName::ALL,
+            &every,
             find(Criterion::BinarySize),
             find(Criterion::Dependencies),
         ),
         choose(
             "The fastest builds",
             "the shortest clean release build of the probe, a tie broken by fewer crates",
-            &ClientName::ALL,
+            &every,
             find(Criterion::BuildTime),
             find(Criterion::Dependencies),
         ),
@@ -230,11 +232,11 @@ fn choose(
 }
 
 /// awc, on actix's own runtime, unless another client's capacity beats it beyond the noise.
-fn on_actix(capacity: Option<&Judgement>) -> Pick {
+fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Pick {
     let use_case = "A service already on actix-web";
     let rule = "awc (it runs on actix's own runtime, no second one), unless another client's \
                 capacity beats it beyond the noise";
-    let figures = among(capacity, &ClientName::ALL);
+    let figures = among(capacity, candidates);
     let awc = figures
         .iter()
         .find(|figure| figure.client.library_default() == ClientName::Awc);

@@ -134,6 +134,15 @@ pub fn probe(client: ClientName) -> Probe {
             true,
         ),
         ClientName::Isahc => probe("isahc", ISAHC, &[], ISAHC_DEPENDENCIES, true),
+        // An adapter setting builds the same crates as its pair.
+        ClientName::UreqInlineIp => probe("ureq", UREQ, &[], UREQ_DEPENDENCIES, true),
+        ClientName::UreqNativeTlsFirstAlone => probe(
+            "ureq",
+            UREQ,
+            &["backend-native-tls"],
+            UREQ_NATIVE_TLS_DEPENDENCIES,
+            true,
+        ),
     }
 }
 
@@ -201,7 +210,7 @@ const UREQ_NATIVE_TLS_DEPENDENCIES: &[Dependency] = &[
 ];
 
 const ISAHC_DEPENDENCIES: &[Dependency] =
-    &[dep("isahc", "2.0", &["static-curl", "native-tls", "http2"])];
+    &[dep("isahc", "2.0", &["rustls-tls", "http2", "static-curl"])];
 
 impl Probe {
     /// The directory name of its scratch project.
