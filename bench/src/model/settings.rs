@@ -256,6 +256,17 @@ impl RunSettings {
             .collect()
     }
 
+    /// The clients of the run, whatever the protocol, in table order: every one named with
+    /// `--clients`; by default the pairs as users get them, without the rows of an adapter
+    /// setting ([`ClientName::setting_of`]), which share their pair's crates.
+    pub fn clients_listed(&self) -> Vec<ClientName> {
+        self.clients
+            .iter()
+            .copied()
+            .filter(|client| self.clients_named || client.setting_of().is_none())
+            .collect()
+    }
+
     /// The run's protocols that `suite` measures over, in the run's order.
     pub fn protocols_of(&self, suite: SuiteName) -> Vec<Protocol> {
         self.protocols

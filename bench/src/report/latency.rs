@@ -253,10 +253,20 @@ fn calibration_table(rows: &[CalibrationRow]) -> Table {
 }
 
 /// The target line: mock-rates' CPU per call over h2 against over https, and the minimal
-/// client's mean the same way.
+/// client's mean the same way; not measured when either row had a failed call.
 fn calibration_target(rows: &[CalibrationRow]) -> Option<String> {
     let of = |protocol| rows.iter().find(|row| row.protocol == protocol);
     let (h2, https) = (of(Protocol::H2)?, of(Protocol::Https)?);
+    if let Some(failed) = [https, h2].into_iter().find(|row| row.failures > 0) {
+        return Some(format!(
+            "mock-rates over h2 against over https: not measured: the calibration over {} \
+             failed {} of {} calls ({}).",
+            failed.protocol,
+            failed.failures,
+            failed.calls,
+            failed.first_error.as_deref().unwrap_or("no error recorded")
+        ));
+    }
     let cpu = h2.mock_cpu_us? / https.mock_cpu_us.filter(|&cpu| cpu > 0.0)?;
     let mean = h2
         .mean_us
@@ -677,5 +687,39 @@ mod tests {
                 .count(),
             0
         );
+    }
+
+    fn calibration(protocol: Protocol, failures: u64, mock_cpu_us: f64) -> CalibrationRow {
+        CalibrationRow {
+            protocol,
+            calls: 100,
+            failures,
+            mean_us: (failures < 100).then_some(25.0),
+            error_us: None,
+            round_means_us: Vec::new(),
+            mock_cpu_us: Some(mock_cpu_us),
+            first_error: (failures > 0).then(|| "the connection closed mid-response".to_owned()),
+        }
+    }
+
+    #[test]
+    fn the_mock_target_is_judged_only_on_calls_all_answered() {
+        let answered = [
+            calibration(Protocol::Https, 0, 10.0),
+            calibration(Protocol::H2, 0, 20.0),
+        ];
+        let line = calibration_target(&answered).unwrap();
+        assert!(
+            line.contains("2.00x (target at most 1.15x: NOT met)"),
+            "{line}"
+        );
+        let failed = [
+            calibration(Protocol::Https, 100, 0.0),
+            calibration(Protocol::H2, 0, 1.0),
+        ];
+        let line = calibration_target(&failed).unwrap();
+        assert!(line.contains("not measured"), "{line}");
+        assert!(line.contains("failed 100 of 100 calls"), "{line}");
+        assert!(!line.contains("met"), "{line}");
     }
 }

@@ -20,22 +20,31 @@ use crate::model::Protocol;
 
 /// The minimal client of one protocol, connected.
 pub struct MinimalClient {
-    connection: Connection,
+    /// One call at a time; replaced when mock-rates closed it.
+    connection: tokio::sync::Mutex<Connection>,
+    target: Target,
     /// `/api/live?pairs=...` for the pairs it was built for.
     path: String,
-    authority: String,
 }
 
 impl std::fmt::Debug for MinimalClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MinimalClient")
-            .field("authority", &self.authority)
+            .field("authority", &self.target.authority)
+            .field("protocol", &self.target.protocol)
             .finish_non_exhaustive()
     }
 }
 
+/// Where and how the minimal client connects.
+struct Target {
+    authority: String,
+    ca_pem: Option<Vec<u8>>,
+    protocol: Protocol,
+}
+
 enum Connection {
-    Http1(tokio::sync::Mutex<Http1>),
+    Http1(Http1),
     H2(h2::client::SendRequest<Bytes>),
 }
 
@@ -48,6 +57,21 @@ struct Http1 {
 trait Stream: AsyncRead + AsyncWrite + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Unpin> Stream for T {}
 
+/// Why an exchange failed: the connection was closed before any of the answer came (the
+/// request is safe to send again on a new one), or anything else.
+enum Failure {
+    Closed(String),
+    Other(String),
+}
+
+impl Failure {
+    fn into_reason(self) -> String {
+        match self {
+            Self::Closed(why) | Self::Other(why) => why,
+        }
+    }
+}
+
 impl MinimalClient {
     /// Connects to the mock at `base_url` (`http://ADDR` or `https://ADDR`) over `protocol`,
     /// trusting `ca_pem` over TLS, for calls asking for `pairs`. Inside a tokio runtime (over
@@ -58,25 +82,102 @@ impl MinimalClient {
         protocol: Protocol,
         pairs: &[CurrencyPair],
     ) -> Result<Self, String> {
-        let authority = base_url
-            .split_once("://")
-            .map_or(base_url, |(_, rest)| rest)
-            .trim_end_matches('/')
-            .to_owned();
-        let tcp = TcpStream::connect(&authority)
+        let target = Target {
+            authority: base_url
+                .split_once("://")
+                .map_or(base_url, |(_, rest)| rest)
+                .trim_end_matches('/')
+                .to_owned(),
+            ca_pem: ca_pem.map(<[u8]>::to_vec),
+            protocol,
+        };
+        let connection = target.open().await?;
+        Ok(Self {
+            connection: tokio::sync::Mutex::new(connection),
+            target,
+            path: rates_common::live_url("", pairs),
+        })
+    }
+
+    /// One request for the rates, its whole answer read, decoded for `pairs`. mock-rates
+    /// closes a connection left idle past its keep-alive (the suite's rounds leave it idle
+    /// while the clients take their turns), as servers do; then, as a client's pool would, the
+    /// request is sent again on a new connection, once.
+    pub async fn call(&self, pairs: &[CurrencyPair]) -> Result<Quotes, String> {
+        let mut connection = self
+            .connection
+            .try_lock()
+            .map_err(|_| "one call at a time".to_owned())?;
+        let answer = match self.exchange(&mut connection).await {
+            Err(Failure::Closed(_)) => {
+                *connection = self.target.open().await?;
+                self.exchange(&mut connection).await
+            }
+            answer => answer,
+        };
+        let (status, body) = answer.map_err(Failure::into_reason)?;
+        if status != 200 {
+            return Err(format!("status {status}"));
+        }
+        rates_common::decode_quotes(&body, pairs).map_err(|error| error.to_string())
+    }
+
+    async fn exchange(&self, connection: &mut Connection) -> Result<(u16, Vec<u8>), Failure> {
+        match connection {
+            Connection::Http1(http1) => http1.exchange(&self.path, &self.target.authority).await,
+            Connection::H2(send) => self.h2_exchange(send.clone()).await,
+        }
+    }
+
+    async fn h2_exchange(
+        &self,
+        send: h2::client::SendRequest<Bytes>,
+    ) -> Result<(u16, Vec<u8>), Failure> {
+        // A connection that is going away (GOAWAY) or gone refuses new streams before they
+        // are sent; an error once the answer started is a failure.
+        let closed = |error: h2::Error| Failure::Closed(format!("HTTP/2: {error}"));
+        let mut send = send.ready().await.map_err(closed)?;
+        let request = http::Request::get(format!("https://{}{}", self.target.authority, self.path))
+            .body(())
+            .map_err(|error| Failure::Other(error.to_string()))?;
+        let (response, _) = send.send_request(request, true).map_err(closed)?;
+        let response = response.await.map_err(|error| {
+            if error.is_go_away() || error.is_io() {
+                closed(error)
+            } else {
+                Failure::Other(format!("HTTP/2: {error}"))
+            }
+        })?;
+        let status = response.status().as_u16();
+        let mut body = response.into_body();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = body.data().await {
+            let chunk = chunk.map_err(|error| Failure::Other(format!("HTTP/2: {error}")))?;
+            let _ = body.flow_control().release_capacity(chunk.len());
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok((status, bytes))
+    }
+}
+
+impl Target {
+    /// A new connection, TLS and HTTP/2 handshakes included.
+    async fn open(&self) -> Result<Connection, String> {
+        let authority = &self.authority;
+        let tcp = TcpStream::connect(authority)
             .await
             .map_err(|error| format!("connect to {authority}: {error}"))?;
         tcp.set_nodelay(true)
             .map_err(|error| format!("TCP_NODELAY: {error}"))?;
-        let path = rates_common::live_url("", pairs);
-        let connection = match protocol {
-            Protocol::Http => Connection::Http1(tokio::sync::Mutex::new(Http1::new(Box::new(tcp)))),
+        let ca_pem = self.ca_pem.as_deref();
+        Ok(match self.protocol {
+            Protocol::Http => Connection::Http1(Http1::new(Box::new(tcp))),
             Protocol::Https => {
-                let tls = handshake(tcp, &authority, ca_pem, b"http/1.1").await?;
-                Connection::Http1(tokio::sync::Mutex::new(Http1::new(Box::new(tls))))
+                let tls = handshake(tcp, authority, ca_pem, b"http/1.1").await?;
+                Connection::Http1(Http1::new(Box::new(tls)))
             }
             Protocol::H2 => {
-                let tls = handshake(tcp, &authority, ca_pem, b"h2").await?;
+                let tls = handshake(tcp, authority, ca_pem, b"h2").await?;
                 let (send, connection) = h2::client::handshake(tls)
                     .await
                     .map_err(|error| format!("HTTP/2 handshake: {error}"))?;
@@ -86,51 +187,7 @@ impl MinimalClient {
                 });
                 Connection::H2(send)
             }
-        };
-        Ok(Self {
-            connection,
-            path,
-            authority,
         })
-    }
-
-    /// One request for the rates, its whole answer read, decoded for `pairs`.
-    pub async fn call(&self, pairs: &[CurrencyPair]) -> Result<Quotes, String> {
-        let (status, body) = match &self.connection {
-            Connection::Http1(http1) => {
-                let mut http1 = http1
-                    .try_lock()
-                    .map_err(|_| "one call at a time".to_owned())?;
-                http1.exchange(&self.path, &self.authority).await?
-            }
-            Connection::H2(send) => self.h2_exchange(send.clone()).await?,
-        };
-        if status != 200 {
-            return Err(format!("status {status}"));
-        }
-        rates_common::decode_quotes(&body, pairs).map_err(|error| error.to_string())
-    }
-
-    async fn h2_exchange(
-        &self,
-        send: h2::client::SendRequest<Bytes>,
-    ) -> Result<(u16, Vec<u8>), String> {
-        let h2_error = |error: h2::Error| format!("HTTP/2: {error}");
-        let mut send = send.ready().await.map_err(h2_error)?;
-        let request = http::Request::get(format!("https://{}{}", self.authority, self.path))
-            .body(())
-            .map_err(|error| error.to_string())?;
-        let (response, _) = send.send_request(request, true).map_err(h2_error)?;
-        let response = response.await.map_err(h2_error)?;
-        let status = response.status().as_u16();
-        let mut body = response.into_body();
-        let mut bytes = Vec::new();
-        while let Some(chunk) = body.data().await {
-            let chunk = chunk.map_err(h2_error)?;
-            let _ = body.flow_control().release_capacity(chunk.len());
-            bytes.extend_from_slice(&chunk);
-        }
-        Ok((status, bytes))
     }
 }
 
@@ -143,15 +200,15 @@ impl Http1 {
     }
 
     /// Writes the request and reads its response: the head, then `Content-Length` bytes.
-    async fn exchange(&mut self, path: &str, authority: &str) -> Result<(u16, Vec<u8>), String> {
+    async fn exchange(&mut self, path: &str, authority: &str) -> Result<(u16, Vec<u8>), Failure> {
         let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\n\r\n");
         self.stream
             .write_all(request.as_bytes())
             .await
-            .map_err(|error| format!("write: {error}"))?;
+            .map_err(|error| Failure::Closed(format!("write: {error}")))?;
         self.buffer.clear();
         loop {
-            if let Some((status, head_len, length)) = head(&self.buffer)? {
+            if let Some((status, head_len, length)) = head(&self.buffer).map_err(Failure::Other)? {
                 let whole = head_len + length;
                 while self.buffer.len() < whole {
                     self.read().await?;
@@ -164,15 +221,24 @@ impl Http1 {
         }
     }
 
-    async fn read(&mut self) -> Result<(), String> {
+    /// Reads what came; a close before any byte of the answer is [`Failure::Closed`].
+    async fn read(&mut self) -> Result<(), Failure> {
+        let nothing_yet = self.buffer.is_empty();
+        let failure = |why: String| {
+            if nothing_yet {
+                Failure::Closed(why)
+            } else {
+                Failure::Other(why)
+            }
+        };
         let mut chunk = [0_u8; 4096];
         let read = self
             .stream
             .read(&mut chunk)
             .await
-            .map_err(|error| format!("read: {error}"))?;
+            .map_err(|error| failure(format!("read: {error}")))?;
         if read == 0 {
-            return Err("the connection closed mid-response".to_owned());
+            return Err(failure("the connection closed mid-response".to_owned()));
         }
         self.buffer.extend_from_slice(&chunk[..read]);
         Ok(())

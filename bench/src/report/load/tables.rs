@@ -45,7 +45,7 @@ fn main_table(first: &LoadRow, rows: &[LoadRow]) -> Table {
     use Align::{Left, Right};
     Table {
         title: format!(
-            "load: {} RPS for {} s per scenario, latency from each request's intended send time",
+            "load: {} RPS for {:.1} s per scenario, latency from each request's intended send time",
             first.target_rps, first.duration_s
         ),
         columns: vec![

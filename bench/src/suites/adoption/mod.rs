@@ -65,7 +65,8 @@ pub fn dependencies(settings: &RunSettings) -> DependenciesResults {
         Ok(scratch) => scratch,
         Err(error) => return skipped(format!("a scratch directory: {error}")),
     };
-    let bar = progress_bar(SuiteName::Dependencies, settings.clients.len() as u64 + 1);
+    let clients = settings.clients_listed();
+    let bar = progress_bar(SuiteName::Dependencies, clients.len() as u64 + 1);
     let base = match scratch.tree(&cargo, &lock, &probes::BASE) {
         Ok(base) => base.crates,
         Err(error) => {
@@ -78,7 +79,7 @@ pub fn dependencies(settings: &RunSettings) -> DependenciesResults {
         base_crates: Some(base),
         ..DependenciesResults::default()
     };
-    for &client in &settings.clients {
+    for &client in &clients {
         bar.set_message(client.as_str());
         match scratch.tree(&cargo, &lock, &probes::probe(client)) {
             Ok(tree) => results.rows.push(DependencyRow {
@@ -117,7 +118,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
         mock.base_url().trim_end_matches('/'),
         probes::PAIR
     );
-    let clients: Vec<ClientName> = settings.clients.clone();
+    let clients: Vec<ClientName> = settings.clients_listed();
     let bar = progress_bar(crate::model::SuiteName::Adoption, clients.len() as u64 + 1);
     let scratch = Scratch::new().map_err(|error| BenchError::Adoption(error.to_string()))?;
     bar.set_message("no client (the base)");
