@@ -125,14 +125,13 @@ pub fn tls_stack(name: ClientName) -> TlsStack {
         ClientName::Hyper => rates_hyper::HyperRates::TLS,
         ClientName::Awc => rates_awc::AwcTls::Rustls.stack(),
         ClientName::Reqwest => rates_reqwest::ReqwestTls::Rustls.stack(),
-        ClientName::Ureq => rates_ureq::UreqTls::Rustls.stack(),
+        ClientName::Ureq | ClientName::UreqInlineIp => rates_ureq::UreqTls::Rustls.stack(),
         ClientName::Isahc => rates_isahc::IsahcRates::TLS,
         ClientName::AwcOpenssl => rates_awc::AwcTls::Openssl.stack(),
         ClientName::ReqwestNativeTls => rates_reqwest::ReqwestTls::NativeTls.stack(),
         ClientName::UreqNativeTls | ClientName::UreqNativeTlsFirstAlone => {
             rates_ureq::UreqTls::NativeTls.stack()
         }
-        ClientName::UreqInlineIp => rates_ureq::UreqTls::Rustls.stack(),
     }
 }
 

@@ -125,8 +125,11 @@ pub fn probe(client: ClientName) -> Probe {
             REQWEST_NATIVE_TLS_DEPENDENCIES,
             false,
         ),
-        ClientName::Ureq => probe("ureq", UREQ, &[], UREQ_DEPENDENCIES, true),
-        ClientName::UreqNativeTls => probe(
+        // An adapter setting builds the same crates as its pair.
+        ClientName::Ureq | ClientName::UreqInlineIp => {
+            probe("ureq", UREQ, &[], UREQ_DEPENDENCIES, true)
+        }
+        ClientName::UreqNativeTls | ClientName::UreqNativeTlsFirstAlone => probe(
             "ureq",
             UREQ,
             &["backend-native-tls"],
@@ -134,15 +137,6 @@ pub fn probe(client: ClientName) -> Probe {
             true,
         ),
         ClientName::Isahc => probe("isahc", ISAHC, &[], ISAHC_DEPENDENCIES, true),
-        // An adapter setting builds the same crates as its pair.
-        ClientName::UreqInlineIp => probe("ureq", UREQ, &[], UREQ_DEPENDENCIES, true),
-        ClientName::UreqNativeTlsFirstAlone => probe(
-            "ureq",
-            UREQ,
-            &["backend-native-tls"],
-            UREQ_NATIVE_TLS_DEPENDENCIES,
-            true,
-        ),
     }
 }
 
