@@ -76,7 +76,7 @@ async fn health_answers_read_as_health_status() {
 async fn the_client_list_reads_as_client_list() {
     let app = spawn_app().await;
     let list: ClientList = round_trip(&body_of(app.get("/clients").await, 200).await);
-    assert_eq!(list.clients.len(), 8);
+    assert_eq!(list.clients.len(), crate::helpers::CLIENTS.len());
     assert!(
         list.clients
             .iter()

@@ -170,10 +170,10 @@ fn check_tls(row: &serde_json::Value, protocol: &str) {
     assert_eq!(row["tls"]["version"], "TLSv1.3", "{row}");
     assert_eq!(row["tls"]["http_version"], http_version, "{row}");
     assert_eq!(row["tls"]["handshakes"], row["connections_opened"], "{row}");
-    // The backend is the adapter's: rustls for the bare names but isahc's libcurl.
+    // The backend is the adapter's: rustls for the bare names but isahc's libcurl (over rustls).
     let backend = row["tls"]["backend"].as_str().unwrap();
     let expected = match row["client"].as_str().unwrap() {
-        "isahc" => "libcurl",
+        "isahc" => "libcurl (rustls)",
         "awc-openssl" => "openssl",
         "reqwest-native-tls" | "ureq-native-tls" => "native-tls",
         _ => "rustls",
