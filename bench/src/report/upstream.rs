@@ -7,10 +7,8 @@ use crate::report::section::{Part, Section};
 /// The section, for a run against a foreign upstream.
 pub fn section(results: &Results) -> Option<Section> {
     let upstream = results.settings.foreign_upstream.as_ref()?;
-    let mut section = Section::new("upstream").with(Part::Text(format!(
-        "Every figure of this run is against {}.",
-        upstream.describe()
-    )));
+    let mut section =
+        Section::new("upstream").with(Part::Text(format!("Upstream: {}.", upstream.describe())));
     let probes: Vec<String> = upstream
         .probes
         .iter()
