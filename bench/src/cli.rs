@@ -151,6 +151,9 @@ pub struct Cli {
 
     #[command(flatten)]
     pub resilience: resilience::settings::ResilienceArgs,
+
+    #[command(flatten)]
+    pub upstream: crate::upstream::UpstreamArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -283,6 +286,8 @@ pub fn resolve(cli: &Cli) -> RunSettings {
             .clone()
             .unwrap_or_else(|| "child process".to_owned()),
         https_servers: None,
+        // Set by `upstream::Target::restrict` for a run with --upstream-url.
+        foreign_upstream: None,
         latency_cpu: if cli.no_pin {
             None
         } else {

@@ -22,6 +22,8 @@ pub enum BenchError {
     #[error("--mock-url must be an http:// URL, got {0:?}")]
     MockUrl(String),
     #[error(transparent)]
+    Upstream(#[from] crate::upstream::UpstreamError),
+    #[error(transparent)]
     Build(#[from] rates_common::BuildError),
     #[error("{path}: {source}")]
     Io {

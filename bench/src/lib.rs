@@ -22,6 +22,7 @@ mod run;
 pub mod servers;
 pub mod stats;
 pub mod suites;
+pub mod upstream;
 pub mod verdict;
 
 pub use run::{RunOutput, main, run};

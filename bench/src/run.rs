@@ -16,6 +16,7 @@ use crate::model::{Protocol, Results, RunSettings, SuiteName};
 use crate::servers::mock::TlsChild;
 use crate::servers::{self, ApiEndpoint, MockEndpoint, Serving, TlsServers};
 use crate::suites::{self, SuiteContext};
+use crate::upstream::{self, Target};
 use crate::{baseline, env, release, report};
 use rates_common::HttpVersion;
 
@@ -126,17 +127,30 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     let mut settings = cli::resolve(cli);
     // Read the baseline first: a bad file should fail before minutes of measuring.
     let baseline = cli.baseline.as_deref().map(baseline::load).transpose()?;
+    let foreign = match Target::from_args(&cli.upstream)? {
+        Some(target) => Some(upstream::prepare(target, &mut settings, &cli.protocols)?),
+        None => None,
+    };
     let started = OffsetDateTime::now_utc()
         .replace_nanosecond(0)
         .unwrap_or_else(|_| OffsetDateTime::now_utc());
     let environment = env::collect(started.format(&Rfc3339).unwrap_or_default());
 
     let needs_api = settings.suites.iter().any(|suite| suite.needs_api());
-    let mock = if needs_api || settings.suites.iter().any(|suite| suite.needs_mock()) {
+    let mock = if let Some(foreign) = &foreign {
+        Some(MockEndpoint::foreign(
+            &foreign.target.url,
+            foreign.ca_pem.clone(),
+        ))
+    } else if needs_api || settings.suites.iter().any(|suite| suite.needs_mock()) {
         Some(start_mock(cli.mock_url.as_deref())?)
     } else {
         None
     };
+    // Against an https:// upstream the service is only called over https and h2, by the
+    // services of `start_tls_servers`.
+    let needs_api =
+        needs_api && (foreign.is_none() || settings.protocols.contains(&Protocol::Http));
     if let Some(mock) = mock.as_ref().filter(|mock| mock.is_child()) {
         settings.mock = format!("child process at {}", mock.base_url());
     }
@@ -147,12 +161,17 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     if let Some(api) = api.as_ref().filter(|api| api.pid().is_some()) {
         settings.api = format!("child process at {}", api.base_url());
     }
-    let tls = start_tls_servers(&settings, mock.as_ref(), api.as_ref())?;
+    let tls = match &foreign {
+        Some(foreign) => {
+            upstream::start_tls_servers(&settings, &foreign.target, foreign.ca_pem.as_ref())?
+        }
+        None => start_tls_servers(&settings, mock.as_ref(), api.as_ref())?,
+    };
     if let Some(tls) = &tls {
         settings.https_servers = Some(describe_tls_servers(tls));
     }
     print(&report::header(&environment, &settings));
-    if let Some(mock) = &mock
+    if let Some(mock) = mock.as_ref().filter(|mock| !mock.is_foreign())
         && let Err(error) = mock.admin().stats()
     {
         eprintln!("bench: connection counts unavailable: {error}");
@@ -348,6 +367,9 @@ fn start_tls_servers(
 
 /// The header's line on the servers over TLS.
 fn describe_tls_servers(tls: &TlsServers) -> String {
+    if tls.mock.is_foreign() {
+        return upstream::describe_tls_servers(tls);
+    }
     let mut parts = vec![format!(
         "mock-rates serving TLS (h2 and http/1.1 by ALPN): child process at {}",
         tls.mock.base_url()

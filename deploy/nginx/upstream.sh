@@ -5,7 +5,7 @@
 #   deploy/nginx/upstream.sh start DIR [PORT]   # prints the URL and the CA file, then returns
 #   deploy/nginx/upstream.sh stop DIR
 #
-# Then, for instance:
+# Then (docs/upstream-url.md says what runs against it and what is not measured):
 #   cargo run --release -p bench -- --upstream-url https://localhost:PORT --ca-file DIR/ca.pem
 # Needs nginx (apt-get install nginx) and openssl. Only loopback is used.
 set -euo pipefail

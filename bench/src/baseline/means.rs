@@ -142,6 +142,7 @@ mod tests {
             round_allocs_per_op: vec![allocs],
             mock_cpu_us: None,
             unchecked: None,
+            not_measured: None,
         }
     }
 

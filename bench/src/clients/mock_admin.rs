@@ -46,6 +46,9 @@ enum Transport {
     /// would resume them (see [`loopback::tls_agent`]), which would mix the reads' own
     /// handshakes into the resumed ones a suite counts for its clients.
     Tls(ureq::tls::TlsConfig),
+    /// Not mock-rates (a server given with `--upstream-url`): no admin endpoint to call, so
+    /// no call is made, and every read says so.
+    Unavailable,
 }
 
 impl<'a> MockAdmin<'a> {
@@ -63,6 +66,16 @@ impl<'a> MockAdmin<'a> {
             base_url,
             transport,
             authorization,
+        }
+    }
+
+    /// A server that is not mock-rates: every call fails at once, without a request (it
+    /// would cost the server a connection, and a 404 tells nothing).
+    pub fn unavailable(base_url: &'a str) -> Self {
+        Self {
+            base_url,
+            transport: Transport::Unavailable,
+            authorization: None,
         }
     }
 
@@ -88,10 +101,14 @@ impl<'a> MockAdmin<'a> {
     }
 
     /// The agent for one call.
-    fn agent(&self) -> ureq::Agent {
+    fn agent(&self) -> Result<ureq::Agent, MockError> {
         match &self.transport {
-            Transport::Plain(agent) => agent.clone(),
-            Transport::Tls(tls) => loopback::tls_agent(Some(ADMIN_TIMEOUT), 0, tls),
+            Transport::Plain(agent) => Ok(agent.clone()),
+            Transport::Tls(tls) => Ok(loopback::tls_agent(Some(ADMIN_TIMEOUT), 0, tls)),
+            Transport::Unavailable => Err(MockError(format!(
+                "{} is not mock-rates (--upstream-url): it has no admin endpoint",
+                self.base_url
+            ))),
         }
     }
 
@@ -99,7 +116,7 @@ impl<'a> MockAdmin<'a> {
     pub fn stats(&self) -> Result<Stats, MockError> {
         let url = format!("{}/__admin/stats", self.base_url);
         let failed = |why: String| MockError(format!("GET {url}: {why}"));
-        let request = self.agent().get(&url);
+        let request = self.agent()?.get(&url);
         let mut response = self
             .authorized(request)
             .header("connection", "close")
@@ -125,7 +142,7 @@ impl<'a> MockAdmin<'a> {
     /// connection: make it before the read that a difference starts from.
     pub fn reset_peaks(&self) -> Result<(), MockError> {
         let url = format!("{}/__admin/reset-peaks", self.base_url);
-        let request = self.agent().post(&url);
+        let request = self.agent()?.post(&url);
         let response = self
             .authorized(request)
             .header("connection", "close")
@@ -145,7 +162,7 @@ impl<'a> MockAdmin<'a> {
     pub fn set_faults(&self, faults: &Faults) -> Result<(), MockError> {
         let url = format!("{}/__admin/faults", self.base_url);
         let body = serde_json::to_string(faults).map_err(|error| MockError(error.to_string()))?;
-        let request = self.agent().put(&url);
+        let request = self.agent()?.put(&url);
         let response = self
             .authorized(request)
             .header("connection", "close")

@@ -157,6 +157,12 @@ pub struct ConnectionsRow {
     pub withheld: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
+    /// What of the row was not measured, and why: against a server the bench did not start
+    /// (`--upstream-url`), what only mock-rates counts (connections opened, handshakes,
+    /// the TLS version), and why the mode's one connection per call is then not checked, and what was checked on the client's
+    /// side instead. Those figures are absent, not replaced; the row's own are figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_measured: Option<String>,
 }
 
 /// What a client is built to trust, in the construction rows.

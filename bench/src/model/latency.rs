@@ -68,6 +68,12 @@ pub struct LatencyRow {
     /// not rank it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unchecked: Option<String>,
+    /// What of the row was not measured, and why: against a server the bench did not start
+    /// (`--upstream-url`), what only mock-rates counts (the TLS and HTTP versions it
+    /// negotiated, handshakes, connections, its CPU), and what was checked on the client's
+    /// side instead. Those figures are absent, not replaced; the row's own are figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_measured: Option<String>,
 }
 
 /// The instrument's own cost: mock-rates called by a minimal client of the bench's (a

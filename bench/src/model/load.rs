@@ -189,6 +189,12 @@ pub struct LoadRow {
     /// TLS or HTTP version the row claims); not ranked then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unchecked: Option<String>,
+    /// What of the row was not measured, and why: against a server the bench did not start
+    /// (`--upstream-url`), what only mock-rates counts (the TLS and HTTP versions it
+    /// negotiated, handshakes, connections, its CPU), and what was checked on the client's
+    /// side instead. Those figures are absent, not replaced; the row's own are figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_measured: Option<String>,
 }
 
 /// One round of a scenario's open-model run.

@@ -20,6 +20,7 @@ mod protocol;
 mod resilience;
 mod results;
 mod settings;
+mod upstream;
 
 pub use adoption::{
     AdoptionResults, AdoptionRow, AdoptionSettings, HOW_TO_RUN_ADOPTION, ProbeBuild,
@@ -53,6 +54,7 @@ pub use resilience::{
 };
 pub use results::{Results, SCHEMA_VERSION};
 pub use settings::{ClientInfo, RunSettings, SuiteName};
+pub use upstream::{ForeignUpstream, UpstreamProbe};
 
 /// Rows for tests, with every figure filled in.
 #[cfg(test)]
@@ -95,6 +97,7 @@ pub mod test_rows {
             round_allocs_per_op: vec![allocs_per_op; 3],
             mock_cpu_us: Some(mean_us / 4.0),
             unchecked: None,
+            not_measured: None,
         }
     }
 
@@ -179,6 +182,7 @@ pub mod test_rows {
                 })
                 .collect(),
             unchecked: None,
+            not_measured: None,
         }
     }
 }

@@ -5,8 +5,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, LoadSettings,
-    Protocol, ResilienceSettings,
+    ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, ForeignUpstream,
+    LoadSettings, Protocol, ResilienceSettings,
 };
 
 /// A suite, as named on the command line and in results.json.
@@ -218,6 +218,10 @@ pub struct RunSettings {
     /// ran. The name is the one results.json has had since before `h2`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub https_servers: Option<String>,
+    /// With `--upstream-url`: the server every figure is against, which the bench did not
+    /// start, and what could not be measured against it; absent from every other run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreign_upstream: Option<ForeignUpstream>,
     /// latency and connections: the CPU the suite ran on (with its own mock-rates when the
     /// bench starts it); `None` when not pinned.
     pub latency_cpu: Option<usize>,

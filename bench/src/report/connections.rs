@@ -8,6 +8,7 @@ use crate::model::{
 use crate::report::format::{format_bytes, format_count, format_ratio, format_time, optional};
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
+use crate::report::upstream::not_measured_notes;
 
 /// The section, when the suite ran.
 pub fn section(results: &Results) -> Option<Section> {
@@ -35,7 +36,13 @@ pub fn section(results: &Results) -> Option<Section> {
             .with(Part::Text(COUNTED.to_owned()))
             .with(Part::Prose(HOW.to_owned()))
             .with_notes(waiting(rows))
-            .with_notes(left_out(results)),
+            .with_notes(left_out(results))
+            .with_notes(not_measured_notes(rows.iter().map(|row| {
+                (
+                    format!("{} {}", row.protocol.qualify(row.client), row.mode),
+                    row.not_measured.as_ref(),
+                )
+            }))),
     )
 }
 
@@ -292,6 +299,7 @@ mod tests {
             sample_means_us: vec![Some(250.0); 10],
             round_means_us: vec![250.0; 3],
             withheld: None,
+            not_measured: None,
             first_error: None,
         }
     }

@@ -102,14 +102,15 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
             .map(|protocol| protocol.as_str())
             .collect(),
     );
-    let mut lines = vec![format!(
+    let mut lines = crate::report::upstream::header_lines(settings.foreign_upstream.as_ref());
+    lines.push(format!(
         "Suites: {}; clients {}{}; each figure the verdict reads in {} rounds spread over its \
          suite",
         names(settings.suites.iter().map(|suite| suite.as_str()).collect()),
         clients.join("; "),
         if settings.quick { " (--quick)" } else { "" },
         settings.rounds
-    )];
+    ));
     if settings.suites.contains(&SuiteName::Latency) {
         lines.push(latency_line(settings, &protocols));
     }
@@ -165,18 +166,27 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
 fn latency_line(settings: &RunSettings, protocols: &str) -> String {
     format!(
         "latency: over {protocols}; {} warm-up calls, then {} samples x {} calls per \
-             client, interleaved, in rounds, a minimal client beside them; mock-rates: {}; {}",
+             client, interleaved, in rounds{}; mock-rates: {}; {}",
         settings.warmup_calls,
         settings.samples,
         settings.calls_per_sample,
+        if settings.foreign_upstream.is_some() {
+            ""
+        } else {
+            ", a minimal client beside them"
+        },
         settings.mock,
         settings.latency_cpu.map_or_else(
             || "not pinned (--no-pin)".to_owned(),
             |cpu| {
-                format!(
-                    "pinned to CPU {cpu} (with its own mock-rates, unless --mock-url), then \
+                if settings.foreign_upstream.is_some() {
+                    format!("the bench pinned to CPU {cpu} (the upstream is not the bench's)")
+                } else {
+                    format!(
+                        "pinned to CPU {cpu} (with its own mock-rates, unless --mock-url), then \
                          over http once more unpinned"
-                )
+                    )
+                }
             },
         )
     )
@@ -229,6 +239,8 @@ fn connections_line(settings: &RunSettings) -> String {
         sizes.max_calls_per_sample,
         if settings.mock.starts_with("child process") {
             "its own (over https one with session resumption and one without)"
+        } else if settings.foreign_upstream.is_some() {
+            "none, the upstream given (over https without new_connection_full)"
         } else {
             "the one given (https left out)"
         },

@@ -12,6 +12,7 @@ use crate::report::format::{
 use crate::report::noise;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
+use crate::report::upstream::not_measured_notes;
 
 /// The section, when the suite ran; `charts` are the SVG files written beside report.md.
 pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
@@ -63,6 +64,9 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
         }),
         "us",
     );
+    notes.extend(not_measured_notes(rows.iter().map(|row| {
+        (row.protocol.qualify(row.client), row.not_measured.as_ref())
+    })));
     notes.extend(https_costs(rows));
     notes.extend(h2_costs(rows));
     notes.extend(unable_note(
@@ -173,7 +177,12 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
             .map(|row| {
                 vec![
                     row.client.to_string(),
-                    protocol_cell(row.protocol, row.tls.as_ref()),
+                    match &row.not_measured {
+                        Some(_) if row.protocol.is_tls() => {
+                            format!("{} (TLS not measured)", row.protocol)
+                        }
+                        _ => protocol_cell(row.protocol, row.tls.as_ref()),
+                    },
                     time.format_us(row.mean_us),
                     time.format_us(row.error_us),
                     time.format_us(row.stddev_us),
@@ -183,17 +192,26 @@ fn latency_table(rows: &[LatencyRow]) -> Table {
                     format_ratio(row.ratio_sd),
                     format_bytes(row.bytes_per_op),
                     format_count(row.allocs_per_op),
-                    row.connections_opened
-                        .map_or_else(|| "?".to_owned(), |count| count.to_string()),
+                    match (row.connections_opened, &row.not_measured) {
+                        (Some(count), _) => count.to_string(),
+                        (None, Some(_)) => NOT_MEASURED.to_owned(),
+                        (None, None) => "?".to_owned(),
+                    },
                     format!("{}/{}", row.failures, row.calls),
                     noise::cell(row.noise.as_ref()),
                     rounds_cell(&time, &row.round_means_us),
-                    mock_cpu_cell(row.mock_cpu_us, row.mean_us),
+                    match (row.mock_cpu_us, &row.not_measured) {
+                        (None, Some(_)) => NOT_MEASURED.to_owned(),
+                        (cpu, _) => mock_cpu_cell(cpu, row.mean_us),
+                    },
                 ]
             })
             .collect(),
     }
 }
+
+/// A cell whose figure only mock-rates can give, against a server that is not mock-rates.
+const NOT_MEASURED: &str = "not measured";
 
 /// Each round's mean, `60.1 / 61.0 / 59.8`.
 fn rounds_cell(time: &TimeFormat, rounds: &[f64]) -> String {
@@ -598,6 +616,7 @@ mod tests {
             round_allocs_per_op: Vec::new(),
             mock_cpu_us: None,
             unchecked: None,
+            not_measured: None,
         }
     }
 

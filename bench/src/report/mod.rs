@@ -21,6 +21,7 @@ mod noise;
 mod resilience;
 mod section;
 mod table;
+mod upstream;
 mod verdict;
 
 pub use charts::write_charts;
@@ -89,6 +90,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
     let results = &results.checked();
     [
         Some(verdict),
+        upstream::section(results),
         latency::section(results, charts),
         connections::section(results),
         decode::section(results, charts),

@@ -61,9 +61,8 @@ impl ApiEndpoint {
 
     /// [`ApiEndpoint::spawn`] with `mock`, a mock-rates over TLS, as its upstream, trusting
     /// the mock's CA through `rates.ca_file` (`APP__RATES__CA_FILE`) as a user would, its
-    /// clients speaking `http_version` (`APP__RATES__HTTP_VERSION`). The CA is written to a
-    /// file of the temporary directory and removed once the service has read it (it reads it
-    /// while building its clients, before it listens).
+    /// clients speaking `http_version` (`APP__RATES__HTTP_VERSION`); see
+    /// [`ApiEndpoint::spawn_trusting`].
     ///
     /// # Errors
     /// `mock` serves plain HTTP, the CA cannot be written, or the service does not start.
@@ -72,22 +71,47 @@ impl ApiEndpoint {
         mock: &MockEndpoint,
         http_version: HttpVersion,
     ) -> Result<Self, ChildError> {
-        let spawn_error = |source| ChildError::Spawn {
+        let ca = mock.ca_pem().ok_or_else(|| ChildError::Spawn {
             name: "api",
-            source,
-        };
-        let ca = mock.ca_pem().ok_or_else(|| {
-            spawn_error(io::Error::other(format!(
+            source: io::Error::other(format!(
                 "{} serves plain HTTP: no CA to give the service",
                 mock.base_url()
-            )))
+            )),
         })?;
+        Self::spawn_trusting(exe, mock.base_url(), Some(&ca[..]), http_version)
+    }
+
+    /// [`ApiEndpoint::spawn`] with the `https://` upstream at `rates_url`, trusting the
+    /// system's roots and `ca_pem`, when given, through `rates.ca_file`
+    /// (`APP__RATES__CA_FILE`) as a user would, its clients speaking `http_version`
+    /// (`APP__RATES__HTTP_VERSION`). The CA is written to a file of the temporary directory
+    /// and removed once the service has read it (it reads it while building its clients,
+    /// before it listens).
+    ///
+    /// # Errors
+    /// The CA cannot be written, or the service does not start.
+    pub fn spawn_trusting(
+        exe: &Path,
+        rates_url: &str,
+        ca_pem: Option<&[u8]>,
+        http_version: HttpVersion,
+    ) -> Result<Self, ChildError> {
+        let Some(ca) = ca_pem else {
+            return Self::spawn_with_env(
+                exe,
+                rates_url,
+                &[("APP__RATES__HTTP_VERSION", http_version.as_str())],
+            );
+        };
         let path = ca_file_path();
-        std::fs::write(&path, ca).map_err(spawn_error)?;
+        std::fs::write(&path, ca).map_err(|source| ChildError::Spawn {
+            name: "api",
+            source,
+        })?;
         let ca_file = path.to_string_lossy().into_owned();
         let spawned = Self::spawn_with_env(
             exe,
-            mock.base_url(),
+            rates_url,
             &[
                 ("APP__RATES__CA_FILE", ca_file.as_str()),
                 ("APP__RATES__HTTP_VERSION", http_version.as_str()),

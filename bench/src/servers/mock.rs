@@ -38,10 +38,13 @@ impl Serving {
     };
 }
 
-/// A mock-rates server the bench talks to: its own child process, or one given by URL.
+/// A mock-rates server the bench talks to: its own child process, or one given by URL; or, with
+/// `--upstream-url`, a server that is not mock-rates at all (see [`MockEndpoint::foreign`]).
 #[derive(Debug)]
 pub struct MockEndpoint {
     base_url: String,
+    /// Not mock-rates: no admin endpoint, no counters, no faults.
+    foreign: bool,
     /// The CA of a mock over TLS, which its clients must be given.
     ca_pem: Option<Arc<[u8]>>,
     /// Kept for its `Drop`, which stops the child.
@@ -133,6 +136,7 @@ impl MockEndpoint {
         Ok(Self {
             base_url,
             ca_pem,
+            foreign: false,
             process: Some(process),
             hosted: None,
         })
@@ -149,12 +153,13 @@ impl MockEndpoint {
         Ok(Self {
             base_url: server.base_url(),
             ca_pem: server.ca_pem().map(|pem| Arc::from(pem.as_bytes())),
+            foreign: false,
             process: None,
             hosted: Some(server),
         })
     }
 
-    /// The CA of a mock over TLS.
+    /// The CA of a mock over TLS (of a foreign server: the one given with `--ca-file`).
     pub fn ca_pem(&self) -> Option<&Arc<[u8]>> {
         self.ca_pem.as_ref()
     }
@@ -164,9 +169,29 @@ impl MockEndpoint {
         Self {
             base_url: base_url.trim_end_matches('/').to_owned(),
             ca_pem: None,
+            foreign: false,
             process: None,
             hosted: None,
         }
+    }
+
+    /// A server that serves the Free Forex answer but is not mock-rates (`--upstream-url`):
+    /// over `https://`, its clients trust `ca_pem` besides the system's roots. It has no
+    /// admin endpoint: [`MockEndpoint::admin`] makes no call to it, and every counter read is
+    /// `None`.
+    pub fn foreign(base_url: &str, ca_pem: Option<Arc<[u8]>>) -> Self {
+        Self {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            ca_pem,
+            foreign: true,
+            process: None,
+            hosted: None,
+        }
+    }
+
+    /// Whether this is a server that is not mock-rates (see [`MockEndpoint::foreign`]).
+    pub fn is_foreign(&self) -> bool {
+        self.foreign
     }
 
     pub fn base_url(&self) -> &str {
@@ -191,9 +216,14 @@ impl MockEndpoint {
         self.process.as_ref().map(ChildProcess::cpu)
     }
 
-    /// Its admin endpoints: counters and faults.
+    /// Its admin endpoints: counters and faults; for a foreign server, none (every call fails
+    /// without a request).
     pub fn admin(&self) -> MockAdmin<'_> {
-        MockAdmin::new(&self.base_url, self.ca_pem.as_deref())
+        if self.foreign {
+            MockAdmin::unavailable(&self.base_url)
+        } else {
+            MockAdmin::new(&self.base_url, self.ca_pem.as_deref())
+        }
     }
 }
 

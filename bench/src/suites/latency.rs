@@ -39,6 +39,7 @@ use crate::suites::bare::BareCall;
 use crate::suites::calibration::MinimalClient;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
+use crate::upstream;
 
 /// The cross-rate call of a EUR -> JPY payment: one upstream request for two pairs.
 pub fn cross_rate_pairs() -> [CurrencyPair; 2] {
@@ -205,7 +206,10 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults
     let mut own_mocks = Vec::new();
     for protocol in settings.protocols_of(SuiteName::Latency) {
         let tls = protocol.is_tls();
-        if mock.is_child() && (tls || settings.latency_cpu.is_some()) {
+        if mock.is_foreign() {
+            // Its scheme already chose the protocols (`upstream::Target::restrict`).
+            own_mocks.push((protocol, None));
+        } else if mock.is_child() && (tls || settings.latency_cpu.is_some()) {
             own_mocks.push((
                 protocol,
                 Some(MockEndpoint::spawn_on(&exe, settings.latency_cpu, tls)?),
@@ -338,13 +342,18 @@ fn measure(
     bar.finish_and_clear();
     let mut results = LatencyResults::default();
     for (protocol, runs, calibration) in measured {
+        // The URL of a foreign upstream, whose counters are not there to read.
+        let foreign = mocks
+            .iter()
+            .find(|(over, mock)| *over == protocol && mock.is_foreign())
+            .map(|(_, mock)| mock.base_url());
         let baseline = runs
             .iter()
             .find(|run| run.name == ClientName::BASELINE)
             .map(|run| run.port.sample_means_ns.clone());
         results.rows.extend(
             runs.iter()
-                .map(|run| summarize(run, baseline.as_deref(), protocol, part)),
+                .map(|run| summarize(run, baseline.as_deref(), (protocol, foreign), part)),
         );
         results
             .calibration
@@ -387,7 +396,12 @@ impl<'m> ProtocolRun<'m> {
             );
             run.runs.push(ClientRun::new(name, settings));
         }
-        if part == Part::Pinned {
+        if part == Part::Pinned && mock.is_foreign() {
+            eprintln!(
+                "bench: latency: the calibration over {protocol} is not measured: it measures \
+                 mock-rates' own cost, and the upstream is not mock-rates"
+            );
+        } else if part == Part::Pinned {
             match MinimalClient::connect(
                 mock.base_url(),
                 mock.ca_pem().map(|pem| &pem[..]),
@@ -671,15 +685,18 @@ impl ClientRun {
     }
 }
 
+/// `run`'s row over `protocol`, against the foreign upstream at the URL given with it, if one.
 fn summarize(
     run: &ClientRun,
     baseline: Option<&[Option<f64>]>,
-    protocol: Protocol,
+    (protocol, foreign): (Protocol, Option<&str>),
     which: Part,
 ) -> LatencyRow {
     let (port, bare) = (&run.port, &run.bare);
     // A row over TLS that mock-rates did not count as such is not a figure; the run goes on.
-    let (tls, unchecked) = if protocol.is_tls() {
+    // Against a foreign upstream nothing is counted: the row says so, and what was checked.
+    let not_measured = foreign.map(|url| upstream::row_not_measured(protocol, url));
+    let (tls, unchecked) = if protocol.is_tls() && not_measured.is_none() {
         match tls::negotiated(run.name, protocol, run.name, port.counted) {
             Ok(negotiated) => (Some(negotiated), None),
             Err(error) => (None, Some(error.to_string())),
@@ -734,6 +751,7 @@ fn summarize(
         round_allocs_per_op: port.round_allocs.clone(),
         mock_cpu_us: port.mock_cpu_us(),
         unchecked,
+        not_measured,
     }
 }
 

@@ -44,6 +44,7 @@ use crate::suites::load::tally::Tally;
 use crate::suites::load::timeline::{Timeline, per_second};
 use crate::suites::progress::progress_bar;
 use crate::suites::tls;
+use crate::upstream;
 
 /// Worker threads of the generator's runtime: the machine's cores, at most 4 (the service and
 /// mock-rates need the rest).
@@ -288,12 +289,17 @@ impl ScenarioRun<'_> {
         }
     }
 
-    /// The scenario's row: its rounds merged, its TLS checked.
+    /// The scenario's row: its rounds merged, its TLS checked; against a foreign upstream,
+    /// what of it is not measured, and what was checked instead.
     fn row(self, rps: u32) -> LoadRow {
         let protocol = self.stack.protocol;
         let scenario = self.target.scenario;
+        let not_measured = scenario
+            .client()
+            .filter(|_| self.stack.mock.is_foreign())
+            .map(|_| upstream::row_not_measured(protocol, self.stack.mock.base_url()));
         let (tls, unchecked) = match scenario.client() {
-            Some(client) if protocol.is_tls() => {
+            Some(client) if protocol.is_tls() && not_measured.is_none() => {
                 match tls::negotiated(client, protocol, self.name(), self.counted_since_warmup) {
                     Ok(negotiated) => (Some(negotiated), None),
                     Err(error) => (None, Some(error.to_string())),
@@ -329,6 +335,7 @@ impl ScenarioRun<'_> {
         row.per_second = self.per_second;
         row.rounds = self.rounds;
         row.unchecked = unchecked;
+        row.not_measured = not_measured;
         row
     }
 }
@@ -417,5 +424,6 @@ fn load_row(
         per_second: Vec::new(),
         rounds: Vec::new(),
         unchecked: None,
+        not_measured: None,
     }
 }

@@ -6,6 +6,7 @@ mod faults;
 mod load;
 mod process;
 mod runs;
+mod upstream;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -9,6 +9,7 @@ use crate::report::format::unable_note;
 use crate::report::load::tables::{load_tables, scenario_label};
 use crate::report::load::targets::{TARGETS_NOTE, TargetCheck, targets_table};
 use crate::report::section::{Part, Section};
+use crate::report::upstream::not_measured_notes;
 
 /// The section, when the suite ran; `charts` are the SVG files written beside report.md.
 pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
@@ -32,6 +33,12 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     }
     section = section.with_charts(charts, "load");
     let mut notes = first_errors(rows);
+    notes.extend(not_measured_notes(rows.iter().map(|row| {
+        (
+            scenario_label(row.scenario, row.protocol),
+            row.not_measured.as_ref(),
+        )
+    })));
     notes.extend(unable_note(
         &results.settings,
         SuiteName::Load,

@@ -94,6 +94,9 @@ pub fn targets_table(rows: &[LoadRow]) -> Table {
                             format!("{} <= {bound}: {}", tls.handshakes, verdict(within))
                         }
                         (Some(_), _, _) => "bound unknown".to_owned(),
+                        _ if row.not_measured.is_some() && row.protocol.is_tls() => {
+                            "not measured".to_owned()
+                        }
                         _ => String::new(),
                     },
                     if check.all() { "yes" } else { "no" }.to_owned(),

@@ -38,6 +38,7 @@ use crate::servers::{MockEndpoint, Serving};
 use crate::stats::block_means;
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
+use crate::upstream;
 use subject::{Subject, Work};
 use tally::{BatchOutcome, Tally, calls_per_sample, fill_ratios};
 
@@ -91,6 +92,20 @@ impl<'a> Servers<'a> {
         cpu: Option<usize>,
         given: &'a MockEndpoint,
     ) -> Result<Option<Self>, BenchError> {
+        if given.is_foreign() {
+            // Its scheme chose the protocols; it has no twin without resumption.
+            if protocol.is_tls() {
+                eprintln!(
+                    "bench: connections: new_connection_full left out: it needs a server with \
+                     TLS session resumption off, and the upstream is not the bench's"
+                );
+            }
+            return Ok(Some(Self {
+                own: None,
+                given,
+                no_resumption: None,
+            }));
+        }
         if !given.is_child() {
             return Ok((protocol == Protocol::Http).then_some(Self {
                 own: None,
@@ -190,6 +205,10 @@ fn subjects<'m>(
         }
     }
     for &trust in ClientTrust::over(protocol) {
+        // A foreign upstream given without --ca-file has no CA to add.
+        if trust == ClientTrust::SystemRootsAndCa && servers.main().ca_pem().is_none() {
+            continue;
+        }
         for &client in &clients {
             subjects.push(Subject::builds(
                 client,
@@ -249,7 +268,10 @@ fn measure(
     for ((client, work), tally) in measured {
         match work {
             Work::Calls(mode) => {
-                let mut row = tally.calls_row(client, protocol, mode);
+                let foreign = servers.main().is_foreign().then(|| {
+                    upstream::connections_not_measured(mode, protocol, servers.main().base_url())
+                });
+                let mut row = tally.calls_row(client, protocol, mode, foreign);
                 row.round_means_us = block_means(&row.sample_means_us, settings.rounds);
                 calls.push(row);
             }

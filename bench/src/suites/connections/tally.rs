@@ -116,16 +116,22 @@ impl Tally {
     }
 
     /// The row of a subject making calls in `mode`. Its Ratio is left for [`fill_ratios`],
-    /// once every row of the protocol is in.
+    /// once every row of the protocol is in. Against a foreign upstream (`not_measured` says
+    /// what of it is not measured), there are no counts to check.
     pub fn calls_row(
         self,
         client: ClientName,
         protocol: Protocol,
         mode: ConnectionMode,
+        not_measured: Option<String>,
     ) -> ConnectionsRow {
         let per_call = Figures::new(&self);
         let both = Counted::add(self.warmup_counted, self.counted);
-        let checked = check_counts(mode, protocol, self.warmup_calls + self.calls, both);
+        let checked = if not_measured.is_some() {
+            Ok(None)
+        } else {
+            check_counts(mode, protocol, self.warmup_calls + self.calls, both)
+        };
         let over_tls = protocol == Protocol::Https;
         let counted_per_call = |count: fn(&Counted) -> u64| {
             self.counted
@@ -160,6 +166,7 @@ impl Tally {
             round_means_us: Vec::new(),
             withheld: None,
             first_error: self.first_error,
+            not_measured,
         };
         if let Err(why) = checked {
             row.withhold(why);
@@ -435,6 +442,7 @@ mod tests {
             ClientName::Hyper,
             Protocol::Https,
             ConnectionMode::NewConnection,
+            None,
         );
         assert_eq!(row.withheld, None);
         assert_eq!((row.warmup_calls, row.calls, row.failures), (3, 8, 0));
@@ -454,6 +462,31 @@ mod tests {
     }
 
     #[test]
+    fn against_a_foreign_upstream_the_counts_are_not_measured_and_the_times_stay() {
+        let mut tally = Tally::new(1);
+        tally.warmed_up(&sample(2, 200_000, 0), None);
+        tally.record(sample(4, 400_000, 100), None);
+        let why = "the connections opened are not measured".to_owned();
+        let row = tally.calls_row(
+            ClientName::Awc,
+            Protocol::Https,
+            ConnectionMode::NewConnection,
+            Some(why.clone()),
+        );
+        assert_eq!(row.withheld, None);
+        assert_eq!(row.not_measured, Some(why));
+        assert_eq!(row.mean_us, Some(100.0));
+        assert_eq!(
+            (row.connections_opened, row.connections_per_call),
+            (None, None)
+        );
+        assert_eq!(
+            (row.tls_version, row.full_handshakes_per_call),
+            (None, None)
+        );
+    }
+
+    #[test]
     fn a_row_whose_counts_contradict_its_mode_gives_no_figure() {
         let mut tally = Tally::new(1);
         tally.warmed_up(&sample(2, 200_000, 0), Some(counted(1, 0, 0)));
@@ -462,6 +495,7 @@ mod tests {
             ClientName::Awc,
             Protocol::Http,
             ConnectionMode::NewConnection,
+            None,
         );
         let why = row.withheld.as_deref().unwrap();
         assert!(why.contains("1 connections for 6 calls"), "{why}");
@@ -493,7 +527,7 @@ mod tests {
                 Some(counted(1, 0, 0)),
             );
         }
-        tally.calls_row(client, Protocol::Http, mode)
+        tally.calls_row(client, Protocol::Http, mode, None)
     }
 
     #[test]

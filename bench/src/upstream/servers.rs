@@ -1,0 +1,130 @@
+//! A run against a foreign upstream: its settings, its CA and the bench's own handshakes
+//! before the suites, and the payment services pointed at it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rates_common::HttpVersion;
+
+use crate::error::BenchError;
+use crate::model::{Protocol, RunSettings, UpstreamProbe};
+use crate::servers::{ApiEndpoint, MockEndpoint, TlsServers};
+use crate::upstream::{Target, UpstreamError, probe};
+
+/// The upstream of a run, ready: where it is and the CA its clients trust besides the
+/// system's roots.
+#[derive(Debug)]
+pub struct Prepared {
+    pub target: Target,
+    pub ca_pem: Option<Arc<[u8]>>,
+}
+
+/// A run against `target` (`--upstream-url`): the settings restricted to what can run against
+/// it (each suite and protocol left out said), its CA read, and over TLS the bench's own
+/// handshake with it per protocol, recorded; a protocol whose handshake failed, or chose
+/// another HTTP version, is left out, and said. The target and its CA.
+///
+/// # Errors
+/// The flags cannot be used, the CA file cannot be read, or no protocol's handshake
+/// succeeded.
+pub fn prepare(
+    target: Target,
+    settings: &mut RunSettings,
+    protocols_asked: &[Protocol],
+) -> Result<Prepared, BenchError> {
+    for line in target.restrict(settings, protocols_asked)? {
+        eprintln!("bench: {line}");
+    }
+    let ca_pem = target.ca_pem()?;
+    if !target.is_https() {
+        return Ok(Prepared { target, ca_pem });
+    }
+    let probes: Vec<UpstreamProbe> = settings
+        .protocols
+        .iter()
+        .map(|&protocol| probe(&target.url, ca_pem.as_ref(), protocol))
+        .collect();
+    let failed: Vec<String> = probes
+        .iter()
+        .filter(|probe| probe.error.is_some())
+        .map(UpstreamProbe::describe)
+        .collect();
+    if let Some(upstream) = settings.foreign_upstream.as_mut() {
+        for probe in &probes {
+            if let Some(why) = &probe.error {
+                let line = format!(
+                    "{} left out: the bench's own handshake: {why}",
+                    probe.protocol
+                );
+                eprintln!("bench: {line}");
+                upstream.not_measured.push(line);
+            }
+        }
+        upstream.probes.clone_from(&probes);
+    }
+    settings.protocols.retain(|&protocol| {
+        probes
+            .iter()
+            .any(|probe| probe.protocol == protocol && probe.error.is_none())
+    });
+    if settings.protocols.is_empty() {
+        return Err(UpstreamError::Unreachable {
+            url: target.url.clone(),
+            why: failed.join("; "),
+        }
+        .into());
+    }
+    Ok(Prepared { target, ca_pem })
+}
+
+/// Over `https` and `h2` against a foreign upstream: a payment service per protocol of the
+/// suites that drive it (the load suite), calling `target` and trusting the system's roots and
+/// `ca_pem`; `None` when no such suite runs over either.
+pub fn start_tls_servers(
+    settings: &RunSettings,
+    target: &Target,
+    ca_pem: Option<&Arc<[u8]>>,
+) -> Result<Option<TlsServers>, BenchError> {
+    let over = |protocol: Protocol| {
+        settings.protocols.contains(&protocol)
+            && settings
+                .suites
+                .iter()
+                .any(|suite| suite.drives_api_over_protocols() && suite.runs_over(protocol))
+    };
+    let (https, h2) = (over(Protocol::Https), over(Protocol::H2));
+    if !https && !h2 {
+        return Ok(None);
+    }
+    let exe = std::env::current_exe()
+        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let ca = ca_pem.map(|pem| &pem[..]);
+    let spawn = |version| ApiEndpoint::spawn_trusting(&exe, &target.url, ca, version);
+    Ok(Some(TlsServers {
+        mock: MockEndpoint::foreign(&target.url, ca_pem.cloned()),
+        https: https.then(|| spawn(HttpVersion::Http11)).transpose()?,
+        h2: h2.then(|| spawn(HttpVersion::Http2)).transpose()?,
+        limited: None,
+    }))
+}
+
+/// The header's line on the payment services calling a foreign upstream over TLS.
+pub fn describe_tls_servers(tls: &TlsServers) -> String {
+    let trust = if tls.mock.ca_pem().is_some() {
+        "rates.ca_file: --ca-file's CA"
+    } else {
+        "the system's roots only"
+    };
+    [("https", &tls.https), ("h2", &tls.h2)]
+        .into_iter()
+        .filter_map(|(protocol, api)| {
+            Some(format!(
+                "payment service over {protocol}: child process at {} (rates.base_url: {}; \
+                 {trust})",
+                api.as_ref()?.base_url(),
+                tls.mock.base_url()
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
