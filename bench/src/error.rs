@@ -22,7 +22,7 @@ pub enum BenchError {
     #[error("--mock-url must be an http:// URL, got {0:?}")]
     MockUrl(String),
     #[error(transparent)]
-    Upstream(#[from] crate::upstream::UpstreamError),
+    Upstream(#[from] crate::upstream::target::UpstreamError),
     #[error(transparent)]
     Build(#[from] rates_common::BuildError),
     #[error("{path}: {source}")]

@@ -9,7 +9,8 @@ use rates_common::HttpVersion;
 use crate::error::BenchError;
 use crate::model::{Protocol, RunSettings, UpstreamProbe};
 use crate::servers::{ApiEndpoint, MockEndpoint, TlsServers};
-use crate::upstream::{Target, UpstreamError, probe};
+use crate::upstream::probe::probe;
+use crate::upstream::target::{Target, UpstreamError};
 
 /// The upstream of a run, ready: where it is and the CA its clients trust besides the
 /// system's roots.

@@ -1,0 +1,307 @@
+//! The upstream a run is pointed at, from the flags: which suites and protocols it takes, and
+//! what it cannot measure there.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rates_common::ClientSettings;
+
+use crate::model::{ConnectionMode, ForeignUpstream, Protocol, RunSettings, SuiteName};
+
+/// The flags (flattened into the bench's).
+#[derive(Clone, Debug, Default, clap::Args)]
+#[command(next_help_heading = "A server of your own as the upstream")]
+pub struct UpstreamArgs {
+    /// Run the latency, connections and load suites against the server at URL instead of
+    /// mock-rates: a server the bench does not start, answering `GET /api/live?pairs=...` as
+    /// the Free Forex API does (deploy/nginx/upstream.sh starts one). An https:// URL is
+    /// measured over https and h2, an http:// one over http. What only mock-rates can count
+    /// (connections, TLS handshakes and versions on the server's side, its CPU, the
+    /// calibration) is recorded as not measured; the other suites are left out, each with
+    /// why. See docs/upstream-url.md.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["mock_url", "api_url"])]
+    pub upstream_url: Option<String>,
+
+    /// With --upstream-url https://...: trust the CA certificates (PEM) in FILE besides the
+    /// system's roots, for a server whose certificate a private CA signed. Certificates and
+    /// host names are verified either way; without it, the system's roots only.
+    #[arg(long, value_name = "FILE", requires = "upstream_url")]
+    pub ca_file: Option<PathBuf>,
+}
+
+/// The upstream a run is pointed at, from the flags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The base URL, without a trailing `/`.
+    pub url: String,
+    pub ca_file: Option<PathBuf>,
+}
+
+/// Why the flags cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum UpstreamError {
+    #[error("--upstream-url {url:?}: {why}")]
+    Url { url: String, why: String },
+    #[error("--ca-file is for an https:// upstream; {0:?} is plain HTTP")]
+    CaFileWithoutTls(String),
+    #[error("--ca-file {path}: {why}")]
+    CaFile { path: String, why: String },
+    #[error(
+        "--upstream-url runs the latency, connections and load suites only, and none of them \
+         was selected"
+    )]
+    NoSuite,
+    #[error("--upstream-url {url}: none of the protocols asked for can reach it ({allowed} only)")]
+    NoProtocol { url: String, allowed: String },
+    #[error("the upstream at {url} could not be reached over TLS: {why}")]
+    Unreachable { url: String, why: String },
+}
+
+impl Target {
+    /// The target the flags name; `None` without `--upstream-url`.
+    ///
+    /// # Errors
+    /// The URL is not an `http://` or `https://` base URL (no query, no fragment), or
+    /// `--ca-file` comes with an `http://` one.
+    pub fn from_args(args: &UpstreamArgs) -> Result<Option<Self>, UpstreamError> {
+        let Some(url) = &args.upstream_url else {
+            return Ok(None);
+        };
+        let url = url.trim_end_matches('/').to_owned();
+        ClientSettings::for_base_url(&url)
+            .check_with_tls("upstream")
+            .map_err(|error| UpstreamError::Url {
+                url: url.clone(),
+                why: error.reason,
+            })?;
+        let target = Self {
+            url,
+            ca_file: args.ca_file.clone(),
+        };
+        if target.ca_file.is_some() && !target.is_https() {
+            return Err(UpstreamError::CaFileWithoutTls(target.url));
+        }
+        Ok(Some(target))
+    }
+
+    pub fn is_https(&self) -> bool {
+        self.url.starts_with("https://")
+    }
+
+    /// The protocols its scheme allows: `https` and `h2` (by ALPN) for `https://`, `http`
+    /// for `http://` (HTTP/2 in the clear is offered by no client here).
+    pub fn protocols(&self) -> &'static [Protocol] {
+        if self.is_https() {
+            &[Protocol::Https, Protocol::H2]
+        } else {
+            &[Protocol::Http]
+        }
+    }
+
+    /// The PEM of `--ca-file`, checked to hold certificates, for the clients' extra root.
+    ///
+    /// # Errors
+    /// The file cannot be read, or holds no usable certificate.
+    pub fn ca_pem(&self) -> Result<Option<Arc<[u8]>>, UpstreamError> {
+        let Some(path) = &self.ca_file else {
+            return Ok(None);
+        };
+        let fail = |why: String| UpstreamError::CaFile {
+            path: path.display().to_string(),
+            why,
+        };
+        let pem = std::fs::read(path).map_err(|error| fail(error.to_string()))?;
+        let pem: Arc<[u8]> = Arc::from(pem);
+        ClientSettings {
+            extra_ca_pem: Some(pem.clone()),
+            ..ClientSettings::for_base_url(&self.url)
+        }
+        .extra_ca_certificates()
+        .map_err(fail)?;
+        Ok(Some(pem))
+    }
+
+    /// The run's settings restricted to what can run against the target: the suites that
+    /// can (see [`left_out`]), over the protocols its scheme allows (of those asked for
+    /// with `--protocol`, when any were), and the record of the upstream, with what the
+    /// suites cannot measure there. The lines to print come back too: one per suite or
+    /// protocol left out, with why.
+    ///
+    /// # Errors
+    /// No suite or no protocol is left to run.
+    pub fn restrict(
+        &self,
+        settings: &mut RunSettings,
+        protocols_asked: &[Protocol],
+    ) -> Result<Vec<String>, UpstreamError> {
+        let mut upstream = ForeignUpstream::new(
+            &self.url,
+            self.ca_file.as_ref().map(|path| path.display().to_string()),
+        );
+        let mut lines = Vec::new();
+        settings.suites.retain(|&suite| match left_out(suite) {
+            None => true,
+            Some(why) => {
+                upstream.suites_left_out.push(format!("{suite}: {why}"));
+                lines.push(format!("{suite}: skipped with --upstream-url: it {why}"));
+                false
+            }
+        });
+        if settings.suites.is_empty() {
+            return Err(UpstreamError::NoSuite);
+        }
+        let allowed = self.protocols();
+        settings.protocols = if protocols_asked.is_empty() {
+            allowed.to_vec()
+        } else {
+            for protocol in protocols_asked.iter().filter(|&p| !allowed.contains(p)) {
+                lines.push(format!(
+                    "{protocol} left out: the upstream {} is {}",
+                    self.url,
+                    if self.is_https() {
+                        "https://, so https and h2 only"
+                    } else {
+                        "http://, so http only"
+                    }
+                ));
+            }
+            settings
+                .protocols
+                .iter()
+                .copied()
+                .filter(|protocol| allowed.contains(protocol))
+                .collect()
+        };
+        if settings.protocols.is_empty() {
+            let allowed: Vec<&str> = allowed.iter().map(|protocol| protocol.as_str()).collect();
+            return Err(UpstreamError::NoProtocol {
+                url: self.url.clone(),
+                allowed: allowed.join(" and "),
+            });
+        }
+        upstream.not_measured = not_measured(settings);
+        settings.mock = format!("none: the upstream is {} (--upstream-url)", self.url);
+        settings.foreign_upstream = Some(upstream);
+        Ok(lines)
+    }
+}
+
+/// Why `suite` is left out of a run against a foreign upstream ("it ..."); `None` for the
+/// suites that run against it.
+pub fn left_out(suite: SuiteName) -> Option<&'static str> {
+    match suite {
+        SuiteName::Latency | SuiteName::Connections | SuiteName::Load => None,
+        SuiteName::Fanout => {
+            Some("needs mock-rates' added latency, set through its admin endpoint")
+        }
+        SuiteName::Faults => Some("needs mock-rates' faults, set through its admin endpoint"),
+        SuiteName::Resilience => {
+            Some("stops and restarts the upstream, and reads and sets mock-rates' admin endpoint")
+        }
+        SuiteName::Cost => Some("counts its calls to a mock-rates hosted in the bench's process"),
+        SuiteName::Decode => {
+            Some("measures no upstream: it decodes mock-rates' bodies in the bench's process")
+        }
+        SuiteName::Dependencies | SuiteName::Adoption => {
+            Some("measures no upstream: it reads and builds the clients' crates")
+        }
+    }
+}
+
+/// What the run's suites cannot measure against a foreign upstream, each with why.
+fn not_measured(settings: &RunSettings) -> Vec<String> {
+    let over_tls = settings.protocols.iter().any(|protocol| protocol.is_tls());
+    let tls = if over_tls {
+        ", the TLS and HTTP versions and handshakes it counted"
+    } else {
+        ""
+    };
+    let mut lines = Vec::new();
+    for suite in &settings.suites {
+        let line = match suite {
+            SuiteName::Latency => format!(
+                "latency: Connections (the TCP connections the server accepted){tls}, Mock CPU, \
+                 and the calibration rows (a minimal client's calls to mock-rates, the \
+                 instrument's own cost): mock-rates counts them, and this server is not \
+                 mock-rates; nor the unpinned check, which needs a mock-rates of the bench's own"
+            ),
+            SuiteName::Connections => format!(
+                "connections: connections opened and per call, full and resumed handshakes and \
+                 the TLS version, which mock-rates counts: so that each call of new_connection \
+                 and built_per_call opened a connection of its own rests on how the client was \
+                 built, not on a count{}",
+                if settings.protocols.contains(&Protocol::Https) {
+                    "; new_connection_full left out: it needs a server with TLS session \
+                     resumption off"
+                } else {
+                    ""
+                }
+            ),
+            SuiteName::Load => format!(
+                "load: the upstream's connections, calls and reuse ratio{tls}: mock-rates \
+                 counts them"
+            ),
+            _ => continue,
+        };
+        lines.push(line);
+    }
+    lines
+}
+
+/// What a row over `protocol` against the foreign upstream at `url` has not measured, and
+/// over TLS what was checked on the client's side instead: the row's `not_measured`.
+pub fn row_not_measured(protocol: Protocol, url: &str) -> String {
+    let checked = match protocol {
+        Protocol::Http => {
+            return format!(
+                "connections and the server's CPU are not measured: mock-rates counts them, \
+                 and {url} is not mock-rates"
+            );
+        }
+        Protocol::H2 => {
+            "every call went to an https:// URL with the certificate verified, and was answered \
+             over HTTP/2 (a client built for h2 offers only h2 by ALPN and refuses any other \
+             answer)"
+        }
+        Protocol::Https => {
+            "every call went to an https:// URL with the certificate verified, the client \
+             offering only http/1.1 by ALPN"
+        }
+    };
+    format!(
+        "the TLS version, handshakes, connections and the server's CPU are not measured: \
+         mock-rates counts them, and {url} is not mock-rates; checked on the client's side: \
+         {checked}"
+    )
+}
+
+/// What a connections row in `mode` over `protocol` against the foreign upstream at `url` has
+/// not measured: the row's `not_measured`.
+pub fn connections_not_measured(mode: ConnectionMode, protocol: Protocol, url: &str) -> String {
+    let tls = if protocol.is_tls() {
+        ", the handshakes (full or resumed) and the TLS version"
+    } else {
+        ""
+    };
+    let per_call = if mode.connection_per_call() {
+        format!(
+            "; so that each call opened a connection of its own rests on how the client was \
+             built ({}), not on a count",
+            if mode == ConnectionMode::BuiltPerCall {
+                "a new client per call"
+            } else {
+                "no idle connection kept"
+            }
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "the connections opened{tls} are not measured: mock-rates counts them, and {url} is \
+         not mock-rates{per_call}"
+    )
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;
