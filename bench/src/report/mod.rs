@@ -8,6 +8,7 @@ mod charts;
 mod connections;
 mod cost;
 mod decode;
+mod dependencies;
 mod fanout;
 mod faults;
 mod format;
@@ -99,6 +100,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
         fanout::section(results, charts),
         faults::section(results),
         resilience::section(results),
+        dependencies::section(results),
         Some(adoption::section(results)),
         baseline::section(results),
         machine::section(results),
