@@ -78,6 +78,7 @@ fn judgement(
             better,
             rule,
             outcome,
+            left_out: Vec::new(),
         },
         None => not_measured(criterion, suite),
     }
@@ -113,6 +114,7 @@ fn not_measured(criterion: Criterion, suite: SuiteName) -> Judgement {
         better: Better::Lower,
         rule: NoiseRule::Exact,
         outcome: Outcome::NotMeasured(how),
+        left_out: Vec::new(),
     }
 }
 
@@ -173,6 +175,27 @@ fn latency(results: &Results, protocol: Protocol) -> Option<Judgement> {
         NoiseRule::Rounds,
         SuiteName::Latency,
     )
+    .map(|judgement| judgement.leaving_out(latency_left_out(results, protocol)))
+}
+
+/// The latency rows over `protocol` that are no figure: calls failed, or the row could not be
+/// checked.
+fn latency_left_out(results: &Results, protocol: Protocol) -> Vec<(ClientName, String)> {
+    results
+        .latency
+        .iter()
+        .filter(|row| row.protocol == protocol)
+        .filter_map(|row| {
+            let why = match &row.unchecked {
+                Some(why) => format!("unchecked: {why}"),
+                None if row.failures > 0 => {
+                    format!("{} of {} calls failed", row.failures, row.calls)
+                }
+                None => return None,
+            };
+            Some((row.client, why))
+        })
+        .collect()
 }
 
 /// Allocations per call in the latency suite (the Rust heap, all threads), round by round.
@@ -204,6 +227,7 @@ fn allocations(results: &Results, protocol: Protocol) -> Option<Judgement> {
         NoiseRule::Rounds,
         SuiteName::Latency,
     )
+    .map(|judgement| judgement.leaving_out(latency_left_out(results, protocol)))
 }
 
 /// Capacity: the resilience suite's sustained capacity over http, the median of its rounds; a
@@ -240,6 +264,22 @@ fn capacity(results: &Results) -> Judgement {
         Better::Higher,
         NoiseRule::Rounds,
         SuiteName::Resilience,
+    )
+    .leaving_out(
+        results
+            .resilience
+            .capacity
+            .iter()
+            .filter_map(|row| match (&row.refuted, row.capacity_rps) {
+                (Some(why), Some(rps)) => Some((row.client, format!("{rps} RPS, but {why}"))),
+                (None, None) => Some((
+                    row.client,
+                    "no round confirmed a rate, not even the ramp's first".to_owned(),
+                )),
+                (Some(why), None) => Some((row.client, why.clone())),
+                (None, Some(_)) => None,
+            })
+            .collect(),
     )
 }
 
@@ -280,6 +320,26 @@ fn cpu_per_request(results: &Results) -> Judgement {
         Better::Lower,
         NoiseRule::Rounds,
         SuiteName::Load,
+    )
+    .leaving_out(
+        results
+            .load
+            .iter()
+            .filter(|row| row.protocol == Protocol::Http)
+            .filter_map(|row| {
+                let Scenario::Payments(client) = row.scenario else {
+                    return None;
+                };
+                let why = match &row.unchecked {
+                    Some(why) => format!("unchecked: {why}"),
+                    None if row.fail > 0 => {
+                        format!("{} of {} payments failed", row.fail, row.ok + row.fail)
+                    }
+                    None => return None,
+                };
+                Some((client, why))
+            })
+            .collect(),
     )
 }
 

@@ -143,6 +143,10 @@ pub struct Judgement {
     pub better: Better,
     pub rule: NoiseRule,
     pub outcome: Outcome,
+    /// Clients the run measured for this criterion whose figure is no figure (a soak refuted
+    /// the capacity, calls failed, a row could not be checked), each with why. They are not
+    /// ranked; a pick among candidates that include one is not decided.
+    pub left_out: Vec<(ClientName, String)>,
 }
 
 /// How a criterion came out.
@@ -170,6 +174,13 @@ pub struct Ranking {
 }
 
 impl Judgement {
+    /// The judgement with `left_out` (clients whose figure is no figure, with why) added.
+    #[must_use]
+    pub fn leaving_out(mut self, left_out: Vec<(ClientName, String)>) -> Self {
+        self.left_out.extend(left_out);
+        self
+    }
+
     /// The figures best first, when it was measured.
     pub fn order(&self) -> &[Figure] {
         match &self.outcome {

@@ -118,6 +118,29 @@ fn not_measured(judgement: Option<&Judgement>) -> String {
     }
 }
 
+/// Why `judgement` cannot rank `candidates`: the candidates the run measured whose figure is
+/// no figure (their place in the order is unknown, so no pick among them holds).
+fn left_out(judgement: &Judgement, candidates: &[ClientName]) -> Option<String> {
+    let mine: Vec<String> = judgement
+        .left_out
+        .iter()
+        .filter(|(client, _)| candidates.contains(client))
+        .map(|(client, why)| format!("{client} ({why})"))
+        .collect();
+    (!mine.is_empty()).then(|| {
+        format!(
+            "{} has no figure for {} in this run: {}",
+            if mine.len() == 1 {
+                "a candidate"
+            } else {
+                "candidates"
+            },
+            judgement.criterion.phrase(),
+            mine.join("; ")
+        )
+    })
+}
+
 fn names(clients: &[ClientName]) -> String {
     clients
         .iter()
@@ -157,6 +180,9 @@ fn choose(
     let (Some(judgement), Some(best)) = (primary, figures.first()) else {
         return pick(Choice::NotDecided, not_measured(primary));
     };
+    if let Some(why) = left_out(judgement, candidates) {
+        return pick(Choice::NotDecided, why);
+    }
     let Some(second) = figures.get(1) else {
         return pick(
             Choice::Client(best.client),
@@ -190,6 +216,9 @@ fn choose(
         judgement.criterion.phrase()
     );
     let broken = among(tiebreak, &tied);
+    if let Some(why) = tiebreak.and_then(|tiebreak| left_out(tiebreak, &tied)) {
+        return pick(Choice::NotDecided, format!("{tie}; {why}"));
+    }
     let (Some(tiebreak), true) = (tiebreak, broken.len() == tied.len()) else {
         return pick(
             Choice::NotDecided,
@@ -250,6 +279,13 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Pick {
             ),
         };
     };
+    if let Some(why) = left_out(judgement, candidates) {
+        return Pick {
+            use_case,
+            choice: Choice::NotDecided,
+            reason: format!("{rule}: {why}"),
+        };
+    }
     let (margin, decisive) = compare(best, awc, judgement.better, judgement.rule);
     if best.client != awc.client && decisive {
         Pick {

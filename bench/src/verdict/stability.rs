@@ -265,14 +265,20 @@ fn pooled(criterion: Criterion, verdicts: &[Verdict]) -> Judgement {
             better: crate::verdict::Better::Lower,
             rule: crate::verdict::NoiseRule::Exact,
             outcome: Outcome::NotMeasured("no run measured it".to_owned()),
+            left_out: Vec::new(),
         };
     };
     let mut clients: Vec<ClientName> = Vec::new();
-    for judgement in judged.iter().flatten() {
+    let mut left_out: Vec<(ClientName, String)> = Vec::new();
+    for (index, judgement) in judged.iter().enumerate() {
+        let Some(judgement) = judgement else { continue };
         for figure in judgement.order() {
             if !clients.contains(&figure.client) {
                 clients.push(figure.client);
             }
+        }
+        for (client, why) in &judgement.left_out {
+            left_out.push((*client, format!("run {}: {why}", index + 1)));
         }
     }
     let figures: Vec<Figure> = clients
@@ -284,7 +290,14 @@ fn pooled(criterion: Criterion, verdicts: &[Verdict]) -> Judgement {
                 .filter_map(|judgement| judgement.figure(client))
                 .collect();
             // A client missing from a run (failed, unchecked) is not judged on the others.
-            if figures.len() < judged.iter().flatten().count() {
+            let runs = judged.iter().flatten().count();
+            if figures.len() < runs {
+                if !left_out.iter().any(|(out, _)| *out == client) {
+                    left_out.push((
+                        client,
+                        format!("a figure in {} of {runs} runs", figures.len()),
+                    ));
+                }
                 return None;
             }
             let values: Vec<f64> = figures.iter().map(|figure| figure.value).collect();
@@ -320,6 +333,7 @@ fn pooled(criterion: Criterion, verdicts: &[Verdict]) -> Judgement {
         better: template.better,
         rule: template.rule,
         outcome,
+        left_out,
     }
 }
 
@@ -345,6 +359,7 @@ mod tests {
             better: Better::Lower,
             rule: NoiseRule::Rounds,
             outcome: rank(figures, Better::Lower, NoiseRule::Rounds).unwrap(),
+            left_out: Vec::new(),
         }];
         Verdict {
             picks: pick_all(&criteria),

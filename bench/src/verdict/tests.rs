@@ -361,6 +361,47 @@ fn a_capacity_its_soak_refuted_is_not_ranked() {
     let capacity = ranking(&verdict, Criterion::Capacity);
     assert_eq!(capacity.best.client, Awc, "hyper's 8000 was refuted");
     assert!(capacity.order.iter().all(|figure| figure.client != Hyper));
+    // Hyper's place is unknown, so no pick that ranks it by capacity holds.
+    for use_case in [ASYNC_SERVICE, ON_ACTIX] {
+        let pick = verdict
+            .picks
+            .iter()
+            .find(|pick| pick.use_case == use_case)
+            .unwrap();
+        assert_eq!(pick.choice, Choice::NotDecided, "{pick:?}");
+        assert!(
+            pick.reason
+                .contains("has no figure for capacity in this run: hyper (8000 RPS, but its soak"),
+            "{}",
+            pick.reason
+        );
+    }
+    // The blocking pick does not rank by capacity: still made.
+    assert_eq!(pick(&verdict, BLOCKING_CODE), Some(Ureq));
+}
+
+#[test]
+fn a_latency_row_with_failures_leaves_its_pick_undecided() {
+    let mut results = clear_run();
+    let row = results
+        .latency
+        .iter_mut()
+        .find(|row| row.client == Isahc && row.protocol == Protocol::Http)
+        .expect("isahc over http");
+    row.failures = 3;
+    let calls = row.calls;
+    let verdict = verdict(&results);
+    let latency = judged(&verdict, Criterion::Latency(Protocol::Http));
+    assert_eq!(
+        latency.left_out,
+        [(Isahc, format!("3 of {calls} calls failed"))]
+    );
+    let blocking = verdict
+        .picks
+        .iter()
+        .find(|pick| pick.use_case == BLOCKING_CODE)
+        .unwrap();
+    assert_eq!(blocking.choice, Choice::NotDecided, "{blocking:?}");
 }
 
 #[test]

@@ -195,6 +195,7 @@ mod tests {
                     NoiseRule::Rounds,
                 )
                 .unwrap(),
+                left_out: Vec::new(),
             },
             Judgement {
                 criterion: Criterion::Capacity,
@@ -202,6 +203,7 @@ mod tests {
                 better: Better::Higher,
                 rule: NoiseRule::Rounds,
                 outcome: Outcome::NotMeasured("not in this run".to_owned()),
+                left_out: Vec::new(),
             },
         ];
         let verdict = Verdict {
