@@ -13,6 +13,7 @@ import sys
 USE_CASES = [
     "A high-throughput async service",
     "A service already on actix-web",
+    "A service under a CPU limit",
     "Blocking or CLI code",
     "The smallest binary",
     "The fastest builds",

@@ -76,10 +76,16 @@ impl ProcessCpu {
                 }
                 write(dir.join("cpu.max"), format!("{quota_us} {PERIOD_US}"))
             }
-            Source::CgroupV1(_) => {
+            Source::CgroupV1(clock) => {
                 let root = Path::new(V1_CPU);
                 if !root.join("cpu.cfs_quota_us").is_file() {
                     return Err(format!("no cgroup v1 cpu controller at {V1_CPU}"));
+                }
+                // Where cpu and cpuacct are one hierarchy (`cpu,cpuacct`), the clock's group
+                // holds the quota too: a group of its own would take the process out of it.
+                if fs::canonicalize(root).ok() == fs::canonicalize(V1_CPUACCT).ok() {
+                    write(clock.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
+                    return write(clock.join("cpu.cfs_quota_us"), quota_us.to_string());
                 }
                 let group = root.join(format!(
                     "rest-libraries-{}-quota-{}",
@@ -100,6 +106,23 @@ impl ProcessCpu {
                  file system are needed), so no CPU quota"
                     .to_owned(),
             ),
+        }
+    }
+
+    /// Lifts the quota [`ProcessCpu::limit`] set, if any: the process may use every CPU again.
+    pub fn unlimit(&mut self) -> Result<(), String> {
+        let write = |path: PathBuf, value: &str| {
+            fs::write(&path, value).map_err(|error| format!("{}: {error}", path.display()))
+        };
+        match (&self.source, &self.quota_group) {
+            (_, Some(group)) => write(group.join("cpu.cfs_quota_us"), "-1"),
+            (Source::CgroupV1(clock), None) if clock.join("cpu.cfs_quota_us").is_file() => {
+                write(clock.join("cpu.cfs_quota_us"), "-1")
+            }
+            (Source::CgroupV2(dir), None) if dir.join("cpu.max").is_file() => {
+                write(dir.join("cpu.max"), &format!("max {PERIOD_US}"))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -246,9 +269,11 @@ mod tests {
         let first = clock.nanos();
         std::thread::sleep(std::time::Duration::from_secs(1));
         let second = clock.nanos();
+        let lifted = clock.unlimit();
         let _ = child.kill();
         let _ = child.wait();
         drop(clock);
+        assert_eq!(lifted, Ok(()), "the quota is lifted as it was set");
         match limited {
             // 0.2 CPU for a second is 200 ms; the CFS period (100 ms) can let one more through.
             Ok(()) => {

@@ -41,6 +41,10 @@ pub struct ResilienceSettings {
     pub soak_ms: u64,
     pub soak_warmup_ms: u64,
     pub soak_sample_ms: u64,
+    /// The CPU quotas (millicpus: 500 is half a CPU) each client's capacity was measured
+    /// again under, the service held to each by a CFS quota (`--cpu-quota`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_quotas_millicpus: Vec<u32>,
 }
 
 /// Milliseconds as a `Duration`.
@@ -243,6 +247,10 @@ pub struct ClientCapacity {
     /// verdict does not rank it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refuted: Option<String>,
+    /// The CPU quota the service was held to (millicpus), `None` for none: the capacity the
+    /// verdict ranks, and the overload and soak are sized from, is the one without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_quota_millicpus: Option<u32>,
 }
 
 /// Everything the suite measured.
@@ -255,6 +263,9 @@ pub struct ResilienceResults {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slow_connections: Option<SlowConnections>,
     pub soak: Vec<SoakRow>,
+    /// Why the capacities under a CPU quota were not measured, when they were asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_quota_skipped: Option<String>,
 }
 
 impl ResilienceResults {

@@ -1,7 +1,9 @@
 //! The resilience suite's part of the report: capacity, restart, overload, slow clients and
 //! soak tables, and the notes that say where a client missed the suite's targets.
 
-use crate::model::{PhaseCounts, ResilienceResults, Results, SlowConnections, SuiteName};
+use crate::model::{
+    ClientCapacity, ClientName, PhaseCounts, ResilienceResults, Results, SlowConnections, SuiteName,
+};
 use crate::report::format::format_ms;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
@@ -21,8 +23,22 @@ pub fn section(results: &Results) -> Option<Section> {
     if rows.is_empty() {
         return None;
     }
-    let mut section = Section::suite(SuiteName::Resilience)
-        .with(Part::Table(capacity_table(rows)))
+    let mut section = Section::suite(SuiteName::Resilience).with(Part::Table(capacity_table(rows)));
+    if rows
+        .capacity
+        .iter()
+        .any(|row| row.cpu_quota_millicpus.is_some())
+    {
+        section = section
+            .with(Part::Table(quota_table(rows)))
+            .with(Part::Prose(QUOTA.to_owned()));
+    }
+    if let Some(why) = &rows.cpu_quota_skipped {
+        section = section.with(Part::Text(format!(
+            "resilience: capacity under a CPU quota: not measured: {why}"
+        )));
+    }
+    section = section
         .with(Part::Table(restart_table(rows)))
         .with(Part::Table(overload_table(rows)))
         .with(Part::Table(slow_table(rows)));
@@ -75,6 +91,7 @@ fn capacity_table(rows: &ResilienceResults) -> Table {
         rows: rows
             .capacity
             .iter()
+            .filter(|row| row.cpu_quota_millicpus.is_none())
             .map(|row| {
                 let rounds: Vec<String> = row
                     .rounds
@@ -113,6 +130,86 @@ fn capacity_table(rows: &ResilienceResults) -> Table {
             .collect(),
     }
 }
+
+/// Each client's capacity under each CPU quota, against its own without one.
+fn quota_table(rows: &ResilienceResults) -> Table {
+    let free = |client| {
+        rows.capacity
+            .iter()
+            .find(|row| row.client == client && row.cpu_quota_millicpus.is_none())
+            .and_then(|row| row.capacity_rps)
+    };
+    let rps =
+        |rps: Option<u32>| rps.map_or_else(|| "none held".to_owned(), |rps| format!("{rps} RPS"));
+    let mut quoted: Vec<&ClientCapacity> = rows
+        .capacity
+        .iter()
+        .filter(|row| row.cpu_quota_millicpus.is_some())
+        .collect();
+    // Client by client, the largest quota first.
+    quoted.sort_by_key(|row| {
+        (
+            ClientName::ALL
+                .iter()
+                .position(|known| *known == row.client),
+            std::cmp::Reverse(row.cpu_quota_millicpus),
+        )
+    });
+    Table {
+        title: "resilience: capacity with the service held to a CPU quota (a CFS quota, 100 ms \
+                period, as a Kubernetes CPU limit), against the same client without one"
+            .to_owned(),
+        columns: vec![
+            ("Client", Align::Left),
+            ("CPU quota", Align::Right),
+            ("Capacity", Align::Right),
+            ("Rounds", Align::Left),
+            ("Without a quota", Align::Right),
+            ("Share kept", Align::Right),
+        ],
+        rows: quoted
+            .into_iter()
+            .map(|row| {
+                let without = free(row.client);
+                let share = row
+                    .capacity_rps
+                    .zip(without)
+                    .filter(|&(_, without)| without > 0)
+                    .map_or_else(
+                        || "-".to_owned(),
+                        |(with, without)| {
+                            format!("{:.0}%", f64::from(with) * 100.0 / f64::from(without))
+                        },
+                    );
+                vec![
+                    row.client.to_string(),
+                    row.cpu_quota_millicpus.map_or_else(String::new, cpus),
+                    rps(row.capacity_rps),
+                    row.rounds
+                        .iter()
+                        .map(|round| rps(round.capacity_rps))
+                        .collect::<Vec<_>>()
+                        .join(" / "),
+                    rps(without),
+                    share,
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// Millicpus as a Kubernetes limit reads: `1 CPU`, `0.5 CPU`.
+fn cpus(millicpus: u32) -> String {
+    format!("{} CPU", f64::from(millicpus) / 1_000.0)
+}
+
+const QUOTA: &str = "Under a CPU quota the service's process gets `quota x 100 ms` of CPU time \
+    per 100 ms period, across all its threads, and is stopped for the rest of the period once \
+    that is spent: a client whose work lands on extra threads (a blocking pool, libcurl's agent \
+    thread, a second runtime) spends the same budget. The ramp and the confirmations are the \
+    unquoted capacity's; mock-rates and the load generator are not held to any quota. \
+    **Share kept** is the capacity under the quota as a share of the same client's without \
+    one, measured earlier in the same run.";
 
 fn restart_table(rows: &ResilienceResults) -> Table {
     Table {
@@ -505,6 +602,82 @@ mod tests {
         assert!(
             notes[0].contains("1 were neither counted nor skipped"),
             "{notes:#?}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod quota_tests {
+    use super::*;
+    use crate::model::CapacityRound;
+
+    fn capacity(client: ClientName, rps: u32, quota: Option<u32>) -> ClientCapacity {
+        ClientCapacity {
+            client,
+            capacity_rps: Some(rps),
+            latency_objective_ms: 25.0,
+            rounds: vec![CapacityRound {
+                capacity_rps: Some(rps),
+                steps: Vec::new(),
+                confirmations: Vec::new(),
+            }],
+            refuted: None,
+            cpu_quota_millicpus: quota,
+        }
+    }
+
+    #[test]
+    fn quota_rows_have_their_own_table_against_the_capacity_without_one() {
+        let rows = ResilienceResults {
+            capacity: vec![
+                capacity(ClientName::Hyper, 8_000, None),
+                capacity(ClientName::Ureq, 4_000, None),
+                capacity(ClientName::Ureq, 1_000, Some(500)),
+                capacity(ClientName::Hyper, 2_000, Some(500)),
+                capacity(ClientName::Hyper, 4_000, Some(1_000)),
+            ],
+            ..ResilienceResults::default()
+        };
+        let plain = capacity_table(&rows);
+        assert_eq!(
+            plain.rows.len(),
+            2,
+            "the quota rows are not in the plain table"
+        );
+        let quota = quota_table(&rows);
+        let cells: Vec<Vec<&str>> = quota
+            .rows
+            .iter()
+            .map(|row| row.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ["hyper", "1 CPU", "4000 RPS", "4000 RPS", "8000 RPS", "50%"],
+                [
+                    "hyper", "0.5 CPU", "2000 RPS", "2000 RPS", "8000 RPS", "25%"
+                ],
+                ["ureq", "0.5 CPU", "1000 RPS", "1000 RPS", "4000 RPS", "25%"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_quota_that_could_not_be_set_is_said() {
+        let mut results = crate::report::fanout::test_rows::results("360");
+        results.resilience = ResilienceResults {
+            capacity: vec![capacity(ClientName::Hyper, 8_000, None)],
+            cpu_quota_skipped: Some("no cgroup v1 cpu controller at /sys/fs/cgroup/cpu".to_owned()),
+            ..ResilienceResults::default()
+        };
+        let text = section(&results).expect("the suite ran").terminal();
+        assert!(
+            text.contains("capacity under a CPU quota: not measured: no cgroup v1 cpu controller"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("held to a CPU quota"),
+            "no quota table without rows"
         );
     }
 }

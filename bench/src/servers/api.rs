@@ -143,6 +143,23 @@ impl ApiEndpoint {
     pub fn cpu(&self) -> Option<&ProcessCpu> {
         self.process.as_ref().map(ChildProcess::cpu)
     }
+
+    /// Holds the service to `cpus` CPUs (see [`ProcessCpu::limit`]); fails, saying why, for a
+    /// service the bench did not start or where no cgroup can be made.
+    pub fn limit_cpu(&mut self, cpus: f64) -> Result<(), String> {
+        self.process
+            .as_mut()
+            .ok_or_else(|| "the service was not started by the bench".to_owned())?
+            .cpu_mut()
+            .limit(cpus)
+    }
+
+    /// Lifts the quota of [`ApiEndpoint::limit_cpu`].
+    pub fn unlimit_cpu(&mut self) -> Result<(), String> {
+        self.process
+            .as_mut()
+            .map_or(Ok(()), |process| process.cpu_mut().unlimit())
+    }
 }
 
 /// A fresh path for the CA handed to a service, in the temporary directory.

@@ -111,6 +111,11 @@ impl ChildProcess {
     pub fn cpu(&self) -> &ProcessCpu {
         &self.cpu
     }
+
+    /// Its CPU clock, to set a quota on.
+    pub fn cpu_mut(&mut self) -> &mut ProcessCpu {
+        &mut self.cpu
+    }
 }
 
 impl Drop for ChildProcess {

@@ -102,7 +102,7 @@ pub fn run(
             results.fd_check = Some(outcome.fd_check);
         }
         SuiteName::Resilience => match resilience::run(context.settings, mock()?, api()?)? {
-            resilience::Outcome::Ran(rows) => results.resilience = rows,
+            resilience::Outcome::Ran(rows) => results.resilience = *rows,
             resilience::Outcome::Skipped(why) => {
                 eprintln!("bench: resilience: skipped: {why}");
                 results.resilience_skipped = Some(why);

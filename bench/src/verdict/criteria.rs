@@ -23,6 +23,19 @@ pub fn judge_all(results: &Results) -> Vec<Judgement> {
         SuiteName::Latency,
     );
     judged.push(capacity(results));
+    let mut quotas: Vec<u32> = results
+        .resilience
+        .capacity
+        .iter()
+        .filter_map(|row| row.cpu_quota_millicpus)
+        .collect();
+    quotas.sort_unstable_by(|a, b| b.cmp(a));
+    quotas.dedup();
+    judged.extend(
+        quotas
+            .into_iter()
+            .map(|millicpus| capacity_under_quota(results, millicpus)),
+    );
     judged.push(cpu_per_request(results));
     per_protocol(
         &mut judged,
@@ -237,7 +250,7 @@ fn capacity(results: &Results) -> Judgement {
         .resilience
         .capacity
         .iter()
-        .filter(|row| row.refuted.is_none())
+        .filter(|row| row.cpu_quota_millicpus.is_none() && row.refuted.is_none())
         .filter_map(|row| {
             let rps = f64::from(row.capacity_rps?);
             let per_round = row
@@ -270,6 +283,7 @@ fn capacity(results: &Results) -> Judgement {
             .resilience
             .capacity
             .iter()
+            .filter(|row| row.cpu_quota_millicpus.is_none())
             .filter_map(|row| match (&row.refuted, row.capacity_rps) {
                 (Some(why), Some(rps)) => Some((row.client, format!("{rps} RPS, but {why}"))),
                 (None, None) => Some((
@@ -278,6 +292,60 @@ fn capacity(results: &Results) -> Judgement {
                 )),
                 (Some(why), None) => Some((row.client, why.clone())),
                 (None, Some(_)) => None,
+            })
+            .collect(),
+    )
+}
+
+/// Capacity with the service held to `millicpus` by a CFS quota (`--cpu-quota`): the median
+/// of its rounds. No soak is run under the quota, so nothing refutes it; a client with no
+/// confirmed rate is left out, saying so.
+fn capacity_under_quota(results: &Results, millicpus: u32) -> Judgement {
+    let rows = || {
+        results
+            .resilience
+            .capacity
+            .iter()
+            .filter(move |row| row.cpu_quota_millicpus == Some(millicpus))
+    };
+    let figures: Vec<Figure> = rows()
+        .filter_map(|row| {
+            let rps = f64::from(row.capacity_rps?);
+            let per_round = row
+                .rounds
+                .iter()
+                .map(|round| round.capacity_rps.map_or(0.0, f64::from))
+                .collect();
+            Some(rounds(
+                row.client,
+                rps,
+                per_round,
+                None,
+                format!("{rps:.0} RPS"),
+            ))
+        })
+        .collect();
+    judgement(
+        Criterion::CapacityUnderQuota(millicpus),
+        format!(
+            "resilience suite: the capacity (as above) with the service held to {} CPU by a \
+             CFS quota; the median of its rounds",
+            f64::from(millicpus) / 1_000.0
+        ),
+        figures,
+        Better::Higher,
+        NoiseRule::Rounds,
+        SuiteName::Resilience,
+    )
+    .leaving_out(
+        rows()
+            .filter(|row| row.capacity_rps.is_none())
+            .map(|row| {
+                (
+                    row.client,
+                    "no round confirmed a rate under the quota, not even the ramp's first"
+                        .to_owned(),
+                )
             })
             .collect(),
     )

@@ -8,6 +8,8 @@ use crate::model::{ClientName, Protocol};
 pub enum Criterion {
     Latency(Protocol),
     Capacity,
+    /// The capacity with the service held to a CPU quota, in millicpus.
+    CapacityUnderQuota(u32),
     CpuPerRequest,
     Instructions(Protocol),
     PeakMemory,
@@ -26,6 +28,9 @@ impl Criterion {
         match self {
             Self::Latency(protocol) => format!("Per-call latency, {protocol}"),
             Self::Capacity => "Capacity".to_owned(),
+            Self::CapacityUnderQuota(millicpus) => {
+                format!("Capacity at {} CPU", f64::from(millicpus) / 1_000.0)
+            }
             Self::CpuPerRequest => "CPU per request".to_owned(),
             Self::Instructions(protocol) => format!("Instructions per call, {protocol}"),
             Self::PeakMemory => "Peak memory".to_owned(),

@@ -73,6 +73,7 @@ pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
             find(Criterion::CpuPerRequest),
         ),
         on_actix(capacity, &every),
+        under_a_cpu_limit(criteria, &every),
         choose(
             "Blocking or CLI code",
             "the lowest per-call latency over http among clients callable without an async \
@@ -257,6 +258,40 @@ fn choose(
             names(&still),
             tiebreak.criterion.phrase()
         ),
+    )
+}
+
+/// The highest capacity under the smallest CPU quota the run measured, a tie broken by the
+/// lower CPU per request; not decided when no quota was measured.
+fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Pick {
+    let use_case = "A service under a CPU limit";
+    let rule = "the highest capacity under the smallest CPU quota measured, a tie broken by the \
+                lower CPU per request";
+    let smallest = criteria
+        .iter()
+        .filter(|judgement| matches!(judgement.criterion, Criterion::CapacityUnderQuota(_)))
+        .min_by_key(|judgement| match judgement.criterion {
+            Criterion::CapacityUnderQuota(millicpus) => millicpus,
+            _ => u32::MAX,
+        });
+    if smallest.is_none() {
+        return Pick {
+            use_case,
+            choice: Choice::NotDecided,
+            reason: format!(
+                "{rule}: not in this run: the resilience suite with a CPU quota (--suite \
+                 resilience --cpu-quota 1,0.5; root and a cgroup file system)"
+            ),
+        };
+    }
+    choose(
+        use_case,
+        rule,
+        candidates,
+        smallest,
+        criteria
+            .iter()
+            .find(|judgement| judgement.criterion == Criterion::CpuPerRequest),
     )
 }
 

@@ -45,6 +45,7 @@ fn capacity(client: ClientName, rps: u32) -> ClientCapacity {
         latency_objective_ms: 25.0,
         rounds: vec![round(rps * 9 / 10), round(rps), round(rps * 11 / 10)],
         refuted: None,
+        cpu_quota_millicpus: None,
     }
 }
 
@@ -124,6 +125,7 @@ const ASYNC_SERVICE: &str = "A high-throughput async service";
 const ON_ACTIX: &str = "A service already on actix-web";
 const BLOCKING_CODE: &str = "Blocking or CLI code";
 const SMALLEST: &str = "The smallest binary";
+const UNDER_A_CPU_LIMIT: &str = "A service under a CPU limit";
 const FASTEST_BUILDS: &str = "The fastest builds";
 
 /// A run in which hyper is clearly fastest and has the most capacity, and ureq the smallest.
@@ -520,4 +522,46 @@ fn the_verdict_is_the_first_section_of_both_outputs() {
     let verdict_at = markdown.find("## Verdict").expect("a verdict heading");
     let latency_at = markdown.find("## latency").expect("a latency heading");
     assert!(verdict_at < latency_at);
+}
+
+#[test]
+fn the_cpu_limit_pick_ranks_the_smallest_quota_and_waits_for_it() {
+    let mut results = clear_run();
+    let reason = |verdict: &Verdict| {
+        verdict
+            .picks
+            .iter()
+            .find(|pick| pick.use_case == UNDER_A_CPU_LIMIT)
+            .map(|pick| (pick.choice.clone(), pick.reason.clone()))
+            .unwrap()
+    };
+    let (choice, why) = reason(&verdict(&results));
+    assert_eq!(choice, Choice::NotDecided);
+    assert!(why.contains("--cpu-quota"), "{why}");
+    let quota = |client, rounds: &[u32], millicpus| ClientCapacity {
+        cpu_quota_millicpus: Some(millicpus),
+        ..capacity_rounds(client, rounds)
+    };
+    results.resilience.capacity.extend([
+        // At 1 CPU hyper leads; at half a CPU, the smallest quota, ureq does.
+        quota(Hyper, &[4_000, 4_000, 4_000], 1_000),
+        quota(Ureq, &[2_000, 2_000, 2_000], 1_000),
+        quota(Hyper, &[1_000, 1_000, 1_000], 500),
+        quota(Ureq, &[2_000, 2_000, 2_000], 500),
+    ]);
+    let verdict = verdict(&results);
+    assert_eq!(pick(&verdict, UNDER_A_CPU_LIMIT), Some(Ureq));
+    assert_eq!(
+        ranking(&verdict, Criterion::CapacityUnderQuota(1_000))
+            .best
+            .client,
+        Hyper
+    );
+    // The plain capacity does not see the quota rows.
+    assert_eq!(ranking(&verdict, Criterion::Capacity).best.client, Hyper);
+    assert_eq!(
+        ranking(&verdict, Criterion::Capacity).best.shown,
+        "8000 RPS",
+        "hyper's capacity without a quota"
+    );
 }

@@ -45,7 +45,7 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(10);
 /// What the suite did.
 #[derive(Debug)]
 pub enum Outcome {
-    Ran(ResilienceResults),
+    Ran(Box<ResilienceResults>),
     Skipped(String),
 }
 
@@ -68,7 +68,7 @@ pub fn run(
         .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
     let mut mock = Some(MockEndpoint::spawn(&exe)?);
     let rates_url = mock.as_ref().map(|mock| mock.base_url().to_owned());
-    let api = ApiEndpoint::spawn(&exe, rates_url.as_deref().unwrap_or_default())?;
+    let mut api = ApiEndpoint::spawn(&exe, rates_url.as_deref().unwrap_or_default())?;
     let pid = api
         .pid()
         .ok_or_else(|| BenchError::Resilience("the service has no process id".to_owned()))?;
@@ -86,7 +86,8 @@ pub fn run(
         SuiteName::Resilience,
         clients.len() as u64
             * (per_client_ms(sizes)
-                + u64::from(settings.rounds.max(1))
+                + (1 + sizes.cpu_quotas_millicpus.len() as u64)
+                    * u64::from(settings.rounds.max(1))
                     * capacity::round_ms(sizes.ramp_step_ms, sizes.confirm_ms))
             + slow::CLOSE_WAIT_LIMIT.as_millis() as u64,
     );
@@ -99,7 +100,21 @@ pub fn run(
         pid,
     };
     let mut results = ResilienceResults::default();
-    let capacities = parts.capacities(settings.rounds.max(1), &mut results)?;
+    let rounds = settings.rounds.max(1);
+    results.capacity = parts.capacities(rounds, None)?;
+    // The overload and the soak are sized from the capacity without a quota (the ramp's first
+    // step where no round confirmed a rate).
+    let capacities: Vec<f64> = results
+        .capacity
+        .iter()
+        .map(|row| {
+            f64::from(
+                row.capacity_rps
+                    .filter(|&rps| rps > 0)
+                    .unwrap_or(capacity::RAMP_RPS[0]),
+            )
+        })
+        .collect();
     for (name, target) in &parts.clients {
         bar.set_message(format!("restart {name}"));
         results.restart.push(restart::run(
@@ -126,17 +141,22 @@ pub fn run(
     for ((name, target), &capacity_rps) in parts.clients.iter().zip(&capacities) {
         bar.set_message(format!("soak {name}"));
         let soak = soak::run(&runtime, &client, *name, target, sizes, capacity_rps, pid)?;
-        if let Some(capacity) = results.capacity.iter_mut().find(|row| row.client == *name) {
+        if let Some(capacity) = results
+            .capacity
+            .iter_mut()
+            .find(|row| row.client == *name && row.cpu_quota_millicpus.is_none())
+        {
             capacity.refuted = refuted_by(&soak, sizes.soak_percent);
         }
         results.soak.push(soak);
         parts.settle();
         bar.inc(sizes.soak_ms);
     }
+    parts.under_quotas(&mut api, rounds, &mut results)?;
     bar.finish_and_clear();
     drop(client);
     runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(Outcome::Ran(results))
+    Ok(Outcome::Ran(Box::new(results)))
 }
 
 /// What every part of the suite works with.
@@ -162,23 +182,27 @@ impl Parts<'_> {
         }
     }
 
-    /// Each client's capacity (see [`capacity`]): `rounds` rounds, in turn over the clients,
-    /// recorded with their median, and the rate the overload and the soak are sized from
-    /// (the median, or the ramp's first step when no round confirmed a rate).
+    /// Each client's capacity (see [`capacity`]) with the service held to `quota` millicpus
+    /// (or not): `rounds` rounds, in turn over the clients, recorded with their median.
     fn capacities(
         &self,
         rounds: u32,
-        results: &mut ResilienceResults,
-    ) -> Result<Vec<f64>, BenchError> {
+        quota: Option<u32>,
+    ) -> Result<Vec<ClientCapacity>, BenchError> {
         let sizes = (
             millis(self.sizes.ramp_step_ms),
             millis(self.sizes.confirm_ms),
         );
+        let under = quota.map_or_else(String::new, |millicpus| {
+            format!(" at {} CPU", f64::from(millicpus) / 1_000.0)
+        });
         let mut measured: Vec<Vec<CapacityRound>> = vec![Vec::new(); self.clients.len()];
         for round in 0..rounds {
             for ((name, target), rounds_of) in self.clients.iter().zip(&mut measured) {
-                self.bar
-                    .set_message(format!("capacity {name}, round {}/{rounds}", round + 1));
+                self.bar.set_message(format!(
+                    "capacity {name}{under}, round {}/{rounds}",
+                    round + 1
+                ));
                 rounds_of.push(capacity::round(
                     self.runtime,
                     self.client,
@@ -193,23 +217,45 @@ impl Parts<'_> {
                 ));
             }
         }
-        let mut capacities = Vec::with_capacity(self.clients.len());
-        for ((name, _), rounds) in self.clients.iter().zip(measured) {
-            let capacity_rps = capacity::median(&rounds);
-            capacities.push(f64::from(
-                capacity_rps
-                    .filter(|&rps| rps > 0)
-                    .unwrap_or(capacity::RAMP_RPS[0]),
-            ));
-            results.capacity.push(ClientCapacity {
+        Ok(self
+            .clients
+            .iter()
+            .zip(measured)
+            .map(|((name, _), rounds)| ClientCapacity {
                 client: *name,
-                capacity_rps,
+                capacity_rps: capacity::median(&rounds),
                 latency_objective_ms: capacity::LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0,
                 rounds,
                 refuted: None,
-            });
+                cpu_quota_millicpus: quota,
+            })
+            .collect())
+    }
+
+    /// Each client's capacity again under each CPU quota asked for (`--cpu-quota`), the
+    /// service held to it and let go after; where no quota can be set, why, and none.
+    fn under_quotas(
+        &self,
+        api: &mut ApiEndpoint,
+        rounds: u32,
+        results: &mut ResilienceResults,
+    ) -> Result<(), BenchError> {
+        for &millicpus in &self.sizes.cpu_quotas_millicpus {
+            if let Err(why) = api.limit_cpu(f64::from(millicpus) / 1_000.0) {
+                eprintln!("bench: resilience: no capacity under a CPU quota: {why}");
+                results.cpu_quota_skipped = Some(why);
+                break;
+            }
+            self.settle();
+            let measured = self.capacities(rounds, Some(millicpus));
+            let lifted = api.unlimit_cpu();
+            results.capacity.extend(measured?);
+            lifted.map_err(|why| {
+                BenchError::Resilience(format!("cannot lift the service's CPU quota: {why}"))
+            })?;
+            self.settle();
         }
-        Ok(capacities)
+        Ok(())
     }
 
     /// Every client's payments without the slow connections, then with them held open (see

@@ -18,6 +18,29 @@ pub struct ResilienceArgs {
     /// --resilience-full: 180]
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(2..=86_400))]
     pub soak_secs: Option<u64>,
+
+    /// resilience: each client's capacity again with the payment service held to this many
+    /// CPUs by a CFS quota (cgroup `cpu.cfs_quota_us` or `cpu.max`, a 100 ms period, as a
+    /// Kubernetes CPU limit sets it), after the other parts; `1`, `0.5` or `500m`, a list or
+    /// the flag repeated. Needs root and a cgroup file system (said and skipped otherwise).
+    /// About 20 s per client and quota at the default size. [default: none]
+    #[arg(long, value_name = "CPUS", value_delimiter = ',', value_parser = parse_cpus)]
+    pub cpu_quota: Vec<u32>,
+}
+
+/// A CPU quota as Kubernetes writes it, in millicpus: `0.5` and `500m` are 500.
+fn parse_cpus(text: &str) -> Result<u32, String> {
+    let millicpus = match text.trim().strip_suffix('m') {
+        Some(millis) => millis.parse::<f64>(),
+        None => text.trim().parse::<f64>().map(|cpus| cpus * 1_000.0),
+    }
+    .map_err(|error| format!("{text:?} is not a number of CPUs (1, 0.5, 500m): {error}"))?;
+    if !(millicpus.is_finite() && (10.0..=64_000.0).contains(&millicpus)) {
+        return Err(format!(
+            "{text:?}: a CPU quota is from 0.01 (10m) to 64 CPUs"
+        ));
+    }
+    Ok(millicpus.round() as u32)
 }
 
 /// The sizes: full, quick or default, then `--soak-secs`.
@@ -73,6 +96,7 @@ pub fn resolve(args: &ResilienceArgs, quick: bool) -> ResilienceSettings {
         // A third of the soak at most, so that a short one still has readings after it.
         soak_warmup_ms: soak_warmup_ms.min(soak_ms / 3),
         soak_sample_ms,
+        cpu_quotas_millicpus: args.cpu_quota.clone(),
     }
 }
 
@@ -100,7 +124,7 @@ mod tests {
         let full = resolve(
             &ResilienceArgs {
                 resilience_full: true,
-                soak_secs: None,
+                ..ResilienceArgs::default()
             },
             true,
         );
@@ -111,9 +135,32 @@ mod tests {
             &ResilienceArgs {
                 resilience_full: true,
                 soak_secs: Some(6),
+                ..ResilienceArgs::default()
             },
             false,
         );
         assert_eq!((short.soak_ms, short.soak_warmup_ms), (6_000, 2_000));
+        assert!(
+            default.cpu_quotas_millicpus.is_empty(),
+            "no quota unless asked"
+        );
+    }
+
+    #[test]
+    fn cpu_quotas_read_as_kubernetes_writes_them() {
+        assert_eq!(parse_cpus("1"), Ok(1_000));
+        assert_eq!(parse_cpus("0.5"), Ok(500));
+        assert_eq!(parse_cpus("250m"), Ok(250));
+        assert!(parse_cpus("0").unwrap_err().contains("from 0.01"));
+        assert!(
+            parse_cpus("half")
+                .unwrap_err()
+                .contains("not a number of CPUs")
+        );
+        let cli = <crate::cli::Cli as clap::Parser>::parse_from(["bench", "--cpu-quota", "1,500m"]);
+        assert_eq!(
+            resolve(&cli.resilience, false).cpu_quotas_millicpus,
+            [1_000, 500]
+        );
     }
 }
