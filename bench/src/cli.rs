@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::model::{ClientName, CostSettings, Protocol, RunSettings, SuiteName};
+use crate::model::{ClientName, CostSettings, IdleSettings, Protocol, RunSettings, SuiteName};
 use crate::suites::{connections, fanout, faults, load, resilience};
 
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
@@ -305,6 +305,10 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         faults: faults::settings::resolve(&cli.faults, cli.quick),
         load: load::settings::resolve(&cli.load, cli.quick),
         resilience: resilience::settings::resolve(&cli.resilience, cli.quick),
+        idle: IdleSettings {
+            calls_per_gap: if cli.quick { 4 } else { 12 },
+            ..IdleSettings::default()
+        },
     }
 }
 

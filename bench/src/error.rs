@@ -49,6 +49,8 @@ pub enum BenchError {
     Load(String),
     #[error("resilience suite: {0}")]
     Resilience(String),
+    #[error("idle suite: {0}")]
+    Idle(String),
     #[error("adoption suite: {0}")]
     Adoption(String),
     #[error("TLS: {0}")]

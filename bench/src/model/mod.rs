@@ -12,6 +12,7 @@ mod dependencies;
 mod environment;
 mod fanout;
 mod faults;
+mod idle;
 mod latency;
 mod load;
 mod machine;
@@ -40,6 +41,7 @@ pub use fanout::{FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, H2Spread, 
 pub use faults::{
     FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
 };
+pub use idle::{IdleError, IdleRow, IdleSettings};
 pub use latency::{BareFigures, CalibrationRow, LatencyRow, NegotiatedTls};
 pub use load::{
     CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRound, LoadRow, LoadSettings,

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::{
     AdoptionResults, BaselineComparison, CalibrationRow, ConnectionsRow, ConstructionRow, CostRow,
     DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck,
-    LatencyRow, LoadRow, MachineLoad, Protocol, ResilienceResults, RunSettings,
+    IdleRow, LatencyRow, LoadRow, MachineLoad, Protocol, ResilienceResults, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -48,6 +48,12 @@ pub struct Results {
     /// The load suite's open-model runs, one row per scenario.
     #[serde(default)]
     pub load: Vec<LoadRow>,
+    /// The idle suite: calls meeting connections the server closes for idleness.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub idle: Vec<IdleRow>,
+    /// Why the idle suite was skipped (a mock-rates given by URL), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_skipped: Option<String>,
     /// The api's open file descriptors around the fault storm (the faults suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fd_check: Option<FdCheck>,
@@ -91,6 +97,8 @@ impl Results {
             fanout: Vec::new(),
             faults: Vec::new(),
             load: Vec::new(),
+            idle: Vec::new(),
+            idle_skipped: None,
             fd_check: None,
             resilience: ResilienceResults::default(),
             resilience_skipped: None,

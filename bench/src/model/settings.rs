@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, ForeignUpstream,
-    LoadSettings, Protocol, ResilienceSettings,
+    IdleSettings, LoadSettings, Protocol, ResilienceSettings,
 };
 
 /// A suite, as named on the command line and in results.json.
@@ -49,6 +49,11 @@ pub enum SuiteName {
     /// twice the capacity with `/health/live` alongside, a thousand slow connections, and a
     /// soak with the service's memory and descriptors sampled.
     Resilience,
+    /// Each adapter through the port against a mock-rates that closes connections idle for
+    /// 250 ms, calls spaced just under, at and just over that: the calls that met a closing
+    /// connection, failed or were sent again, with the client's idle timeout above and below
+    /// the server's.
+    Idle,
     /// What adopting each client costs: a minimal probe per client and TLS backend built
     /// clean (build time, stripped size, crates, C toolchain and system libraries), its
     /// declared MSRV, TLS, HTTP/2, compression and runtime, and its adapter's lines. Minutes
@@ -61,10 +66,11 @@ pub enum SuiteName {
 
 impl SuiteName {
     /// Every suite a default run takes, in its order: all but the adoption suite.
-    pub const ALL: [SuiteName; 9] = [
+    pub const ALL: [SuiteName; 10] = [
         SuiteName::Dependencies,
         SuiteName::Latency,
         SuiteName::Connections,
+        SuiteName::Idle,
         SuiteName::Decode,
         SuiteName::Cost,
         SuiteName::Load,
@@ -83,6 +89,7 @@ impl SuiteName {
             SuiteName::Fanout => "fanout",
             SuiteName::Faults => "faults",
             SuiteName::Resilience => "resilience",
+            SuiteName::Idle => "idle",
             SuiteName::Adoption => "adoption",
             SuiteName::Dependencies => "dependencies",
         }
@@ -98,6 +105,7 @@ impl SuiteName {
             | SuiteName::Fanout
             | SuiteName::Faults
             | SuiteName::Resilience
+            | SuiteName::Idle
             | SuiteName::Adoption => true,
             SuiteName::Decode | SuiteName::Dependencies => false,
         }
@@ -120,6 +128,7 @@ impl SuiteName {
             SuiteName::Decode
             | SuiteName::Faults
             | SuiteName::Resilience
+            | SuiteName::Idle
             | SuiteName::Adoption
             | SuiteName::Dependencies => protocol == Protocol::Http,
         }
@@ -132,6 +141,7 @@ impl SuiteName {
             | SuiteName::Connections
             | SuiteName::Decode
             | SuiteName::Cost
+            | SuiteName::Idle
             | SuiteName::Adoption
             | SuiteName::Dependencies => false,
             SuiteName::Load | SuiteName::Fanout | SuiteName::Faults | SuiteName::Resilience => true,
@@ -243,6 +253,9 @@ pub struct RunSettings {
     /// resilience: the sizes of its four parts.
     #[serde(default)]
     pub resilience: ResilienceSettings,
+    /// idle: the server's idle timeout, the gaps, the calls.
+    #[serde(default)]
+    pub idle: IdleSettings,
 }
 
 impl RunSettings {

@@ -14,6 +14,7 @@ mod faults;
 mod format;
 mod header;
 mod html;
+mod idle;
 pub mod json;
 mod latency;
 mod load;
@@ -94,6 +95,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
         upstream::section(results),
         latency::section(results, charts),
         connections::section(results),
+        idle::section(results),
         decode::section(results, charts),
         cost::section(results),
         load::section(results, charts),

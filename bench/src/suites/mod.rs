@@ -11,6 +11,7 @@ pub mod cost;
 pub mod decode;
 pub mod fanout;
 pub mod faults;
+pub mod idle;
 pub mod latency;
 pub mod load;
 mod progress;
@@ -106,6 +107,13 @@ pub fn run(
             resilience::Outcome::Skipped(why) => {
                 eprintln!("bench: resilience: skipped: {why}");
                 results.resilience_skipped = Some(why);
+            }
+        },
+        SuiteName::Idle => match idle::run(context.settings, mock()?)? {
+            idle::Outcome::Ran(rows) => results.idle = rows,
+            idle::Outcome::Skipped(why) => {
+                eprintln!("bench: idle: skipped: {why}");
+                results.idle_skipped = Some(why);
             }
         },
         SuiteName::Dependencies => results.dependencies = adoption::dependencies(context.settings),

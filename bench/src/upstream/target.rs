@@ -195,6 +195,10 @@ pub fn left_out(suite: SuiteName) -> Option<&'static str> {
             Some("needs mock-rates' added latency, set through its admin endpoint")
         }
         SuiteName::Faults => Some("needs mock-rates' faults, set through its admin endpoint"),
+        SuiteName::Idle => Some(
+            "sets mock-rates' idle timeout and reads its counts of idle closes, through its \
+             admin endpoint",
+        ),
         SuiteName::Resilience => {
             Some("stops and restarts the upstream, and reads and sets mock-rates' admin endpoint")
         }

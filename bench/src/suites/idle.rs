@@ -1,0 +1,194 @@
+//! Suite `idle`: the stale-connection race. Upstreams close connections that sat idle (actix
+//! and Node after 5 s, nginx after 75 s, load balancers after 60 s) sooner than many clients'
+//! pools forget them; a request written on a connection the server is closing is lost, and the
+//! call fails unless the library sends it again.
+//!
+//! Against a mock-rates of the suite's own that closes connections idle for
+//! `server_idle_ms`, each client makes calls through the port, each after a gap (from the
+//! previous answer) just under, at and just over that time, twice: with the client's idle
+//! timeout above the server's (the service's own setting, 4 s, as most libraries' defaults are
+//! above common servers') and below it. mock-rates counts the connections it accepted, the
+//! ones it closed for idleness and, of those, the ones a request arrived on as it closed them
+//! (read and dropped, never answered): the races the calls met.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use application::{RatesError, RatesProvider};
+use rates_common::ClientSettings;
+
+use crate::clients::mock_admin::Counted;
+use crate::error::BenchError;
+use crate::model::{
+    ClientName, IdleError, IdleRow, IdleSettings, Protocol, RunSettings, SuiteName,
+};
+use crate::servers::MockEndpoint;
+use crate::suites::{adapters, latency, progress::progress_bar};
+
+/// What the suite did.
+#[derive(Debug)]
+pub enum Outcome {
+    Ran(Vec<IdleRow>),
+    Skipped(String),
+}
+
+/// Runs the suite over plain HTTP, unless the run's mock-rates was given by URL.
+pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, BenchError> {
+    if !mock.is_child() {
+        return Ok(Outcome::Skipped(
+            "it sets mock-rates' idle timeout and reads its counts of idle closes, so it needs a \
+             mock-rates of the bench's own, not one given by --mock-url or --upstream-url"
+                .to_owned(),
+        ));
+    }
+    let sizes = &settings.idle;
+    let exe = std::env::current_exe()
+        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let server = MockEndpoint::spawn(&exe)?;
+    server
+        .admin()
+        .set_idle_timeout(Some(sizes.server_idle_ms))
+        .map_err(|error| BenchError::Idle(error.to_string()))?;
+    let clients = settings.clients_over(Protocol::Http);
+    let gaps = sizes.gaps_ms();
+    let idle_timeouts = [sizes.client_idle_above_ms, sizes.client_idle_below_ms];
+    let bar = progress_bar(
+        SuiteName::Idle,
+        (clients.len() * idle_timeouts.len() * gaps.len()) as u64,
+    );
+    let mut rows = Vec::new();
+    for &client in &clients {
+        for &client_idle_ms in &idle_timeouts {
+            bar.set_message(format!("{client}, client idle timeout {client_idle_ms} ms"));
+            let client_settings = ClientSettings {
+                idle_timeout: Duration::from_millis(client_idle_ms),
+                ..ClientSettings::for_base_url(server.base_url())
+            };
+            let system = actix_rt::System::new();
+            let measured: Result<Vec<IdleRow>, BenchError> = system.block_on(async {
+                let provider = adapters::build(client, &client_settings)
+                    .map_err(|error| BenchError::Idle(format!("{client}: {error}")))?;
+                let mut measured = Vec::with_capacity(gaps.len());
+                for &gap_ms in &gaps {
+                    measured.push(
+                        calls_after(&*provider, &server, client, client_idle_ms, gap_ms, sizes)
+                            .await,
+                    );
+                    bar.inc(1);
+                }
+                Ok(measured)
+            });
+            rows.extend(measured?);
+        }
+    }
+    bar.finish_and_clear();
+    Ok(Outcome::Ran(rows))
+}
+
+/// `sizes.calls_per_gap` calls by `provider`, each `gap_ms` after the previous answer, the
+/// first after one call that opens a connection; what `server` counted meanwhile.
+async fn calls_after(
+    provider: &dyn RatesProvider,
+    server: &MockEndpoint,
+    client: ClientName,
+    client_idle_ms: u64,
+    gap_ms: u64,
+    sizes: &IdleSettings,
+) -> IdleRow {
+    let pairs = latency::cross_rate_pairs();
+    let mut row = IdleRow {
+        client,
+        client_idle_ms,
+        server_idle_ms: sizes.server_idle_ms,
+        gap_ms,
+        calls: 0,
+        ok: 0,
+        errors: Vec::new(),
+        connections: None,
+        idle_closes: None,
+        races: None,
+    };
+    // A connection to go stale (its own failure, if any, is not counted).
+    let _ = provider.fetch_quotes(&pairs).await;
+    let mut answered = Instant::now();
+    let admin = server.admin();
+    let before = admin.counters();
+    let gap = Duration::from_millis(gap_ms);
+    for _ in 0..sizes.calls_per_gap {
+        // The gap runs from the answer, whatever the reads in between took.
+        tokio::time::sleep_until((answered + gap).into()).await;
+        let outcome = provider.fetch_quotes(&pairs).await;
+        answered = Instant::now();
+        row.calls += 1;
+        match outcome {
+            Ok(quotes) if pairs.iter().all(|pair| quotes.get(pair).is_some()) => row.ok += 1,
+            Ok(_) => count(
+                &mut row.errors,
+                "Malformed",
+                "the answer lacks a requested pair",
+            ),
+            Err(error) => count(&mut row.errors, kind(&error), &error.to_string()),
+        }
+    }
+    let after = admin.counters();
+    if let Some(counted) = Counted::between(before.as_ref(), after.as_ref()) {
+        row.connections = Some(counted.connections);
+    }
+    if let (Some(before), Some(after)) = (&before, &after) {
+        row.idle_closes = after.idle_closes.checked_sub(before.idle_closes);
+        row.races = after.idle_close_races.checked_sub(before.idle_close_races);
+    }
+    row
+}
+
+/// The port's error kind, as the tables name it.
+fn kind(error: &RatesError) -> &'static str {
+    match error {
+        RatesError::Timeout(_) => "Timeout",
+        RatesError::Connect(_) => "Connect",
+        RatesError::Tls(_) => "Tls",
+        RatesError::UpstreamStatus(_) => "UpstreamStatus",
+        RatesError::Malformed(_) => "Malformed",
+        RatesError::UnsupportedPair(_) => "UnsupportedPair",
+        RatesError::Unavailable(_) => "Unavailable",
+    }
+}
+
+fn count(errors: &mut Vec<IdleError>, kind: &str, message: &str) {
+    match errors.iter_mut().find(|error| error.kind == kind) {
+        Some(error) => error.count += 1,
+        None => errors.push(IdleError {
+            kind: kind.to_owned(),
+            count: 1,
+            first: message.chars().take(300).collect(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_counted_by_kind_keeping_the_first_message() {
+        let mut errors = Vec::new();
+        count(
+            &mut errors,
+            "Connect",
+            "connection closed before message completed",
+        );
+        count(&mut errors, "Timeout", "2 s");
+        count(&mut errors, "Connect", "connection reset");
+        assert_eq!(errors.len(), 2);
+        assert_eq!(errors[0].count, 2);
+        assert_eq!(
+            errors[0].first,
+            "connection closed before message completed"
+        );
+        assert_eq!(
+            kind(&RatesError::Connect("x".to_owned())),
+            "Connect",
+            "the kind the tables use"
+        );
+    }
+}
