@@ -23,7 +23,7 @@ pub struct ResilienceArgs {
     /// CPUs by a CFS quota (cgroup `cpu.cfs_quota_us` or `cpu.max`, a 100 ms period, as a
     /// Kubernetes CPU limit sets it), after the other parts; `1`, `0.5` or `500m`, a list or
     /// the flag repeated. Needs root and a cgroup file system (said and skipped otherwise).
-    /// About 20 s per client and quota at the default size. [default: none]
+    /// About 40 s per client and quota at the default size. [default: none]
     #[arg(long, value_name = "CPUS", value_delimiter = ',', value_parser = parse_cpus)]
     pub cpu_quota: Vec<u32>,
 }
