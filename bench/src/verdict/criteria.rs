@@ -92,6 +92,7 @@ fn judgement(
             rule,
             outcome,
             left_out: Vec::new(),
+            claimed: Vec::new(),
         },
         None => not_measured(criterion, suite),
     }
@@ -128,6 +129,7 @@ fn not_measured(criterion: Criterion, suite: SuiteName) -> Judgement {
         rule: NoiseRule::Exact,
         outcome: Outcome::NotMeasured(how),
         left_out: Vec::new(),
+        claimed: Vec::new(),
     }
 }
 
@@ -292,6 +294,29 @@ fn capacity(results: &Results) -> Judgement {
                 )),
                 (Some(why), None) => Some((row.client, why.clone())),
                 (None, Some(_)) => None,
+            })
+            .collect(),
+    )
+    .claiming(
+        results
+            .resilience
+            .capacity
+            .iter()
+            .filter(|row| row.cpu_quota_millicpus.is_none() && row.refuted.is_some())
+            .filter_map(|row| {
+                let rps = f64::from(row.capacity_rps?);
+                let per_round = row
+                    .rounds
+                    .iter()
+                    .map(|round| round.capacity_rps.map_or(0.0, f64::from))
+                    .collect();
+                Some(rounds(
+                    row.client,
+                    rps,
+                    per_round,
+                    None,
+                    format!("{rps:.0} RPS, refuted"),
+                ))
             })
             .collect(),
     )

@@ -152,6 +152,10 @@ pub struct Judgement {
     /// the capacity, calls failed, a row could not be checked), each with why. They are not
     /// ranked; a pick among candidates that include one is not decided.
     pub left_out: Vec<(ClientName, String)>,
+    /// Of those, the figures that are a bound on what they left out: a capacity its soak
+    /// refuted is at best the figure claimed. A client beaten beyond the noise even at its
+    /// claimed figure does not hold up a pick.
+    pub claimed: Vec<Figure>,
 }
 
 /// How a criterion came out.
@@ -183,6 +187,14 @@ impl Judgement {
     #[must_use]
     pub fn leaving_out(mut self, left_out: Vec<(ClientName, String)>) -> Self {
         self.left_out.extend(left_out);
+        self
+    }
+
+    /// The judgement with `claimed` (figures of left-out clients that are at best what they
+    /// claim) added.
+    #[must_use]
+    pub fn claiming(mut self, claimed: Vec<Figure>) -> Self {
+        self.claimed.extend(claimed);
         self
     }
 

@@ -120,21 +120,35 @@ fn not_measured(judgement: Option<&Judgement>) -> String {
 }
 
 /// Why `judgement` cannot rank `candidates`: the candidates the run measured whose figure is
-/// no figure (their place in the order is unknown, so no pick among them holds).
-fn left_out(judgement: &Judgement, candidates: &[ClientName]) -> Option<String> {
+/// no figure (their place in the order is unknown, so no pick among them holds), unless
+/// `best` beats one beyond the noise even at the figure it claimed.
+fn left_out(
+    judgement: &Judgement,
+    candidates: &[ClientName],
+    best: Option<&Figure>,
+) -> Option<String> {
+    let beaten_anyway = |client: ClientName| {
+        let claimed = judgement
+            .claimed
+            .iter()
+            .find(|figure| figure.client == client);
+        best.zip(claimed).is_some_and(|(best, claimed)| {
+            compare(best, claimed, judgement.better, judgement.rule).1
+        })
+    };
     let mine: Vec<String> = judgement
         .left_out
         .iter()
-        .filter(|(client, _)| candidates.contains(client))
+        .filter(|(client, _)| candidates.contains(client) && !beaten_anyway(*client))
         .map(|(client, why)| format!("{client} ({why})"))
         .collect();
     (!mine.is_empty()).then(|| {
         format!(
-            "{} has no figure for {} in this run: {}",
+            "{} no figure for {} in this run: {}",
             if mine.len() == 1 {
-                "a candidate"
+                "a candidate has"
             } else {
-                "candidates"
+                "candidates have"
             },
             judgement.criterion.phrase(),
             mine.join("; ")
@@ -181,7 +195,7 @@ fn choose(
     let (Some(judgement), Some(best)) = (primary, figures.first()) else {
         return pick(Choice::NotDecided, not_measured(primary));
     };
-    if let Some(why) = left_out(judgement, candidates) {
+    if let Some(why) = left_out(judgement, candidates, Some(best)) {
         return pick(Choice::NotDecided, why);
     }
     let Some(second) = figures.get(1) else {
@@ -217,7 +231,13 @@ fn choose(
         judgement.criterion.phrase()
     );
     let broken = among(tiebreak, &tied);
-    if let Some(why) = tiebreak.and_then(|tiebreak| left_out(tiebreak, &tied)) {
+    if let Some(why) = tiebreak.and_then(|tiebreak| {
+        left_out(
+            tiebreak,
+            &tied,
+            among(Some(tiebreak), &tied).first().copied(),
+        )
+    }) {
         return pick(Choice::NotDecided, format!("{tie}; {why}"));
     }
     let (Some(tiebreak), true) = (tiebreak, broken.len() == tied.len()) else {
@@ -314,7 +334,7 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Pick {
             ),
         };
     };
-    if let Some(why) = left_out(judgement, candidates) {
+    if let Some(why) = left_out(judgement, candidates, Some(awc)) {
         return Pick {
             use_case,
             choice: Choice::NotDecided,

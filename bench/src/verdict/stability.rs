@@ -266,6 +266,7 @@ fn pooled(criterion: Criterion, verdicts: &[Verdict]) -> Judgement {
             rule: crate::verdict::NoiseRule::Exact,
             outcome: Outcome::NotMeasured("no run measured it".to_owned()),
             left_out: Vec::new(),
+            claimed: Vec::new(),
         };
     };
     let mut clients: Vec<ClientName> = Vec::new();
@@ -334,6 +335,7 @@ fn pooled(criterion: Criterion, verdicts: &[Verdict]) -> Judgement {
         rule: template.rule,
         outcome,
         left_out,
+        claimed: Vec::new(),
     }
 }
 
@@ -360,6 +362,7 @@ mod tests {
             rule: NoiseRule::Rounds,
             outcome: rank(figures, Better::Lower, NoiseRule::Rounds).unwrap(),
             left_out: Vec::new(),
+            claimed: Vec::new(),
         }];
         Verdict {
             picks: pick_all(&criteria),

@@ -565,3 +565,22 @@ fn the_cpu_limit_pick_ranks_the_smallest_quota_and_waits_for_it() {
         "hyper's capacity without a quota"
     );
 }
+
+#[test]
+fn a_refuted_capacity_far_below_the_pick_does_not_hold_it_up() {
+    let mut results = clear_run();
+    // ureq's 2000 RPS was refuted: it is at best 2000, which hyper and awc beat beyond the
+    // noise, so the picks that rank by capacity still stand.
+    let ureq = results
+        .resilience
+        .capacity
+        .iter_mut()
+        .find(|row| row.client == Ureq)
+        .unwrap();
+    ureq.refuted = Some("its soak at 50% of it failed 3".to_owned());
+    let verdict = verdict(&results);
+    assert_eq!(pick(&verdict, ON_ACTIX), Some(Hyper));
+    let capacity = judged(&verdict, Criterion::Capacity);
+    assert_eq!(capacity.left_out.len(), 1);
+    assert_eq!(capacity.claimed[0].shown, "2000 RPS, refuted");
+}

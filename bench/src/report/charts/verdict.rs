@@ -196,6 +196,7 @@ mod tests {
                 )
                 .unwrap(),
                 left_out: Vec::new(),
+                claimed: Vec::new(),
             },
             Judgement {
                 criterion: Criterion::Capacity,
@@ -204,6 +205,7 @@ mod tests {
                 rule: NoiseRule::Rounds,
                 outcome: Outcome::NotMeasured("not in this run".to_owned()),
                 left_out: Vec::new(),
+                claimed: Vec::new(),
             },
         ];
         let verdict = Verdict {
