@@ -127,14 +127,17 @@ fn left_out(
     candidates: &[ClientName],
     best: Option<&Figure>,
 ) -> Option<String> {
+    // Runs pooled may hold a claim of the client's per run: every one must be beaten.
     let beaten_anyway = |client: ClientName| {
-        let claimed = judgement
+        let mut claims = judgement
             .claimed
             .iter()
-            .find(|figure| figure.client == client);
-        best.zip(claimed).is_some_and(|(best, claimed)| {
-            compare(best, claimed, judgement.better, judgement.rule).1
-        })
+            .filter(|figure| figure.client == client)
+            .peekable();
+        claims.peek().is_some()
+            && best.is_some_and(|best| {
+                claims.all(|claimed| compare(best, claimed, judgement.better, judgement.rule).1)
+            })
     };
     let mine: Vec<String> = judgement
         .left_out

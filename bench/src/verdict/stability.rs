@@ -271,8 +271,10 @@ fn pooled(criterion: Criterion, verdicts: &[Verdict]) -> Judgement {
     };
     let mut clients: Vec<ClientName> = Vec::new();
     let mut left_out: Vec<(ClientName, String)> = Vec::new();
+    let mut claimed: Vec<Figure> = Vec::new();
     for (index, judgement) in judged.iter().enumerate() {
         let Some(judgement) = judgement else { continue };
+        claimed.extend(judgement.claimed.iter().cloned());
         for figure in judgement.order() {
             if !clients.contains(&figure.client) {
                 clients.push(figure.client);
@@ -335,7 +337,7 @@ fn pooled(criterion: Criterion, verdicts: &[Verdict]) -> Judgement {
         rule: template.rule,
         outcome,
         left_out,
-        claimed: Vec::new(),
+        claimed,
     }
 }
 
@@ -371,6 +373,51 @@ mod tests {
     }
 
     use ClientName::{Awc, Hyper, Isahc, Ureq};
+
+    #[test]
+    fn the_runs_pooled_keep_each_runs_refuted_claims() {
+        let capacity = |left_out: Vec<(ClientName, String)>, claimed: Vec<Figure>| {
+            let criteria = vec![Judgement {
+                criterion: Criterion::Capacity,
+                source: "test".to_owned(),
+                better: Better::Higher,
+                rule: NoiseRule::Rounds,
+                outcome: rank(
+                    vec![
+                        figure(Awc, 9_000.0, &[8_800.0, 9_000.0, 9_200.0]),
+                        figure(Hyper, 8_900.0, &[8_700.0, 8_900.0, 9_100.0]),
+                    ],
+                    Better::Higher,
+                    NoiseRule::Rounds,
+                )
+                .unwrap(),
+                left_out,
+                claimed,
+            }];
+            Verdict {
+                picks: pick_all(&criteria),
+                criteria,
+            }
+        };
+        let refuted = capacity(
+            vec![(Ureq, "its soak failed".to_owned())],
+            vec![figure(Ureq, 2_000.0, &[1_900.0, 2_000.0, 2_100.0])],
+        );
+        let clear = capacity(Vec::new(), Vec::new());
+        let pooled = pooled(Criterion::Capacity, &[refuted, clear]);
+        assert_eq!(
+            pooled.left_out,
+            [(Ureq, "run 1: its soak failed".to_owned())]
+        );
+        assert_eq!(pooled.claimed.len(), 1);
+        // awc beats ureq's claimed 2000 RPS beyond the noise: the actix pick stands.
+        let picks = pick_all(std::slice::from_ref(&pooled));
+        let actix = picks
+            .iter()
+            .find(|pick| pick.use_case == "A service already on actix-web")
+            .unwrap();
+        assert_eq!(actix.choice, Choice::Client(Awc), "{actix:?}");
+    }
 
     #[test]
     fn a_claim_every_run_makes_holds_and_a_reversed_one_is_contradicted() {
