@@ -161,29 +161,19 @@ impl<'a> MockAdmin<'a> {
     /// Sets the time after which the server closes an idle connection (`PUT
     /// /__admin/idle-timeout`); `None` leaves it to the keep-alive.
     pub fn set_idle_timeout(&self, ms: Option<u64>) -> Result<(), MockError> {
-        let url = format!("{}/__admin/idle-timeout", self.base_url);
         let body = serde_json::json!({ "idle_timeout_ms": ms }).to_string();
-        let request = self.agent()?.put(&url);
-        let response = self
-            .authorized(request)
-            .header("connection", "close")
-            .header("content-type", "application/json")
-            .send(body.as_bytes())
-            .map_err(|error| MockError(format!("PUT {url}: {error}")))?;
-        if response.status() == 200 {
-            Ok(())
-        } else {
-            Err(MockError(format!(
-                "PUT {url}: {}",
-                Self::refused(response.status().as_u16())
-            )))
-        }
+        self.put_json("/__admin/idle-timeout", &body)
     }
 
     /// Sets the server's faults (and added latency) with `PUT /__admin/faults`.
     pub fn set_faults(&self, faults: &Faults) -> Result<(), MockError> {
-        let url = format!("{}/__admin/faults", self.base_url);
         let body = serde_json::to_string(faults).map_err(|error| MockError(error.to_string()))?;
+        self.put_json("/__admin/faults", &body)
+    }
+
+    /// `PUT path` with a JSON `body`; anything but 200 is an error saying why.
+    fn put_json(&self, path: &str, body: &str) -> Result<(), MockError> {
+        let url = format!("{}{path}", self.base_url);
         let request = self.agent()?.put(&url);
         let response = self
             .authorized(request)

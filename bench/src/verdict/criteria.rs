@@ -2,8 +2,8 @@
 //! suite measured it in rounds, which way is better, and the noise its margin must beat.
 
 use crate::model::{
-    ClientName, ClientTrust, ConnectionMode, FanoutMode, HOW_TO_RUN_ADOPTION, Protocol, Results,
-    Scenario, SuiteName,
+    ClientCapacity, ClientName, ClientTrust, ConnectionMode, FanoutMode, HOW_TO_RUN_ADOPTION,
+    Protocol, Results, Scenario, SuiteName,
 };
 use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule, Outcome, rank};
 
@@ -253,21 +253,7 @@ fn capacity(results: &Results) -> Judgement {
         .capacity
         .iter()
         .filter(|row| row.cpu_quota_millicpus.is_none() && row.refuted.is_none())
-        .filter_map(|row| {
-            let rps = f64::from(row.capacity_rps?);
-            let per_round = row
-                .rounds
-                .iter()
-                .map(|round| round.capacity_rps.map_or(0.0, f64::from))
-                .collect();
-            Some(rounds(
-                row.client,
-                rps,
-                per_round,
-                None,
-                format!("{rps:.0} RPS"),
-            ))
-        })
+        .filter_map(|row| capacity_figure(row, ""))
         .collect();
     judgement(
         Criterion::Capacity,
@@ -303,23 +289,27 @@ fn capacity(results: &Results) -> Judgement {
             .capacity
             .iter()
             .filter(|row| row.cpu_quota_millicpus.is_none() && row.refuted.is_some())
-            .filter_map(|row| {
-                let rps = f64::from(row.capacity_rps?);
-                let per_round = row
-                    .rounds
-                    .iter()
-                    .map(|round| round.capacity_rps.map_or(0.0, f64::from))
-                    .collect();
-                Some(rounds(
-                    row.client,
-                    rps,
-                    per_round,
-                    None,
-                    format!("{rps:.0} RPS, refuted"),
-                ))
-            })
+            .filter_map(|row| capacity_figure(row, ", refuted"))
             .collect(),
     )
+}
+
+/// A capacity row as a figure, its rounds as the figure's rounds (a round with no confirmed
+/// rate counts as 0), shown as `8000 RPS` and `suffix`; `None` when no round confirmed one.
+fn capacity_figure(row: &ClientCapacity, suffix: &str) -> Option<Figure> {
+    let rps = f64::from(row.capacity_rps?);
+    let per_round = row
+        .rounds
+        .iter()
+        .map(|round| round.capacity_rps.map_or(0.0, f64::from))
+        .collect();
+    Some(rounds(
+        row.client,
+        rps,
+        per_round,
+        None,
+        format!("{rps:.0} RPS{suffix}"),
+    ))
 }
 
 /// Capacity with the service held to `millicpus` by a CFS quota (`--cpu-quota`): the median
@@ -333,23 +323,7 @@ fn capacity_under_quota(results: &Results, millicpus: u32) -> Judgement {
             .iter()
             .filter(move |row| row.cpu_quota_millicpus == Some(millicpus))
     };
-    let figures: Vec<Figure> = rows()
-        .filter_map(|row| {
-            let rps = f64::from(row.capacity_rps?);
-            let per_round = row
-                .rounds
-                .iter()
-                .map(|round| round.capacity_rps.map_or(0.0, f64::from))
-                .collect();
-            Some(rounds(
-                row.client,
-                rps,
-                per_round,
-                None,
-                format!("{rps:.0} RPS"),
-            ))
-        })
-        .collect();
+    let figures: Vec<Figure> = rows().filter_map(|row| capacity_figure(row, "")).collect();
     judgement(
         Criterion::CapacityUnderQuota(millicpus),
         format!(
