@@ -77,6 +77,10 @@ pub enum NoiseRule {
     /// 99.9% confidence interval, neither may those. A margin smaller than what the figure
     /// moved between rounds is a tie; with fewer than two rounds there is no claim.
     Rounds,
+    /// As `Rounds`, for a figure whose rounds within a run agree more closely than runs do
+    /// (callgrind's counts): the margin must also exceed this fraction, the most the figure
+    /// was seen to move between runs of one build.
+    RoundsAndBand(f64),
     /// Measured once, a timed figure whose between-run movement a run cannot see: the margin
     /// must exceed this fraction.
     Once(f64),
@@ -92,6 +96,10 @@ impl NoiseRule {
     pub fn describe(self) -> String {
         match self {
             Self::Rounds => "ranges of the rounds (and 99.9% CIs) must not overlap".to_owned(),
+            Self::RoundsAndBand(band) => format!(
+                "ranges of the rounds must not overlap, and ties within {:.0}% (between runs)",
+                band * 100.0
+            ),
             Self::Once(band) => format!("measured once: ties within {:.0}%", band * 100.0),
             Self::Band(band) => format!("ties within {:.0}%", band * 100.0),
             Self::Exact => "counts: any difference".to_owned(),
@@ -271,19 +279,24 @@ pub fn compare(
     let decisive = match rule {
         NoiseRule::Exact => high > low,
         NoiseRule::Once(band) | NoiseRule::Band(band) => margin > band,
-        NoiseRule::Rounds => {
-            apart(better_one.range(), other.range(), better)
-                && match (better_one.half_width, other.half_width) {
-                    (Some(a), Some(b)) => apart(
-                        Some((better_one.value - a, better_one.value + a)),
-                        Some((other.value - b, other.value + b)),
-                        better,
-                    ),
-                    _ => true,
-                }
-        }
+        NoiseRule::Rounds => rounds_apart(better_one, other, better),
+        NoiseRule::RoundsAndBand(band) => margin > band && rounds_apart(better_one, other, better),
     };
     (margin, decisive)
+}
+
+/// Whether the two figures' rounds, and their 99.9% confidence intervals where both have one,
+/// do not overlap.
+fn rounds_apart(better_one: &Figure, other: &Figure, better: Better) -> bool {
+    apart(better_one.range(), other.range(), better)
+        && match (better_one.half_width, other.half_width) {
+            (Some(a), Some(b)) => apart(
+                Some((better_one.value - a, better_one.value + a)),
+                Some((other.value - b, other.value + b)),
+                better,
+            ),
+            _ => true,
+        }
 }
 
 /// Whether the interval of the better figure lies wholly on its better side of the other's.

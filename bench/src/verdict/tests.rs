@@ -489,6 +489,21 @@ fn margins_are_judged_by_their_rule() {
         NoiseRule::Rounds,
     );
     assert!(!decisive, "the rounds are apart but the CIs overlap");
+    let tight = |rule| {
+        compare(
+            &at(Hyper, 100.0, &[99.9, 100.1], None),
+            &at(Awc, 103.0, &[102.9, 103.1], None),
+            Better::Lower,
+            rule,
+        )
+        .1
+    };
+    assert!(tight(NoiseRule::Rounds), "the rounds alone are apart");
+    assert!(
+        !tight(NoiseRule::RoundsAndBand(0.05)),
+        "3% apart is within what runs moved"
+    );
+    assert!(tight(NoiseRule::RoundsAndBand(0.02)));
     let higher = |a: f64, b: f64, rule| {
         compare(
             &at(Hyper, a, &[], None),
