@@ -1,303 +1,34 @@
-//! HTTP/2 on a TLS connection that negotiated `h2`, served by the `h2` crate: the same routes,
-//! switches and faults as HTTP/1.1, each fault becoming what HTTP/2 has for it.
-//!
-//! The routes' answers ([`Answer`]) are sent as HEADERS and DATA frames. A request is served
-//! on the connection's own task, as it arrives: no task per stream, no hand-over between
-//! threads. Only a stream that has to wait (for its body, its injected latency, send
-//! capacity, or forever: a drip, a hang) is kept in a set of futures that the same task polls.
-//! An answer cut short (`eof`, `truncated`) ends in RST_STREAM instead of a close.
+//! One stream: routed, answered at once where it can be, or kept waiting (for its body, its
+//! injected latency, send capacity, a drip or a hang) until its answer is sent.
 
-use std::future::{Future, poll_fn};
-use std::io;
-use std::pin::Pin;
+use std::future::poll_fn;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::task::{Context, Poll, Wake, Waker};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use futures_util::StreamExt;
-use futures_util::stream::FuturesUnordered;
-use futures_util::task::AtomicWaker;
 use h2::server::SendResponse;
 use h2::{Reason, RecvStream, SendStream};
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderName, HeaderValue};
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::time::{Instant, Sleep};
 
 use crate::exchange::{Answer, AnswerFault, Outcome, Request, Routed};
 use crate::http::{MAX_BODY, Method};
 use crate::routes;
 use crate::settings::Framing;
 use crate::state::MockState;
-use crate::timing::{DRIP_INTERVAL, LINGER, REQUEST_TIMEOUT};
-
-/// The receive windows (connection and stream) and the largest request head, as hyper's
-/// server sets them: the protocol's default window (64 KiB) slows down large request bodies.
-const RECEIVE_WINDOW: u32 = 1024 * 1024;
-const MAX_HEADER_LIST: u32 = 16 * 1024;
-
-/// Serves one connection that negotiated `h2` until it closes.
-pub(crate) async fn serve<S>(stream: S, state: MockState, peer_loopback: bool) -> io::Result<()>
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
-    let mut builder = h2::server::Builder::new();
-    builder
-        .initial_window_size(RECEIVE_WINDOW)
-        .initial_connection_window_size(RECEIVE_WINDOW)
-        .max_header_list_size(MAX_HEADER_LIST);
-    if let Some(limit) = state.max_concurrent_streams() {
-        builder.max_concurrent_streams(limit);
-    }
-    let mut connection = tokio::time::timeout(REQUEST_TIMEOUT, builder.handshake(stream))
-        .await
-        .map_err(|_elapsed| io::Error::new(io::ErrorKind::TimedOut, "no HTTP/2 preface"))?
-        .map_err(io::Error::other)?;
-    state.count_h2_connection();
-    let open = Arc::new(AtomicU64::new(0));
-    let mut scratch = BytesMut::new();
-    // Streams that wait, polled by this task; dropped with the connection (a hang, a drip).
-    let mut waiting = FuturesUnordered::new();
-    // Streams a `goaway` fault left unanswered: held, not dropped (which would reset them),
-    // until the connection ends.
-    let mut unanswered = Vec::new();
-    let mut idle = Idle::new(&state);
-    let turns = Arc::new(Turns::default());
-    let own_waker = Waker::from(Arc::clone(&turns));
-    poll_fn(|task| {
-        turns.task.register(task.waker());
-        let context = &mut Context::from_waker(&own_waker);
-        loop {
-            turns.polling.store(true, Ordering::SeqCst);
-            let mut active = false;
-            // The connection first: it reads the requests, and writes what the streams
-            // queued before a stream that waited a turn for that (a reset after a head)
-            // goes on.
-            loop {
-                // Whatever woke the connection (a request, a stream that queued a frame) is
-                // taken care of by this poll: only what wakes it after calls for another turn.
-                turns.woken.store(false, Ordering::SeqCst);
-                match connection.poll_accept(context) {
-                    // The connection is closed: nothing can be sent on the streams any more.
-                    Poll::Ready(None) => return Poll::Ready(()),
-                    Poll::Ready(Some(Err(error))) => {
-                        tracing::debug!(%error, "HTTP/2 connection ended with an error");
-                        return Poll::Ready(());
-                    }
-                    Poll::Ready(Some(Ok((request, respond)))) => {
-                        active = true;
-                        let stream = Stream {
-                            respond,
-                            open: Open::new(&open, &state),
-                        };
-                        match serve_stream(request, stream, &state, peer_loopback, &mut scratch) {
-                            None => {}
-                            Some(Left::GoAway(stream)) => {
-                                unanswered.push(stream);
-                                go_away(&mut connection);
-                            }
-                            Some(Left::Wait(work, stream)) => {
-                                waiting.push(finish(work, stream, state.clone(), peer_loopback));
-                            }
-                        }
-                    }
-                    Poll::Pending => break,
-                }
-            }
-            while !waiting.is_empty() {
-                let Poll::Ready(Some(finished)) = waiting.poll_next_unpin(context) else {
-                    break;
-                };
-                active = true;
-                if let Some(stream) = finished {
-                    unanswered.push(stream);
-                    go_away(&mut connection);
-                }
-            }
-            if active {
-                idle.active(&state, !waiting.is_empty());
-            }
-            if let Some(expired) = idle.poll_expired(context, &state, !waiting.is_empty()) {
-                match expired {
-                    Expired::Moved => {}
-                    Expired::Graceful => {
-                        state.count_idle_close();
-                        connection.graceful_shutdown();
-                    }
-                    Expired::GoAway => {
-                        state.count_idle_close();
-                        connection.abrupt_shutdown(Reason::NO_ERROR);
-                    }
-                }
-                // The timer, moved or done with, is polled again on the next turn.
-                turns.woken.store(true, Ordering::SeqCst);
-            }
-            turns.polling.store(false, Ordering::SeqCst);
-            if !turns.woken.swap(false, Ordering::SeqCst) {
-                return Poll::Pending;
-            }
-            // Out of tokio's budget (many requests in one poll), I/O answers nothing more
-            // until the task has yielded: yield, woken for real, rather than turn for nothing.
-            if !tokio::task::coop::has_budget_remaining() {
-                task.waker().wake_by_ref();
-                return Poll::Pending;
-            }
-        }
-    })
-    .await;
-    drop(waiting);
-    // Closing a socket with unread bytes sends a RST, which can destroy the GOAWAY before the
-    // client reads it: hold the socket (unread, so no RST yet) while the client takes it in.
-    tokio::time::sleep(LINGER).await;
-    drop(unanswered);
-    drop(connection);
-    Ok(())
-}
-
-/// When an idle connection (no stream open, none waiting) is closed, and how. With an idle
-/// timeout: once idle that long, with GOAWAY(NO_ERROR) naming the last stream taken, then the
-/// close, as h2 servers close idle connections (a request the client sends meanwhile is past
-/// that stream: refused, not processed). Without one: gracefully (GOAWAY, then the open streams
-/// finish) once idle for the keep-alive, as the HTTP/1.1 side closes an idle connection; the
-/// first request may take longer. The timer is moved when it fires (or must fire sooner), not
-/// at every request, and the limit is read from the state each time, so that a change at run
-/// time applies.
-struct Idle {
-    keep_alive: Duration,
-    /// A stream was served: the first request's allowance is spent.
-    served: bool,
-    last_active: Instant,
-    timer: Pin<Box<Sleep>>,
-    closing: bool,
-}
-
-/// What the idle timer asks of the connection.
-enum Expired {
-    /// It fired early and was moved.
-    Moved,
-    /// Idle for the keep-alive: GOAWAY, and let the open streams finish.
-    Graceful,
-    /// Idle for the idle timeout: GOAWAY(NO_ERROR), then close.
-    GoAway,
-}
-
-impl Idle {
-    fn new(state: &MockState) -> Self {
-        let mut idle = Self {
-            keep_alive: state.keep_alive(),
-            served: false,
-            last_active: Instant::now(),
-            timer: Box::pin(tokio::time::sleep(Duration::ZERO)),
-            closing: false,
-        };
-        let (limit, _) = idle.limit(state);
-        let deadline = idle.last_active + limit;
-        idle.timer.as_mut().reset(deadline);
-        idle
-    }
-
-    /// The time an idle connection is kept, and what follows it.
-    fn limit(&self, state: &MockState) -> (Duration, Expired) {
-        match state.idle_timeout() {
-            Some(timeout) => (timeout, Expired::GoAway),
-            None if self.served => (self.keep_alive, Expired::Graceful),
-            None => (self.keep_alive.max(REQUEST_TIMEOUT), Expired::Graceful),
-        }
-    }
-
-    /// A stream arrived or finished; `busy` if streams are still waiting.
-    fn active(&mut self, state: &MockState, busy: bool) {
-        let now = Instant::now();
-        self.last_active = now;
-        if !busy {
-            self.served = true;
-            let (limit, _) = self.limit(state);
-            // Due sooner than the timer is set for (a zero keep-alive, a shorter idle
-            // timeout): move it.
-            if now + limit < self.timer.deadline() {
-                self.timer.as_mut().reset(now + limit);
-            }
-        }
-    }
-
-    /// `None` while the timer has not fired; what the connection must do once it has.
-    fn poll_expired(
-        &mut self,
-        context: &mut Context<'_>,
-        state: &MockState,
-        busy: bool,
-    ) -> Option<Expired> {
-        if self.closing || self.timer.as_mut().poll(context).is_pending() {
-            return None;
-        }
-        let now = Instant::now();
-        let (limit, close) = self.limit(state);
-        if busy {
-            self.timer.as_mut().reset(now + limit);
-            Some(Expired::Moved)
-        } else if now < self.last_active + limit {
-            self.timer.as_mut().reset(self.last_active + limit);
-            Some(Expired::Moved)
-        } else {
-            self.closing = true;
-            Some(close)
-        }
-    }
-}
-
-/// The waker the connection and its waiting streams are polled with. h2 wakes the
-/// connection's task whenever a stream queues a frame, and a stream answered on that task
-/// queues its frames while the task runs: a task woken while it runs is rescheduled as if it
-/// yielded, and tokio's multi-threaded scheduler then wakes an idle worker thread to steal it
-/// (a futex call and, on one CPU, two context switches per request). A wake that arrives
-/// while the connection is being polled only asks for one more turn of its loop instead.
-#[derive(Debug, Default)]
-struct Turns {
-    /// The connection's task, woken for what arrives between two polls.
-    task: AtomicWaker,
-    /// A turn is under way.
-    polling: AtomicBool,
-    /// Something was woken since the turn began: take another.
-    woken: AtomicBool,
-}
-
-impl Wake for Turns {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        // Set before `polling` is read: a turn ending now sees it, or this wakes the task.
-        self.woken.store(true, Ordering::SeqCst);
-        if !self.polling.load(Ordering::SeqCst) {
-            self.task.wake();
-        }
-    }
-}
-
-/// Ends the connection for a `goaway` fault: with an error code, so the client's connection
-/// ends on GOAWAY(INTERNAL_ERROR), which it reports, not as a clean shutdown; its open stream
-/// fails as the connection closes.
-fn go_away<T, B>(connection: &mut h2::server::Connection<T, B>)
-where
-    T: AsyncRead + AsyncWrite + Unpin,
-    B: bytes::Buf,
-{
-    connection.abrupt_shutdown(Reason::INTERNAL_ERROR);
-}
+use crate::timing::{DRIP_INTERVAL, REQUEST_TIMEOUT};
 
 /// The response side of one stream, and its place in the count of open streams.
-struct Stream {
-    respond: SendResponse<Bytes>,
-    open: Open,
+pub(super) struct Stream {
+    pub(super) respond: SendResponse<Bytes>,
+    pub(super) open: Open,
 }
 
 /// One open stream, counted until its last frame is handed to h2 (or it is dropped: reset or
 /// aborted). The count drops before the frame that ends the stream is queued, not after the
 /// stream is done with: the client may open its next stream as soon as that frame arrives,
 /// and the peak must count only the streams open at once, as h2's own limit does.
-struct Open {
+pub(super) struct Open {
     /// The connection's count of open streams.
     count: Arc<AtomicU64>,
     state: MockState,
@@ -306,7 +37,7 @@ struct Open {
 
 impl Open {
     /// Counts the stream (and its connection as busy if it was idle).
-    fn new(open: &Arc<AtomicU64>, state: &MockState) -> Self {
+    pub(super) fn new(open: &Arc<AtomicU64>, state: &MockState) -> Self {
         let now = open.fetch_add(1, Ordering::Relaxed) + 1;
         state.count_h2_stream(now);
         Self {
@@ -317,7 +48,7 @@ impl Open {
     }
 
     /// No longer counted (once, however often it is called).
-    fn close(&mut self) {
+    pub(super) fn close(&mut self) {
         if std::mem::replace(&mut self.closed, true) {
             return;
         }
@@ -334,14 +65,14 @@ impl Drop for Open {
 }
 
 /// A stream that could not be served at once, and why.
-enum Left {
+pub(super) enum Left {
     /// A `goaway` fault: the connection ends, and the stream is left unanswered.
     GoAway(Stream),
     Wait(Work, Stream),
 }
 
 /// What is left to do on a stream once what could be done at once was done.
-enum Next {
+pub(super) enum Next {
     Done,
     /// A `goaway` fault: the connection ends, and the stream is left unanswered.
     GoAway,
@@ -349,7 +80,7 @@ enum Next {
 }
 
 /// A stream that has to wait before it can go on.
-enum Work {
+pub(super) enum Work {
     /// Its request body is still arriving: read it, then route the request.
     ReadBody {
         /// Boxed: the other kinds of work are smaller, and requests with a body are rare.
@@ -381,7 +112,7 @@ enum Work {
 
 /// Serves a request as it arrives, as far as it can be served at once: the stream and what is
 /// left to do on it, if anything.
-fn serve_stream(
+pub(super) fn serve_stream(
     request: http::Request<RecvStream>,
     mut stream: Stream,
     state: &MockState,
@@ -411,7 +142,7 @@ fn serve_stream(
 }
 
 /// Routes a request from its head and its whole body.
-fn route(
+pub(super) fn route(
     parts: &http::request::Parts,
     body: &[u8],
     state: &MockState,
@@ -434,7 +165,7 @@ fn route(
 
 /// Does what can be done now: everything, for an answer without latency whose body fits in
 /// the send window.
-fn answer_now(routed: Routed, stream: &mut Stream) -> Result<Next, h2::Error> {
+pub(super) fn answer_now(routed: Routed, stream: &mut Stream) -> Result<Next, h2::Error> {
     if !routed.delay.is_zero() {
         return Ok(Next::Wait(Work::Delay {
             delay: routed.delay,
@@ -504,7 +235,10 @@ fn answer_now(routed: Routed, stream: &mut Stream) -> Result<Next, h2::Error> {
 
 /// The HEADERS of an answer: status, content type, the length with Content-Length framing
 /// (as an HTTP/2 server may send it), and the answer's own headers.
-fn response_head(answer: &Answer, framing: Framing) -> Result<http::Response<()>, h2::Error> {
+pub(super) fn response_head(
+    answer: &Answer,
+    framing: Framing,
+) -> Result<http::Response<()>, h2::Error> {
     let mut head = http::Response::new(());
     *head.status_mut() =
         http::StatusCode::from_u16(answer.status).map_err(|_| Reason::INTERNAL_ERROR)?;
@@ -522,7 +256,7 @@ fn response_head(answer: &Answer, framing: Framing) -> Result<http::Response<()>
 
 /// Carries a stream's work through its waits; the stream back if a `goaway` fault left it
 /// unanswered.
-async fn finish(
+pub(super) async fn finish(
     mut work: Work,
     mut stream: Stream,
     state: MockState,
@@ -578,7 +312,7 @@ async fn finish(
 
 /// Reads a request's body (within [`REQUEST_TIMEOUT`] and [`MAX_BODY`]) and routes the
 /// request; a body too large or too slow gets the problem answer the HTTP/1.1 side gives.
-async fn read_and_route(
+pub(super) async fn read_and_route(
     parts: Box<http::request::Parts>,
     body: RecvStream,
     state: &MockState,
@@ -601,7 +335,7 @@ async fn read_and_route(
 }
 
 /// The whole request body, or `None` past [`MAX_BODY`].
-async fn read_body(mut body: RecvStream) -> Result<Option<Vec<u8>>, h2::Error> {
+pub(super) async fn read_body(mut body: RecvStream) -> Result<Option<Vec<u8>>, h2::Error> {
     let mut read = Vec::new();
     while let Some(chunk) = body.data().await {
         let chunk = chunk?;
@@ -617,7 +351,7 @@ async fn read_body(mut body: RecvStream) -> Result<Option<Vec<u8>>, h2::Error> {
 
 /// Sends a body in its parts as the flow-control window lets them out, ending the stream
 /// after the last if `ends` (and `open` no longer counted just before that frame is queued).
-async fn send_body(
+pub(super) async fn send_body(
     sending: &mut SendStream<Bytes>,
     open: &mut Open,
     body: &Bytes,
@@ -633,7 +367,7 @@ async fn send_body(
 }
 
 /// Sends the head's body one byte per DATA frame every interval until the client goes away.
-async fn drip(
+pub(super) async fn drip(
     sending: &mut SendStream<Bytes>,
     open: &mut Open,
     body: &Bytes,
@@ -648,7 +382,7 @@ async fn drip(
 
 /// Sends `data` as the flow-control window lets it, ending the stream after it if `end` (and
 /// `open` no longer counted just before the frame that ends it is queued).
-async fn send_data(
+pub(super) async fn send_data(
     sending: &mut SendStream<Bytes>,
     open: &mut Open,
     mut data: Bytes,
