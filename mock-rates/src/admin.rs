@@ -42,12 +42,14 @@ pub(crate) fn handle(request: &Request<'_>, state: &MockState) -> Answer {
             }
             Err(detail) => Answer::problem(400, &detail, &[]),
         },
-        ("/__admin/idle-timeout", Method::Get) => {
-            Answer::json(200, &IdleTimeout::from(state.idle_timeout()))
-        }
+        ("/__admin/idle-timeout", Method::Get) => Answer::json(
+            200,
+            &IdleTimeout::of(state.idle_timeout(), state.idle_close()),
+        ),
         ("/__admin/idle-timeout", Method::Put) => match parse_idle_timeout(request.body) {
             Ok(timeout) => {
                 state.set_idle_timeout(timeout.duration());
+                state.set_idle_close(timeout.close);
                 tracing::info!(?timeout, "idle timeout changed");
                 Answer::json(200, &timeout)
             }

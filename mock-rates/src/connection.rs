@@ -2,7 +2,7 @@
 //! misbehave on demand; a TLS connection that negotiated `h2` goes to [`http2`] instead.
 
 use std::io;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -14,7 +14,7 @@ use crate::http::{self, Head, HttpError};
 use crate::http2;
 use crate::reply::{Reply, write_chunk};
 use crate::routes;
-use crate::settings::Framing;
+use crate::settings::{Framing, IdleClose};
 use crate::state::MockState;
 use crate::timing::{DRIP_INTERVAL, LINGER, REQUEST_TIMEOUT};
 
@@ -227,6 +227,7 @@ impl<S: Transport> Connection<S> {
     /// Reads until a request head is complete: `None` when the client left or the connection
     /// sat idle too long.
     async fn read_head(&mut self) -> io::Result<Option<Result<Head, HttpError>>> {
+        let idle_since = Instant::now();
         loop {
             if !self.read.is_empty() {
                 match http::parse_head(&self.read) {
@@ -237,21 +238,30 @@ impl<S: Transport> Connection<S> {
             }
             // Idle: no request in flight, and not a byte of the next one yet.
             let idle = self.read.is_empty();
-            let limit = if idle {
-                self.state
-                    .idle_timeout()
-                    .unwrap_or_else(|| self.request_limit())
-            } else {
-                self.request_limit()
+            let on_arrival = idle && self.state.idle_close() == IdleClose::OnArrival;
+            let limit = match self.state.idle_timeout() {
+                Some(timeout) if idle && !on_arrival => timeout,
+                _ => self.request_limit(),
             };
             match self.fill(limit).await? {
+                Read::Data if on_arrival => {
+                    if let Some(timeout) = self.state.idle_timeout()
+                        && idle_since.elapsed() >= timeout
+                    {
+                        // The request crossed the close: read, dropped, never answered.
+                        self.state.count_idle_close();
+                        self.read.clear();
+                        self.close_idle(true).await;
+                        return Ok(None);
+                    }
+                }
                 Read::Data => {}
                 Read::Closed => return Ok(None),
                 // An idle connection is closed quietly (no answer), as actix-web, Node and
                 // nginx close one at their keep-alive timeout.
                 Read::TimedOut if idle => {
                     self.state.count_idle_close();
-                    self.close_idle().await;
+                    self.close_idle(false).await;
                     return Ok(None);
                 }
                 Read::TimedOut => return Ok(Some(Err(HttpError::Timeout))),
@@ -304,23 +314,27 @@ impl<S: Transport> Connection<S> {
     /// whatever the client still sends for a short while is read and dropped, never answered:
     /// a request that was on its way as the server closed (the stale-connection race) is lost
     /// to the client exactly as with a bare close, but counted (`idle_close_races`), so that a
-    /// client's failures can be held against the races it met.
-    async fn close_idle(&mut self) {
+    /// client's failures can be held against the races it met. `raced`: a request already
+    /// arrived, and was dropped ([`IdleClose::OnArrival`]).
+    async fn close_idle(&mut self, raced: bool) {
+        if raced {
+            self.state.count_idle_race();
+        }
         if self.stream.shutdown().await.is_err() {
             return;
         }
         let mut discard = [0u8; 4096];
-        let mut raced = false;
+        let mut drained = false;
         let drain = async {
             while let Ok(read) = self.stream.read(&mut discard).await {
                 if read == 0 {
                     break;
                 }
-                raced = true;
+                drained = true;
             }
         };
         let _ = tokio::time::timeout(LINGER, drain).await;
-        if raced {
+        if drained && !raced {
             self.state.count_idle_race();
         }
     }

@@ -26,6 +26,6 @@ pub use faults::{FaultMode, Faults};
 pub use rates::{rate_table, rate_text};
 pub use server::{MockServer, serve};
 pub use settings::{
-    AdminToken, ContentType, Framing, IdleTimeout, Settings, TimestampUnit, TlsSettings,
+    AdminToken, ContentType, Framing, IdleClose, IdleTimeout, Settings, TimestampUnit, TlsSettings,
 };
 pub use state::{MockState, Stats};

@@ -151,7 +151,8 @@ pub enum TimestampUnit {
 }
 
 /// The idle timeout as `/__admin/idle-timeout` reads and writes it:
-/// `{"idle_timeout_ms":250}`, or `{"idle_timeout_ms":null}` for none.
+/// `{"idle_timeout_ms":250}`, or `{"idle_timeout_ms":null}` for none, with
+/// `"close":"on_arrival"` for the deterministic race (see [`IdleClose`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IdleTimeout {
@@ -159,6 +160,25 @@ pub struct IdleTimeout {
     /// the keep-alive alone decides.
     #[serde(default)]
     pub idle_timeout_ms: Option<u64>,
+    /// When an HTTP/1.1 connection idle past the timeout is closed.
+    #[serde(default)]
+    pub close: IdleClose,
+}
+
+/// When an HTTP/1.1 connection that sat idle past the idle timeout is closed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleClose {
+    /// When the timeout passes, as servers do: a request that crosses the close on the wire
+    /// is lost, which happens only when it is sent within a few hundred microseconds of it.
+    #[default]
+    Timer,
+    /// When the next request arrives: the connection stays open past the timeout, and the
+    /// first request read on it after that is dropped unanswered and the connection closed, as
+    /// if the server's close had crossed it. Every call made after a gap longer than the
+    /// timeout on a kept connection meets the race, so each client's answer to it shows every
+    /// time, not by chance. HTTP/2 connections keep the timer.
+    OnArrival,
 }
 
 impl IdleTimeout {
@@ -183,11 +203,13 @@ impl IdleTimeout {
     }
 }
 
-impl From<Option<Duration>> for IdleTimeout {
-    fn from(timeout: Option<Duration>) -> Self {
+impl IdleTimeout {
+    /// The timeout in force and how it closes, as the admin endpoint shows them.
+    pub fn of(timeout: Option<Duration>, close: IdleClose) -> Self {
         Self {
             idle_timeout_ms: timeout
                 .map(|timeout| u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
+            close,
         }
     }
 }

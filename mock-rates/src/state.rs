@@ -1,7 +1,7 @@
 //! The shared state of one server: settings, counters and the fault generator.
 
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::faults::{Decision, Faults};
 use crate::history::SizedAnswers;
-use crate::settings::{AdminToken, ContentType, Framing, Settings, TimestampUnit};
+use crate::settings::{AdminToken, ContentType, Framing, IdleClose, Settings, TimestampUnit};
 use crate::tls::{Handshake, Tls};
 
 /// Counters since start or the last reset.
@@ -78,6 +78,9 @@ struct Inner {
     keep_alive: Duration,
     /// The idle timeout in milliseconds; 0 for none.
     idle_timeout_ms: AtomicU64,
+    /// Whether an idle HTTP/1.1 connection is closed when its next request arrives
+    /// ([`IdleClose::OnArrival`]) rather than when the timeout passes.
+    idle_close_on_arrival: AtomicBool,
     seed: u64,
     tls: Option<Tls>,
     admin_token: Option<AdminToken>,
@@ -142,6 +145,7 @@ impl MockState {
                 timestamp_unit: settings.timestamp_unit,
                 keep_alive: settings.keep_alive,
                 idle_timeout_ms: AtomicU64::new(idle_timeout_ms(settings.idle_timeout)),
+                idle_close_on_arrival: AtomicBool::new(false),
                 seed: settings.seed,
                 tls,
                 admin_token: settings.admin_token,
@@ -224,6 +228,23 @@ impl MockState {
             .store(idle_timeout_ms(timeout), Ordering::Relaxed);
     }
 
+    /// Sets when an HTTP/1.1 connection idle past the timeout is closed; read each time a
+    /// connection becomes idle.
+    pub fn set_idle_close(&self, close: IdleClose) {
+        self.inner
+            .idle_close_on_arrival
+            .store(close == IdleClose::OnArrival, Ordering::Relaxed);
+    }
+
+    /// When an idle HTTP/1.1 connection is closed.
+    pub fn idle_close(&self) -> IdleClose {
+        if self.inner.idle_close_on_arrival.load(Ordering::Relaxed) {
+            IdleClose::OnArrival
+        } else {
+            IdleClose::Timer
+        }
+    }
+
     /// The idle timeout in force, if any.
     pub fn idle_timeout(&self) -> Option<Duration> {
         match self.inner.idle_timeout_ms.load(Ordering::Relaxed) {
@@ -232,7 +253,8 @@ impl MockState {
         }
     }
 
-    /// Zeroes the counters, removes every fault and the idle timeout, and reseeds the
+    /// Zeroes the counters, removes every fault and the idle timeout (back to closing on the
+    /// timer), and reseeds the
     /// generator, so a run after a reset draws the same faults as a run after start.
     pub fn reset(&self) {
         {
@@ -259,6 +281,7 @@ impl MockState {
             counter.store(0, Ordering::Relaxed);
         }
         self.set_idle_timeout(None);
+        self.set_idle_close(IdleClose::Timer);
         self.reset_peaks();
     }
 

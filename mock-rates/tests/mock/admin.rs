@@ -183,7 +183,7 @@ fn the_idle_timeout_is_read_and_set_at_run_time() {
     let mut client = Client::connect(&server);
     assert_eq!(
         client.get("/__admin/idle-timeout").json(),
-        serde_json::json!({"idle_timeout_ms": null})
+        serde_json::json!({"idle_timeout_ms": null, "close": "timer"})
     );
     // Long enough that this connection, which it governs from its next idle wait, stays up.
     let response = client.request(
@@ -194,7 +194,21 @@ fn the_idle_timeout_is_read_and_set_at_run_time() {
     assert_eq!(response.status, 200);
     assert_eq!(
         response.json(),
-        serde_json::json!({"idle_timeout_ms": 60000})
+        serde_json::json!({"idle_timeout_ms": 60000, "close": "timer"})
+    );
+    let response = client.request(
+        "PUT",
+        "/__admin/idle-timeout",
+        r#"{"idle_timeout_ms":60000,"close":"on_arrival"}"#,
+    );
+    assert_eq!(response.status, 200);
+    assert_eq!(
+        server.state().idle_close(),
+        mock_rates::IdleClose::OnArrival
+    );
+    assert_eq!(
+        client.get("/__admin/idle-timeout").json()["close"],
+        "on_arrival"
     );
     assert_eq!(
         server.state().idle_timeout(),
@@ -209,6 +223,7 @@ fn the_idle_timeout_is_read_and_set_at_run_time() {
         r#"{"idle_timeout_ms":-1}"#,
         r#"{"idle_timeout_ms":86400001}"#,
         r#"{"idle_timeout":5}"#,
+        r#"{"idle_timeout_ms":5,"close":"later"}"#,
         "not json",
     ] {
         let response = client.request("PUT", "/__admin/idle-timeout", bad);
@@ -235,6 +250,7 @@ fn the_idle_timeout_is_read_and_set_at_run_time() {
         .set_idle_timeout(Some(std::time::Duration::from_secs(60)));
     assert_eq!(client.request("POST", "/__admin/reset", "").status, 200);
     assert_eq!(server.state().idle_timeout(), None);
+    assert_eq!(server.state().idle_close(), mock_rates::IdleClose::Timer);
     assert_eq!(
         client.request("DELETE", "/__admin/idle-timeout", "").status,
         405

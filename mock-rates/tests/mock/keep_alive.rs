@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use mock_rates::{Faults, Settings};
+use mock_rates::{Faults, IdleClose, Settings};
 
 use crate::helpers::{Client, each_protocol, server, server_with};
 
@@ -148,6 +148,43 @@ fn a_request_that_meets_the_idle_close_is_dropped_and_counted() {
             std::thread::sleep(Duration::from_millis(10));
         }
         assert_eq!(server.state().stats().live_requests, 0, "never served");
+    });
+}
+
+/// Closing on arrival: the connection stays open past the idle timeout, a request sent within
+/// the timeout is answered, and the first one after it is read, dropped unanswered and counted
+/// as a race, every time.
+#[test]
+fn closing_on_arrival_drops_the_first_request_after_the_timeout() {
+    each_protocol(|tls| {
+        let server = server_with(Settings {
+            keep_alive: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_millis(100)),
+            tls,
+            ..Settings::default()
+        });
+        server.state().set_idle_close(IdleClose::OnArrival);
+        let mut client = Client::connect(&server);
+        assert_eq!(client.get("/health").status, 200);
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(client.get("/health").status, 200, "within the timeout");
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            server.state().stats().idle_closes,
+            0,
+            "still open past the timeout"
+        );
+        client.send("GET", "/api/live?pairs=EURUSD", &[], "");
+        client
+            .socket()
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        assert!(client.is_closed(), "no answer, only the close");
+        let stats = server.state().stats();
+        assert_eq!((stats.idle_closes, stats.idle_close_races), (1, 1));
+        assert_eq!(stats.live_requests, 0, "never served");
+        // A new connection is served as before.
+        assert_eq!(Client::connect(&server).get("/health").status, 200);
     });
 }
 
