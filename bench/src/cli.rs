@@ -80,6 +80,13 @@ pub struct Cli {
     #[arg(long, value_name = "N")]
     pub warmup: Option<u32>,
 
+    /// latency: larger answers each client is also called for over http, beside the ordinary
+    /// one (about 120 bytes), comma-separated sizes in bytes, or with k (KiB) or m (MiB): the
+    /// same pairs with a history of points, from mock-rates' /size/N (1 byte to 8 MiB). `none`
+    /// for none. Not against a mock or upstream given by URL. [default: 16k,1m]
+    #[arg(long, value_delimiter = ',', value_name = "SIZES", value_parser = parse_body_size)]
+    pub bodies: Option<Vec<BodySize>>,
+
     /// Clients to compare, comma-separated, in table order; keep hyper for the Ratio column.
     /// Each named client is measured over every protocol. [default: every client with its
     /// library's default TLS backend, and over https also awc-openssl, reqwest-native-tls and
@@ -239,6 +246,40 @@ pub enum Command {
     },
 }
 
+/// The larger answers the latency suite calls each client for by default: 16 KiB and 1 MiB.
+pub const DEFAULT_BODIES: [u64; 2] = [16 * 1024, 1024 * 1024];
+
+/// The largest answer mock-rates builds (`/size/N`): 8 MiB.
+const MAX_BODY: u64 = 8 * 1024 * 1024;
+
+/// One `--bodies` value: a size in bytes, or `None` for `none`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BodySize(Option<u64>);
+
+/// `16384`, `16k`, `1m` or `none`.
+fn parse_body_size(text: &str) -> Result<BodySize, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(BodySize(None));
+    }
+    let lower = text.to_ascii_lowercase();
+    let (digits, unit) = match lower.as_bytes().last() {
+        Some(b'k') => (&lower[..lower.len() - 1], 1024),
+        Some(b'm') => (&lower[..lower.len() - 1], 1024 * 1024),
+        _ => (&lower[..], 1),
+    };
+    let bytes = digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|count| count.checked_mul(unit))
+        .ok_or_else(|| format!("{text:?} is not a size: bytes, or a number with k or m"))?;
+    if (1..=MAX_BODY).contains(&bytes) {
+        Ok(BodySize(Some(bytes)))
+    } else {
+        Err(format!("{text} is out of range: 1 byte to 8m"))
+    }
+}
+
 /// The run's settings: every flag given, else its default (or `--quick`'s).
 pub fn resolve(cli: &Cli) -> RunSettings {
     let (warmup, samples, iterations, decode_sample_ms) = if cli.quick {
@@ -274,6 +315,10 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         warmup_calls: cli.warmup.unwrap_or(warmup),
         samples: cli.samples.unwrap_or(samples),
         calls_per_sample: cli.iterations.unwrap_or(iterations),
+        latency_bodies: match &cli.bodies {
+            None => DEFAULT_BODIES.to_vec(),
+            Some(sizes) => sizes.iter().filter_map(|size| size.0).collect(),
+        },
         remeasure: cli.remeasure.unwrap_or(u32::from(!cli.quick)),
         rounds: cli.rounds.unwrap_or(3),
         decode_sample_ms,
@@ -349,6 +394,27 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn body_sizes_are_read_in_bytes_kib_and_mib() {
+        let bodies = |args: &[&str]| {
+            let mut all = vec!["bench"];
+            all.extend_from_slice(args);
+            resolve(&Cli::parse_from(all)).latency_bodies
+        };
+        assert_eq!(bodies(&[]), DEFAULT_BODIES);
+        assert_eq!(
+            bodies(&["--bodies", "512,16k,2M"]),
+            [512, 16_384, 2_097_152]
+        );
+        assert!(bodies(&["--bodies", "none"]).is_empty());
+        for bad in ["0", "9m", "ten", "-1", "k"] {
+            assert!(
+                Cli::try_parse_from(["bench", "--bodies", bad]).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

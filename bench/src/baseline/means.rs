@@ -121,6 +121,7 @@ mod tests {
         LatencyRow {
             client,
             protocol: crate::model::Protocol::Http,
+            body_bytes: None,
             tls: None,
             calls: 100,
             failures: 0,

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use mock_rates::{Faults, Stats};
+use mock_rates::{Faults, IdleClose, IdleTimeout, Stats};
 
 use crate::clients::loopback;
 
@@ -158,10 +158,15 @@ impl<'a> MockAdmin<'a> {
         }
     }
 
-    /// Sets the time after which the server closes an idle connection (`PUT
-    /// /__admin/idle-timeout`); `None` leaves it to the keep-alive.
-    pub fn set_idle_timeout(&self, ms: Option<u64>) -> Result<(), MockError> {
-        let body = serde_json::json!({ "idle_timeout_ms": ms }).to_string();
+    /// Sets the time after which the server closes an idle connection, and whether it closes
+    /// on the timer or when the next request arrives (`PUT /__admin/idle-timeout`); `None`
+    /// leaves it to the keep-alive.
+    pub fn set_idle_timeout(&self, ms: Option<u64>, close: IdleClose) -> Result<(), MockError> {
+        let timeout = IdleTimeout {
+            idle_timeout_ms: ms,
+            close,
+        };
+        let body = serde_json::to_string(&timeout).map_err(|error| MockError(error.to_string()))?;
         self.put_json("/__admin/idle-timeout", &body)
     }
 

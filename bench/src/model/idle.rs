@@ -19,6 +19,10 @@ pub struct IdleSettings {
     /// (`rates.idle_timeout_ms`), above it.
     pub client_idle_below_ms: u64,
     pub client_idle_above_ms: u64,
+    /// Whether the rows with the race forced (mock-rates closing a connection idle past its
+    /// timeout when the next request arrives) were run, after the gaps over the timeout.
+    #[serde(default)]
+    pub forced_race: bool,
 }
 
 impl Default for IdleSettings {
@@ -29,6 +33,7 @@ impl Default for IdleSettings {
             calls_per_gap: 12,
             client_idle_below_ms: 125,
             client_idle_above_ms: 4_000,
+            forced_race: true,
         }
     }
 }
@@ -41,6 +46,39 @@ impl IdleSettings {
             .map(|&permille| self.server_idle_ms * u64::from(permille) / 1_000)
             .collect()
     }
+
+    /// What each client is measured with, in order, per client idle timeout: every gap with
+    /// the server closing on its timer, then (with `forced_race`) the gaps over the timeout
+    /// with the server closing as the next request arrives.
+    pub fn plan(&self) -> Vec<(ServerClose, u64)> {
+        let mut plan: Vec<(ServerClose, u64)> = self
+            .gaps_ms()
+            .into_iter()
+            .map(|gap| (ServerClose::Timer, gap))
+            .collect();
+        if self.forced_race {
+            plan.extend(
+                self.gaps_ms()
+                    .into_iter()
+                    .filter(|&gap| gap > self.server_idle_ms)
+                    .map(|gap| (ServerClose::OnArrival, gap)),
+            );
+        }
+        plan
+    }
+}
+
+/// When mock-rates closes a connection idle past its timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerClose {
+    /// When the time passes, as servers do: a call meets the race only when its request
+    /// crosses the close on the wire, by chance.
+    #[default]
+    Timer,
+    /// When the next request arrives on it, which is dropped unanswered: every call after a
+    /// gap over the timeout on a kept connection meets the race (the race forced).
+    OnArrival,
 }
 
 /// The calls of one client, with one client idle timeout, after one gap.
@@ -51,6 +89,9 @@ pub struct IdleRow {
     /// of it may be coarser (libcurl keeps whole seconds).
     pub client_idle_ms: u64,
     pub server_idle_ms: u64,
+    /// When the server closed an idle connection (rows before it was a dimension: the timer).
+    #[serde(default)]
+    pub server_close: ServerClose,
     /// The wait between an answer and the next call, in ms.
     pub gap_ms: u64,
     /// Calls made after the gap, each awaited and checked.
@@ -99,11 +140,27 @@ mod tests {
     }
 
     #[test]
+    fn the_race_is_forced_after_the_gaps_over_the_timeout_only() {
+        use ServerClose::{OnArrival, Timer};
+        let settings = IdleSettings::default();
+        assert_eq!(
+            settings.plan(),
+            [(Timer, 225), (Timer, 250), (Timer, 275), (OnArrival, 275)]
+        );
+        let settings = IdleSettings {
+            forced_race: false,
+            ..settings
+        };
+        assert_eq!(settings.plan().len(), 3);
+    }
+
+    #[test]
     fn resent_requests_are_the_races_the_calls_survived() {
         let mut row = IdleRow {
             client: ClientName::Hyper,
             client_idle_ms: 4_000,
             server_idle_ms: 250,
+            server_close: ServerClose::Timer,
             gap_ms: 250,
             calls: 12,
             ok: 10,

@@ -13,6 +13,10 @@ pub struct LatencyRow {
     /// What the calls went over.
     #[serde(default)]
     pub protocol: Protocol,
+    /// The answer's size in bytes, when it was not the ordinary one (about 120 bytes for the
+    /// two pairs): mock-rates' `/size/N`, the same pairs with a history of points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_bytes: Option<u64>,
     /// For `https`: what mock-rates counted of the TLS the client negotiated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<NegotiatedTls>,

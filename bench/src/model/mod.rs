@@ -41,7 +41,7 @@ pub use fanout::{FanoutMode, FanoutRow, FanoutSeries, FanoutSettings, H2Spread, 
 pub use faults::{
     FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
 };
-pub use idle::{IdleError, IdleRow, IdleSettings};
+pub use idle::{IdleError, IdleRow, IdleSettings, ServerClose};
 pub use latency::{BareFigures, CalibrationRow, LatencyRow, NegotiatedTls};
 pub use load::{
     CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRound, LoadRow, LoadSettings,
@@ -77,6 +77,7 @@ pub mod test_rows {
         LatencyRow {
             client,
             protocol,
+            body_bytes: None,
             tls: None,
             calls: 3000,
             failures: 0,

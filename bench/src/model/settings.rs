@@ -208,6 +208,10 @@ pub struct RunSettings {
     pub samples: u32,
     /// latency: calls per sample.
     pub calls_per_sample: u32,
+    /// latency: the larger answers (bytes) each client is also called for over http, beside
+    /// the ordinary one; empty in runs from before, and with `--bodies none`.
+    #[serde(default)]
+    pub latency_bodies: Vec<u64>,
     /// decode: at most this many more rounds of samples when a row is noisy.
     #[serde(default)]
     pub remeasure: u32,

@@ -1,7 +1,7 @@
 //! The idle suite's section: per client, the calls that met a connection the server was
 //! closing for idleness, with the client's idle timeout above the server's and below it.
 
-use crate::model::{ClientName, IdleRow, Results, SuiteName};
+use crate::model::{ClientName, IdleRow, Results, ServerClose, SuiteName};
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 
@@ -45,7 +45,13 @@ fn table(client_idle_ms: u64, rows: &[&IdleRow]) -> Table {
     let counted =
         |value: Option<u64>| value.map_or_else(|| "not read".to_owned(), |n| n.to_string());
     let mut sorted = rows.to_vec();
-    sorted.sort_by_key(|row| (order(row.client), row.gap_ms));
+    sorted.sort_by_key(|row| {
+        (
+            order(row.client),
+            row.server_close == ServerClose::OnArrival,
+            row.gap_ms,
+        )
+    });
     Table {
         title: format!(
             "idle: the server closes connections idle for {server_idle_ms} ms; the client's \
@@ -68,7 +74,10 @@ fn table(client_idle_ms: u64, rows: &[&IdleRow]) -> Table {
             .map(|row| {
                 vec![
                     row.client.to_string(),
-                    format!("{} ms", row.gap_ms),
+                    match row.server_close {
+                        ServerClose::Timer => format!("{} ms", row.gap_ms),
+                        ServerClose::OnArrival => format!("{} ms, race forced", row.gap_ms),
+                    },
                     row.calls.to_string(),
                     row.failed().to_string(),
                     errors(row),
@@ -102,7 +111,7 @@ fn errors(row: &IdleRow) -> String {
 }
 
 /// Per client, with its idle timeout above the server's: how many calls failed over every
-/// gap, and how many lost requests the library sent again.
+/// gap, and how many lost requests the library sent again; then the same with the race forced.
 fn summary(rows: &[IdleRow]) -> Vec<String> {
     let mut clients: Vec<ClientName> = Vec::new();
     for row in rows {
@@ -110,15 +119,23 @@ fn summary(rows: &[IdleRow]) -> Vec<String> {
             clients.push(row.client);
         }
     }
-    clients
-        .into_iter()
-        .filter_map(|client| {
+    let mut lines = Vec::new();
+    for close in [ServerClose::Timer, ServerClose::OnArrival] {
+        let how = match close {
+            ServerClose::Timer => "",
+            ServerClose::OnArrival => ", the race forced",
+        };
+        for &client in &clients {
             let above: Vec<&IdleRow> = rows
                 .iter()
-                .filter(|row| row.client == client && row.client_idle_ms > row.server_idle_ms)
+                .filter(|row| {
+                    row.client == client
+                        && row.server_close == close
+                        && row.client_idle_ms > row.server_idle_ms
+                })
                 .collect();
             if above.is_empty() {
-                return None;
+                continue;
             }
             let calls: u64 = above.iter().map(|row| row.calls).sum();
             let failed: u64 = above.iter().map(|row| row.failed()).sum();
@@ -129,14 +146,15 @@ fn summary(rows: &[IdleRow]) -> Vec<String> {
             } else {
                 "calls failed"
             };
-            Some(format!(
-                "{client}, idle timeout above the server's: {verdict}: {failed} of {calls}; \
+            lines.push(format!(
+                "{client}, idle timeout above the server's{how}: {verdict}: {failed} of {calls}; \
                  races met {}, requests resent by the library {}",
                 races.map_or_else(|| "not read".to_owned(), |n| n.to_string()),
                 resent.map_or_else(|| "not read".to_owned(), |n| n.to_string()),
-            ))
-        })
-        .collect()
+            ));
+        }
+    }
+    lines
 }
 
 /// The first message of each client's error kinds, once.
@@ -166,7 +184,11 @@ const HOW: &str = "A mock-rates of the suite's own closes every connection that 
     reasons). **Connections** and **Idle closes** are mock-rates' counts, its own admin reads \
     taken out. With the client's idle timeout below the server's, the client retires a \
     connection before the server closes it, and every call after a long enough gap opens a new \
-    one; libcurl (isahc) keeps idle connections in whole seconds, so its 125 ms is 1 s.";
+    one; libcurl (isahc) keeps idle connections in whole seconds, so its 125 ms is 1 s. On \
+    the timer the race is met by chance; in the rows marked **race forced**, mock-rates keeps a \
+    connection idle past its timeout open and drops the first request that arrives on it, \
+    closing it then, as if its close had crossed the request: every call made on a kept \
+    connection meets the race, and the library's answer to it shows every run.";
 
 #[cfg(test)]
 mod tests {
@@ -178,6 +200,7 @@ mod tests {
             client,
             client_idle_ms,
             server_idle_ms: 250,
+            server_close: ServerClose::Timer,
             gap_ms,
             calls: 12,
             ok: 12 - failed,
@@ -237,5 +260,45 @@ mod tests {
         );
         assert!(text.contains("ureq, idle timeout above the server's: no call failed: 0 of 12"));
         assert!(text.contains("hyper Connect: connection closed before message completed"));
+        assert!(
+            !text.contains("race forced"),
+            "no forced rows, no line for them"
+        );
+    }
+
+    #[test]
+    fn forced_races_are_rows_and_a_line_of_their_own() {
+        let mut results = crate::report::fanout::test_rows::results("360");
+        let forced = |client, failed| IdleRow {
+            server_close: ServerClose::OnArrival,
+            races: Some(12),
+            ..row(client, 4_000, 275, failed)
+        };
+        results.idle = vec![
+            forced(ClientName::Hyper, 12),
+            row(ClientName::Hyper, 4_000, 275, 0),
+            forced(ClientName::Isahc, 0),
+        ];
+        let section = section(&results).expect("rows");
+        let Some(Part::Table(table)) = section.parts.first() else {
+            panic!("a table first");
+        };
+        assert_eq!(table.rows[0][1], "275 ms", "the timer's row first");
+        assert_eq!(
+            table.rows[1][..4],
+            ["hyper", "275 ms, race forced", "12", "12"]
+        );
+        assert_eq!(table.rows[2][5..7], ["12", "12"], "isahc resent every one");
+        let text = section.terminal();
+        assert!(
+            text.contains(
+                "hyper, idle timeout above the server's, the race forced: calls failed: 12 of \
+                 12; races met 12, requests resent by the library 0"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(
+            "isahc, idle timeout above the server's, the race forced: no call failed: 0 of 12"
+        ));
     }
 }

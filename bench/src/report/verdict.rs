@@ -102,7 +102,7 @@ fn pick_agreement(agreement: &Agreement) -> Table {
             .map(|pick| {
                 let mut row = vec![pick.use_case.to_owned()];
                 row.extend(pick.choices.iter().map(ToString::to_string));
-                row.push(if pick.held { "yes" } else { "NO" }.to_owned());
+                row.push(pick.held_cell());
                 row
             })
             .collect(),

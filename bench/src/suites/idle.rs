@@ -10,17 +10,24 @@
 //! above common servers') and below it. mock-rates counts the connections it accepted, the
 //! ones it closed for idleness and, of those, the ones a request arrived on as it closed them
 //! (read and dropped, never answered): the races the calls met.
+//!
+//! Met on the timer, the race is a matter of chance (a request must cross the close on the
+//! wire). So each client then makes the calls after the gaps over the timeout again with
+//! mock-rates closing a connection idle past its timeout only when the next request arrives,
+//! dropping that request: every such call meets the race, and what the library does about it
+//! shows every run.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use application::{RatesError, RatesProvider};
+use mock_rates::IdleClose;
 use rates_common::ClientSettings;
 
 use crate::clients::mock_admin::Counted;
 use crate::error::BenchError;
 use crate::model::{
-    ClientName, IdleError, IdleRow, IdleSettings, Protocol, RunSettings, SuiteName,
+    ClientName, IdleError, IdleRow, IdleSettings, Protocol, RunSettings, ServerClose, SuiteName,
 };
 use crate::servers::MockEndpoint;
 use crate::suites::{adapters, latency, progress::progress_bar};
@@ -45,16 +52,12 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
     let exe = std::env::current_exe()
         .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
     let server = MockEndpoint::spawn(&exe)?;
-    server
-        .admin()
-        .set_idle_timeout(Some(sizes.server_idle_ms))
-        .map_err(|error| BenchError::Idle(error.to_string()))?;
     let clients = settings.clients_over(Protocol::Http);
-    let gaps = sizes.gaps_ms();
+    let plan = sizes.plan();
     let idle_timeouts = [sizes.client_idle_above_ms, sizes.client_idle_below_ms];
     let bar = progress_bar(
         SuiteName::Idle,
-        (clients.len() * idle_timeouts.len() * gaps.len()) as u64,
+        (clients.len() * idle_timeouts.len() * plan.len()) as u64,
     );
     let mut rows = Vec::new();
     for &client in &clients {
@@ -68,12 +71,19 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
             let measured: Result<Vec<IdleRow>, BenchError> = system.block_on(async {
                 let provider = adapters::build(client, &client_settings)
                     .map_err(|error| BenchError::Idle(format!("{client}: {error}")))?;
-                let mut measured = Vec::with_capacity(gaps.len());
-                for &gap_ms in &gaps {
-                    measured.push(
-                        calls_after(&*provider, &server, client, client_idle_ms, gap_ms, sizes)
-                            .await,
-                    );
+                let mut measured = Vec::with_capacity(plan.len());
+                for &(server_close, gap_ms) in &plan {
+                    server
+                        .admin()
+                        .set_idle_timeout(Some(sizes.server_idle_ms), mock_close(server_close))
+                        .map_err(|error| BenchError::Idle(error.to_string()))?;
+                    let calls = Calls {
+                        client,
+                        client_idle_ms,
+                        server_close,
+                        gap_ms,
+                    };
+                    measured.push(calls.make(&*provider, &server, sizes).await);
                     bar.inc(1);
                 }
                 Ok(measured)
@@ -85,60 +95,77 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
     Ok(Outcome::Ran(rows))
 }
 
-/// `sizes.calls_per_gap` calls by `provider`, each `gap_ms` after the previous answer, the
-/// first after one call that opens a connection; what `server` counted meanwhile.
-async fn calls_after(
-    provider: &dyn RatesProvider,
-    server: &MockEndpoint,
+/// What one row of the suite measures.
+struct Calls {
     client: ClientName,
     client_idle_ms: u64,
+    server_close: ServerClose,
     gap_ms: u64,
-    sizes: &IdleSettings,
-) -> IdleRow {
-    let pairs = latency::cross_rate_pairs();
-    let mut row = IdleRow {
-        client,
-        client_idle_ms,
-        server_idle_ms: sizes.server_idle_ms,
-        gap_ms,
-        calls: 0,
-        ok: 0,
-        errors: Vec::new(),
-        connections: None,
-        idle_closes: None,
-        races: None,
-    };
-    // A connection to go stale (its own failure, if any, is not counted).
-    let _ = provider.fetch_quotes(&pairs).await;
-    let mut answered = Instant::now();
-    let admin = server.admin();
-    let before = admin.counters();
-    let gap = Duration::from_millis(gap_ms);
-    for _ in 0..sizes.calls_per_gap {
-        // The gap runs from the answer, whatever the reads in between took.
-        tokio::time::sleep_until((answered + gap).into()).await;
-        let outcome = provider.fetch_quotes(&pairs).await;
-        answered = Instant::now();
-        row.calls += 1;
-        match outcome {
-            Ok(quotes) if pairs.iter().all(|pair| quotes.get(pair).is_some()) => row.ok += 1,
-            Ok(_) => count(
-                &mut row.errors,
-                "Malformed",
-                "the answer lacks a requested pair",
-            ),
-            Err(error) => count(&mut row.errors, kind(&error), &error.to_string()),
+}
+
+impl Calls {
+    /// `sizes.calls_per_gap` calls by `provider`, each `gap_ms` after the previous answer,
+    /// the first after one call that opens a connection; what `server` counted meanwhile.
+    async fn make(
+        &self,
+        provider: &dyn RatesProvider,
+        server: &MockEndpoint,
+        sizes: &IdleSettings,
+    ) -> IdleRow {
+        let pairs = latency::cross_rate_pairs();
+        let mut row = IdleRow {
+            client: self.client,
+            client_idle_ms: self.client_idle_ms,
+            server_idle_ms: sizes.server_idle_ms,
+            server_close: self.server_close,
+            gap_ms: self.gap_ms,
+            calls: 0,
+            ok: 0,
+            errors: Vec::new(),
+            connections: None,
+            idle_closes: None,
+            races: None,
+        };
+        // A connection to go stale (its own failure, if any, is not counted).
+        let _ = provider.fetch_quotes(&pairs).await;
+        let mut answered = Instant::now();
+        let admin = server.admin();
+        let before = admin.counters();
+        let gap = Duration::from_millis(self.gap_ms);
+        for _ in 0..sizes.calls_per_gap {
+            // The gap runs from the answer, whatever the reads in between took.
+            tokio::time::sleep_until((answered + gap).into()).await;
+            let outcome = provider.fetch_quotes(&pairs).await;
+            answered = Instant::now();
+            row.calls += 1;
+            match outcome {
+                Ok(quotes) if pairs.iter().all(|pair| quotes.get(pair).is_some()) => row.ok += 1,
+                Ok(_) => count(
+                    &mut row.errors,
+                    "Malformed",
+                    "the answer lacks a requested pair",
+                ),
+                Err(error) => count(&mut row.errors, kind(&error), &error.to_string()),
+            }
         }
+        let after = admin.counters();
+        if let Some(counted) = Counted::between(before.as_ref(), after.as_ref()) {
+            row.connections = Some(counted.connections);
+        }
+        if let (Some(before), Some(after)) = (&before, &after) {
+            row.idle_closes = after.idle_closes.checked_sub(before.idle_closes);
+            row.races = after.idle_close_races.checked_sub(before.idle_close_races);
+        }
+        row
     }
-    let after = admin.counters();
-    if let Some(counted) = Counted::between(before.as_ref(), after.as_ref()) {
-        row.connections = Some(counted.connections);
+}
+
+/// The mock's name for `close`.
+fn mock_close(close: ServerClose) -> IdleClose {
+    match close {
+        ServerClose::Timer => IdleClose::Timer,
+        ServerClose::OnArrival => IdleClose::OnArrival,
     }
-    if let (Some(before), Some(after)) = (&before, &after) {
-        row.idle_closes = after.idle_closes.checked_sub(before.idle_closes);
-        row.races = after.idle_close_races.checked_sub(before.idle_close_races);
-    }
-    row
 }
 
 /// The port's error kind, as the tables name it.

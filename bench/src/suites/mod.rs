@@ -77,6 +77,7 @@ pub fn run(
             results.latency = measured.rows;
             results.calibration = measured.calibration;
             results.latency_unpinned = measured.unpinned;
+            results.latency_bodies = measured.bodies;
         }
         SuiteName::Connections => {
             let rows = connections::run(context.settings, mock()?)?;

@@ -7,6 +7,8 @@ use crate::model::{ClientName, Protocol};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Criterion {
     Latency(Protocol),
+    /// Per-call latency over http for a larger answer, of so many bytes.
+    LatencyOfAnswer(u64),
     Capacity,
     /// The capacity with the service held to a CPU quota, in millicpus.
     CapacityUnderQuota(u32),
@@ -18,6 +20,9 @@ pub enum Criterion {
     Construction,
     Fanout,
     Faults,
+    /// Calls that failed when the upstream's idle close met their request (the idle suite's
+    /// forced race).
+    IdleRace,
     BuildTime,
     BinarySize,
     Dependencies,
@@ -27,6 +32,9 @@ impl Criterion {
     pub fn name(self) -> String {
         match self {
             Self::Latency(protocol) => format!("Per-call latency, {protocol}"),
+            Self::LatencyOfAnswer(bytes) => {
+                format!("Per-call latency, http, {} answer", size_name(bytes))
+            }
             Self::Capacity => "Capacity".to_owned(),
             Self::CapacityUnderQuota(millicpus) => {
                 format!("Capacity at {} CPU", f64::from(millicpus) / 1_000.0)
@@ -39,6 +47,7 @@ impl Criterion {
             Self::Construction => "Client construction".to_owned(),
             Self::Fanout => "Fan-out".to_owned(),
             Self::Faults => "Behaviour under faults".to_owned(),
+            Self::IdleRace => "Calls lost to an idle close".to_owned(),
             Self::BuildTime => "Build time".to_owned(),
             Self::BinarySize => "Binary size".to_owned(),
             Self::Dependencies => "Dependencies".to_owned(),
@@ -59,6 +68,19 @@ impl Criterion {
         chars.next().map_or_else(String::new, |first| {
             first.to_lowercase().chain(chars).collect()
         })
+    }
+}
+
+/// `16 KiB`, `1 MiB`, or bytes when not a whole number of either.
+fn size_name(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} B")
     }
 }
 

@@ -75,6 +75,14 @@ pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
         on_actix(capacity, &every),
         under_a_cpu_limit(criteria, &every),
         choose(
+            "An upstream that closes idle connections",
+            "the fewest calls lost when the upstream's idle close meets a request (the race \
+             forced), a tie broken by the highest capacity",
+            &every,
+            find(Criterion::IdleRace),
+            capacity,
+        ),
+        choose(
             "Blocking or CLI code",
             "the lowest per-call latency over http among clients callable without an async \
              runtime (ureq, isahc), a tie broken by fewer crates",

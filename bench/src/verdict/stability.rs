@@ -30,6 +30,52 @@ pub struct PickAgreement {
     pub held: bool,
 }
 
+impl PickAgreement {
+    /// When the pick did not hold but every run decided it (a client or a tie), the clients
+    /// every run picked or tied: what the runs agree on after all (`hyper, awc` when one run
+    /// tied hyper, awc and isahc and another hyper and awc). `None` when it held, when a run
+    /// did not decide, or when no client is in every run's choice.
+    pub fn in_every_run(&self) -> Option<Vec<ClientName>> {
+        if self.held {
+            return None;
+        }
+        let sets: Vec<Vec<ClientName>> = self
+            .choices
+            .iter()
+            .map(|choice| match choice {
+                Choice::Client(client) => Some(vec![*client]),
+                Choice::Tie(clients) => Some(clients.clone()),
+                Choice::NotDecided => None,
+            })
+            .collect::<Option<_>>()?;
+        let (first, rest) = sets.split_first()?;
+        let common: Vec<ClientName> = first
+            .iter()
+            .copied()
+            .filter(|client| rest.iter().all(|set| set.contains(client)))
+            .collect();
+        (!common.is_empty()).then_some(common)
+    }
+
+    /// The table's Held cell: `yes`, `NO`, or `NO; in every run: hyper, awc`.
+    pub fn held_cell(&self) -> String {
+        if self.held {
+            return "yes".to_owned();
+        }
+        match self.in_every_run() {
+            Some(common) => format!(
+                "NO; in every run: {}",
+                common
+                    .iter()
+                    .map(|client| client.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => "NO".to_owned(),
+        }
+    }
+}
+
 /// One criterion across the runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CriterionAgreement {
@@ -356,6 +402,31 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_pick_that_did_not_hold_says_what_every_run_agrees_on() {
+        use ClientName::{Awc, Hyper, Isahc, Reqwest};
+        let pick = |choices: Vec<Choice>| {
+            let held = choices.windows(2).all(|pair| pair[0] == pair[1]);
+            PickAgreement {
+                use_case: "A high-throughput async service",
+                choices,
+                held,
+            }
+        };
+        let ties = pick(vec![
+            Choice::Tie(vec![Hyper, Awc, Reqwest, Isahc]),
+            Choice::Tie(vec![Hyper, Awc, Reqwest]),
+            Choice::Client(Awc),
+        ]);
+        assert_eq!(ties.held_cell(), "NO; in every run: awc");
+        let apart = pick(vec![Choice::Client(Hyper), Choice::Client(Awc)]);
+        assert_eq!(apart.held_cell(), "NO", "nothing in common");
+        let undecided = pick(vec![Choice::NotDecided, Choice::Tie(vec![Hyper, Awc])]);
+        assert_eq!(undecided.in_every_run(), None, "a run that did not decide");
+        let same = pick(vec![Choice::Tie(vec![Hyper, Awc]); 2]);
+        assert_eq!(same.held_cell(), "yes");
+    }
+
     fn latency(figures: Vec<Figure>) -> Verdict {
         let criteria = vec![Judgement {
             criterion: Criterion::Latency(crate::model::Protocol::Http),
@@ -486,7 +557,7 @@ mod tests {
         // Hyper's pooled rounds 39-47 overlap awc's 43-45: a tie, whichever median is lower.
         assert!(!decisive, "{best:?}");
         assert_eq!(order[0].rounds.len(), 6);
-        assert_eq!(agreement.together.picks.len(), 6);
+        assert_eq!(agreement.together.picks.len(), 7);
     }
 
     fn agreement_of(verdicts: &[Verdict]) -> Agreement {

@@ -1,0 +1,72 @@
+//! The clients over http with larger answers: what a call costs as the answer grows.
+
+use crate::model::{LatencyRow, Protocol};
+use crate::report::format::{TimeFormat, format_bytes, format_count};
+use crate::report::latency::table::rounds_cell;
+use crate::report::table::{Align, Table};
+
+/// Per answer size and client: the mean per call, its rounds, allocations and bytes
+/// allocated per call, and the mean against the same client's ordinary answer over http.
+pub(super) fn bodies_table(ordinary: &[LatencyRow], bodies: &[LatencyRow]) -> Table {
+    use Align::{Left, Right};
+    let time =
+        TimeFormat::for_means_ns(bodies.iter().map(|row| row.mean_us.map(|us| us * 1_000.0)));
+    let mut sorted: Vec<&LatencyRow> = bodies.iter().collect();
+    // Stable: within a size, the suite's client order.
+    sorted.sort_by_key(|row| row.body_bytes);
+    Table {
+        title: "latency over http: larger answers (the same pairs with a history of points)"
+            .to_owned(),
+        columns: vec![
+            ("Client", Left),
+            ("Answer", Right),
+            ("Mean", Right),
+            ("Error", Right),
+            ("Rounds", Right),
+            ("Allocs/call", Right),
+            ("Allocated/call", Right),
+            ("Against the ordinary answer", Right),
+            ("Failures", Right),
+        ],
+        rows: sorted
+            .into_iter()
+            .map(|row| {
+                let ordinary_mean = ordinary
+                    .iter()
+                    .find(|other| {
+                        other.client == row.client
+                            && other.protocol == Protocol::Http
+                            && other.body_bytes.is_none()
+                    })
+                    .and_then(|other| other.mean_us);
+                vec![
+                    row.client.to_string(),
+                    row.body_bytes
+                        .map_or_else(|| "-".to_owned(), |bytes| format_bytes(bytes as f64)),
+                    time.format_us(row.mean_us),
+                    time.format_us(row.error_us),
+                    rounds_cell(&time, &row.round_means_us),
+                    format_count(row.allocs_per_op),
+                    format_bytes(row.bytes_per_op),
+                    match (row.mean_us, ordinary_mean) {
+                        (Some(mean), Some(ordinary)) if ordinary > 0.0 => {
+                            format!("{:.1}x", mean / ordinary)
+                        }
+                        _ => "-".to_owned(),
+                    },
+                    format!("{}/{}", row.failures, row.calls),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// How the larger answers are measured, for the prose under the table.
+pub(super) const BODIES: &str = "**Larger answers**: each client is called over http for the \
+    same two pairs, answered by mock-rates' `/size/N` with a history of points that brings the \
+    answer to N bytes (the adapters decode it as the ordinary answer, reading the whole body \
+    first, under a limit of twice its size). Same pinned CPU and rounds as the table above, no \
+    bare calls; a larger answer gets fewer calls per sample (as many as move about the bytes of \
+    a sample of ordinary answers, at least 10). **Allocs/call** and **Allocated/call** are the \
+    Rust heap's (libcurl's own buffers, isahc, are not counted). Peak memory per call is not \
+    measured here.";

@@ -1,0 +1,90 @@
+//! How a criterion's figures become a judgement, and the figures' two shapes: measured once,
+//! or in rounds.
+
+use crate::model::{ClientName, HOW_TO_RUN_ADOPTION, SuiteName};
+use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule, Outcome, rank};
+
+pub(super) fn judgement(
+    criterion: Criterion,
+    source: String,
+    figures: Vec<Figure>,
+    better: Better,
+    rule: NoiseRule,
+    suite: SuiteName,
+) -> Judgement {
+    match rank(figures, better, rule) {
+        Some(outcome) => Judgement {
+            criterion,
+            source,
+            better,
+            rule,
+            outcome,
+            left_out: Vec::new(),
+            claimed: Vec::new(),
+        },
+        None => not_measured(criterion, suite),
+    }
+}
+
+/// `judgement` of `figures` when there are any: a per-protocol criterion has no row for a
+/// protocol the run did not measure it over.
+pub(super) fn any(
+    criterion: Criterion,
+    source: String,
+    figures: Vec<Figure>,
+    better: Better,
+    rule: NoiseRule,
+    suite: SuiteName,
+) -> Option<Judgement> {
+    (!figures.is_empty()).then(|| judgement(criterion, source, figures, better, rule, suite))
+}
+
+/// A criterion the run has no figure for (which way and what noise do not matter then).
+pub(super) fn not_measured(criterion: Criterion, suite: SuiteName) -> Judgement {
+    let how = match suite {
+        SuiteName::Adoption => format!("not in this run: {HOW_TO_RUN_ADOPTION}"),
+        SuiteName::Connections => {
+            "not in this run: the connections suite over https (--suite connections \
+             --protocols https)"
+                .to_owned()
+        }
+        suite => format!("not in this run: the {suite} suite (--suite {suite})"),
+    };
+    Judgement {
+        criterion,
+        source: format!("{suite} suite"),
+        better: Better::Lower,
+        rule: NoiseRule::Exact,
+        outcome: Outcome::NotMeasured(how),
+        left_out: Vec::new(),
+        claimed: Vec::new(),
+    }
+}
+
+/// A figure measured once.
+pub(super) fn once(client: ClientName, value: f64, shown: String) -> Figure {
+    Figure {
+        client,
+        value,
+        rounds: Vec::new(),
+        half_width: None,
+        shown,
+    }
+}
+
+/// A figure measured in rounds.
+pub(super) fn rounds(
+    client: ClientName,
+    value: f64,
+    rounds: Vec<f64>,
+    half_width: Option<f64>,
+    shown: String,
+) -> Figure {
+    Figure {
+        client,
+        value,
+        rounds,
+        half_width,
+        shown,
+    }
+}

@@ -1,0 +1,279 @@
+//! Criteria of the payment service under traffic: capacity (also under a CPU quota), CPU per
+//! request, fan-out, faults and the idle-close race.
+
+use super::judged::{judgement, once, rounds};
+use crate::model::{
+    ClientCapacity, FanoutMode, Protocol, Results, Scenario, ServerClose, SuiteName,
+};
+use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
+
+/// Capacity: the resilience suite's sustained capacity over http, the median of its rounds; a
+/// capacity that its own soak (at half of it) refuted is not a figure.
+pub(super) fn capacity(results: &Results) -> Judgement {
+    let figures: Vec<Figure> = results
+        .resilience
+        .capacity
+        .iter()
+        .filter(|row| row.cpu_quota_millicpus.is_none() && row.refuted.is_none())
+        .filter_map(|row| capacity_figure(row, ""))
+        .collect();
+    judgement(
+        Criterion::Capacity,
+        "resilience suite: the highest rate the service sustained through a confirmation \
+         stretch (nothing failed or unsent, p99 within the objective), over http; the median \
+         of its rounds"
+            .to_owned(),
+        figures,
+        Better::Higher,
+        NoiseRule::Rounds,
+        SuiteName::Resilience,
+    )
+    .leaving_out(
+        results
+            .resilience
+            .capacity
+            .iter()
+            .filter(|row| row.cpu_quota_millicpus.is_none())
+            .filter_map(|row| match (&row.refuted, row.capacity_rps) {
+                (Some(why), Some(rps)) => Some((row.client, format!("{rps} RPS, but {why}"))),
+                (None, None) => Some((
+                    row.client,
+                    "no round confirmed a rate, not even the ramp's first".to_owned(),
+                )),
+                (Some(why), None) => Some((row.client, why.clone())),
+                (None, Some(_)) => None,
+            })
+            .collect(),
+    )
+    .claiming(
+        results
+            .resilience
+            .capacity
+            .iter()
+            .filter(|row| row.cpu_quota_millicpus.is_none() && row.refuted.is_some())
+            .filter_map(|row| capacity_figure(row, ", refuted"))
+            .collect(),
+    )
+}
+
+/// A capacity row as a figure, its rounds as the figure's rounds (a round with no confirmed
+/// rate counts as 0), shown as `8000 RPS` and `suffix`; `None` when no round confirmed one.
+fn capacity_figure(row: &ClientCapacity, suffix: &str) -> Option<Figure> {
+    let rps = f64::from(row.capacity_rps?);
+    let per_round = row
+        .rounds
+        .iter()
+        .map(|round| round.capacity_rps.map_or(0.0, f64::from))
+        .collect();
+    Some(rounds(
+        row.client,
+        rps,
+        per_round,
+        None,
+        format!("{rps:.0} RPS{suffix}"),
+    ))
+}
+
+/// Capacity with the service held to `millicpus` by a CFS quota (`--cpu-quota`): the median
+/// of its rounds. No soak is run under the quota, so nothing refutes it; a client with no
+/// confirmed rate is left out, saying so.
+pub(super) fn capacity_under_quota(results: &Results, millicpus: u32) -> Judgement {
+    let rows = || {
+        results
+            .resilience
+            .capacity
+            .iter()
+            .filter(move |row| row.cpu_quota_millicpus == Some(millicpus))
+    };
+    let figures: Vec<Figure> = rows().filter_map(|row| capacity_figure(row, "")).collect();
+    judgement(
+        Criterion::CapacityUnderQuota(millicpus),
+        format!(
+            "resilience suite: the capacity (as above) with the service held to {} CPU by a \
+             CFS quota; the median of its rounds",
+            f64::from(millicpus) / 1_000.0
+        ),
+        figures,
+        Better::Higher,
+        NoiseRule::Rounds,
+        SuiteName::Resilience,
+    )
+    .leaving_out(
+        rows()
+            .filter(|row| row.capacity_rps.is_none())
+            .map(|row| {
+                (
+                    row.client,
+                    "no round confirmed a rate under the quota, not even the ramp's first"
+                        .to_owned(),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The service's CPU per successful payment in the load suite's open-model run over http,
+/// round by round.
+pub(super) fn cpu_per_request(results: &Results) -> Judgement {
+    let figures: Vec<Figure> = results
+        .load
+        .iter()
+        .filter(|row| {
+            row.protocol == Protocol::Http && row.fail == 0 && row.ok > 0 && row.unchecked.is_none()
+        })
+        .filter_map(|row| {
+            let Scenario::Payments(client) = row.scenario else {
+                return None;
+            };
+            let micros = row.api_cpu_s? * 1e6 / row.ok as f64;
+            let per_round = row
+                .rounds
+                .iter()
+                .filter_map(|round| Some(round.api_cpu_s? * 1e6 / (round.ok.max(1)) as f64))
+                .collect();
+            Some(rounds(
+                client,
+                micros,
+                per_round,
+                None,
+                format!("{micros:.0} us"),
+            ))
+        })
+        .collect();
+    judgement(
+        Criterion::CpuPerRequest,
+        "load suite: the service's CPU time per payment at a constant rate over http, in \
+         rounds spread over the suite"
+            .to_owned(),
+        figures,
+        Better::Lower,
+        NoiseRule::Rounds,
+        SuiteName::Load,
+    )
+    .leaving_out(
+        results
+            .load
+            .iter()
+            .filter(|row| row.protocol == Protocol::Http)
+            .filter_map(|row| {
+                let Scenario::Payments(client) = row.scenario else {
+                    return None;
+                };
+                let why = match &row.unchecked {
+                    Some(why) => format!("unchecked: {why}"),
+                    None if row.fail > 0 => {
+                        format!("{} of {} payments failed", row.fail, row.ok + row.fail)
+                    }
+                    None => return None,
+                };
+                Some((client, why))
+            })
+            .collect(),
+    )
+}
+
+/// The fanout suite's largest concurrent group over http: the median wall time, each
+/// repetition a round.
+pub(super) fn fanout(results: &Results) -> Judgement {
+    let rows: Vec<_> = results
+        .fanout
+        .iter()
+        .filter(|row| {
+            row.protocol == Protocol::Http
+                && row.stream_limit.is_none()
+                && row.mode == FanoutMode::Concurrent
+                && row.unchecked.is_none()
+        })
+        .collect();
+    let largest = rows.iter().map(|row| row.group_size).max().unwrap_or(0);
+    let figures = rows
+        .iter()
+        .filter(|row| row.group_size == largest && row.failures == 0)
+        .filter_map(|row| {
+            let median = row.wall_ms_median?;
+            Some(rounds(
+                row.client,
+                median,
+                row.wall_ms.clone(),
+                None,
+                format!("{median:.1} ms"),
+            ))
+        })
+        .collect();
+    judgement(
+        Criterion::Fanout,
+        format!(
+            "fanout suite: median wall time of a concurrent group of {largest} payments over \
+             http, each repetition a round"
+        ),
+        figures,
+        Better::Lower,
+        NoiseRule::Rounds,
+        SuiteName::Fanout,
+    )
+}
+
+/// The faults suite: the faults each client came through as expected.
+pub(super) fn faults(results: &Results) -> Judgement {
+    let mut figures: Vec<Figure> = Vec::new();
+    for client in &results.settings.clients {
+        let cells: Vec<_> = results
+            .faults
+            .iter()
+            .filter(|row| row.client == *client)
+            .collect();
+        if cells.is_empty() {
+            continue;
+        }
+        let right = cells.iter().filter(|row| row.as_expected()).count();
+        figures.push(once(
+            *client,
+            right as f64,
+            format!("{right}/{}", cells.len()),
+        ));
+    }
+    judgement(
+        Criterion::Faults,
+        "faults suite: faults answered with the expected kind and status, no hang, next \
+         payment fine"
+            .to_owned(),
+        figures,
+        Better::Higher,
+        NoiseRule::Exact,
+        SuiteName::Faults,
+    )
+}
+
+/// The idle suite with the race forced: calls that failed when mock-rates dropped their request
+/// on a kept connection idle past its timeout, with the client's idle timeout above the
+/// server's (as users run it: most libraries keep connections longer than servers do).
+pub(super) fn idle_race(results: &Results) -> Judgement {
+    let mut figures: Vec<Figure> = Vec::new();
+    for client in &results.settings.clients {
+        let rows: Vec<_> = results
+            .idle
+            .iter()
+            .filter(|row| {
+                row.client == *client
+                    && row.server_close == ServerClose::OnArrival
+                    && row.client_idle_ms > row.server_idle_ms
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let failed: u64 = rows.iter().map(|row| row.failed()).sum();
+        let calls: u64 = rows.iter().map(|row| row.calls).sum();
+        figures.push(once(*client, failed as f64, format!("{failed}/{calls}")));
+    }
+    judgement(
+        Criterion::IdleRace,
+        "idle suite: calls failed when the server's idle close met their request (the race \
+         forced), the client's idle timeout above the server's"
+            .to_owned(),
+        figures,
+        Better::Lower,
+        NoiseRule::Exact,
+        SuiteName::Idle,
+    )
+}
