@@ -12,7 +12,7 @@ use crate::suites::{connections, fanout, faults, load, resilience};
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
 /// each with its TLS backends) through the `RatesProvider` port, against local mock-rates
 /// servers started as child processes. With no flags it runs every suite but adoption at its
-/// default size (about 20 minutes on two cores, 5 of them the resilience suite), prints the
+/// default size (about 21 minutes on two cores, 5 of them the resilience suite), prints the
 /// verdict and the tables, and writes results.json, report.md, report.html and SVG charts.
 /// `--adoption` adds the adoption suite's clean builds (about 12 minutes more).
 #[derive(Debug, Parser)]
