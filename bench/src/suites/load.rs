@@ -21,6 +21,7 @@
 pub mod http;
 pub mod open;
 pub mod recorder;
+mod row;
 pub mod schedule;
 pub mod server;
 pub mod settings;
@@ -32,19 +33,17 @@ use std::time::Duration;
 
 use crate::clients::{ApiClient, Counted};
 use crate::error::BenchError;
-use crate::model::{
-    LoadRound, LoadRow, NegotiatedTls, Protocol, RunSettings, Scenario, SecondPoint, StatusCount,
-    SuiteName,
-};
+use crate::model::{LoadRound, LoadRow, Protocol, RunSettings, Scenario, SecondPoint, SuiteName};
 use crate::servers::{ApiEndpoint, Stack};
 use crate::suites::load::http::Target;
-use crate::suites::load::schedule::{Schedule, achieved_rps};
-use crate::suites::load::server::{ProcessProbe, reuse_ratio};
+use crate::suites::load::schedule::Schedule;
+use crate::suites::load::server::ProcessProbe;
 use crate::suites::load::tally::Tally;
 use crate::suites::load::timeline::{Timeline, per_second};
 use crate::suites::progress::progress_bar;
 use crate::suites::tls;
 use crate::upstream;
+use row::{ServerReadings, load_row};
 
 /// Worker threads of the generator's runtime: the machine's cores, at most 4 (the service and
 /// mock-rates need the rest).
@@ -340,20 +339,6 @@ impl ScenarioRun<'_> {
     }
 }
 
-/// What the servers did during a scenario's rounds.
-#[derive(Clone, Debug, Default)]
-struct ServerReadings {
-    api_cpu_s: Option<f64>,
-    api_peak_rss_kib: Option<u64>,
-    api_rss_start_kib: Option<u64>,
-    mock: Option<Counted>,
-    /// Over `https` and `h2`: the TLS mock-rates counted from the first warm-up on.
-    tls: Option<NegotiatedTls>,
-    /// Over `https`: the most connections the service's pool may open.
-    pool_bound: Option<u64>,
-    api_busy_after_ms: Option<u64>,
-}
-
 /// The open-model run of `schedule` against `target`: its tally, and every request's times
 /// for its seconds.
 fn measure(
@@ -371,59 +356,4 @@ fn measure(
         })?;
     tally.skipped = skipped;
     Ok((tally, timeline))
-}
-
-/// A scenario's row from its merged rounds: `span` on the timetable in all, and how long past
-/// their timetables the rounds' last answers came.
-fn load_row(
-    scenario: Scenario,
-    protocol: Protocol,
-    rps: u32,
-    (span, overrun): (Duration, Duration),
-    tally: Tally,
-    readings: ServerReadings,
-) -> LoadRow {
-    let mock_connections = readings.mock.map(|counted| counted.connections);
-    let upstream_calls = readings.mock.map(|counted| counted.live_requests);
-    LoadRow {
-        scenario,
-        protocol,
-        tls: readings.tls,
-        target_rps: rps,
-        duration_s: span.as_secs_f64(),
-        scheduled: Schedule::new(rps, span).count(),
-        skipped: tally.skipped,
-        sent_late: tally.lateness.late,
-        max_send_delay_us: tally.lateness.worst.as_secs_f64() * 1e6,
-        ok: tally.ok,
-        fail: tally.failures.total(),
-        achieved_rps: achieved_rps(tally.ok, span, span + overrun),
-        latency: tally.latencies.summary(),
-        bytes_received: tally.bytes,
-        status_codes: tally
-            .statuses
-            .iter()
-            .map(|(&status, &count)| StatusCount { status, count })
-            .collect(),
-        failures: tally.failures,
-        api_cpu_s: readings.api_cpu_s,
-        api_peak_rss_kib: readings.api_peak_rss_kib,
-        api_rss_start_kib: readings.api_rss_start_kib,
-        mock_connections,
-        pool_bound: readings.pool_bound,
-        api_busy_after_ms: readings.api_busy_after_ms,
-        mock_tls_handshakes: readings
-            .mock
-            .filter(|_| protocol.is_tls())
-            .map(|counted| counted.tls_handshakes),
-        upstream_calls,
-        reuse_ratio: upstream_calls
-            .zip(mock_connections)
-            .and_then(|(calls, connections)| reuse_ratio(calls, connections)),
-        first_error: tally.first_error,
-        per_second: Vec::new(),
-        rounds: Vec::new(),
-        unchecked: None,
-        not_measured: None,
-    }
 }

@@ -2,6 +2,8 @@
 
 use super::test_rows::results;
 use super::*;
+use crate::model::{FanoutMode, FanoutRow};
+use crate::report::table::Table;
 
 #[test]
 fn a_table_per_mode_like_the_reference() {
