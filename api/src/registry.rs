@@ -11,7 +11,7 @@ use rates_awc::{AwcRates, AwcTls};
 use rates_common::{BuildError, ClientSettings, HttpVersion, TlsStack};
 use rates_hyper::HyperRates;
 use rates_isahc::IsahcRates;
-use rates_reqwest::{ReqwestRates, ReqwestTls};
+use rates_reqwest::{ReqwestRates, ReqwestResolver, ReqwestTls};
 use rates_ureq::{Resolve, TlsWarmUp, UreqOptions, UreqRates, UreqTls};
 
 use crate::metrics::{Instrumented, Metrics};
@@ -161,6 +161,21 @@ pub static CLIENTS: LazyLock<Vec<ClientKind>> = LazyLock::new(|| {
             UreqOptions {
                 warm_up: TlsWarmUp::FirstCallAlone,
                 ..UreqOptions::DEFAULT
+            },
+        ),
+        // reqwest with its async resolver (hickory-dns), which keeps answers for their time to
+        // live, where the system's resolver asks again for every new connection
+        // (docs/findings/name-resolution.md).
+        ClientKind::new(
+            ReqwestResolver::HICKORY_DNS_NAME,
+            ReqwestTls::Rustls.stack(),
+            ReqwestRates::HTTP_VERSIONS,
+            |settings| {
+                Ok(Rc::new(ReqwestRates::with_resolver(
+                    settings,
+                    ReqwestTls::Rustls,
+                    ReqwestResolver::HickoryDns,
+                )?))
             },
         ),
     ]

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::model::{ClientName, CostSettings, IdleSettings, Protocol, RunSettings, SuiteName};
+use crate::model::{
+    ClientName, CostSettings, IdleSettings, Protocol, ResolutionSettings, RunSettings, SuiteName,
+};
 use crate::suites::{connections, fanout, faults, load, resilience};
 
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
@@ -219,6 +221,17 @@ pub enum Command {
         #[arg(long)]
         calls: u32,
     },
+    /// Internal: the resolution suite's calls, inside the network namespace it made; prints
+    /// the rows as JSON.
+    #[command(name = "__resolution", hide = true)]
+    Resolution {
+        /// The suite's settings, as JSON.
+        #[arg(long)]
+        settings: String,
+        /// The clients to measure.
+        #[arg(long, value_enum, value_delimiter = ',', required = true)]
+        clients: Vec<ClientName>,
+    },
     /// Internal: serve mock-rates in this process (the bench starts itself this way).
     #[command(name = "__mock-rates", hide = true)]
     MockRates {
@@ -353,6 +366,10 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         idle: IdleSettings {
             calls_per_gap: if cli.quick { 4 } else { 12 },
             ..IdleSettings::default()
+        },
+        resolution: ResolutionSettings {
+            calls: if cli.quick { 10 } else { 50 },
+            ..ResolutionSettings::default()
         },
     }
 }

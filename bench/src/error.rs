@@ -51,6 +51,8 @@ pub enum BenchError {
     Resilience(String),
     #[error("idle suite: {0}")]
     Idle(String),
+    #[error("resolution suite: {0}")]
+    Resolution(String),
     #[error("adoption suite: {0}")]
     Adoption(String),
     #[error("TLS: {0}")]

@@ -2,8 +2,10 @@
 //! name is answered with one address, after a delay that is a setting, so that what a slow
 //! resolver (Kubernetes' `ndots:5` search list, a busy DNS server) adds to a client's new
 //! connections can be measured, and whether the client caches the answer read from how many
-//! questions arrive. `AAAA` questions get an empty answer (no IPv6 address), anything else
-//! "not implemented". UDP only: its answers are far below 512 bytes, so a resolver never
+//! questions arrive. `AAAA` questions get an empty answer (no IPv6 address) with an `SOA`
+//! record in its authority section, as a real server's "no data" carries its zone's, so that
+//! a caching resolver may keep the empty answer too (RFC 2308: one without it must not, and
+//! is asked again for every connection); anything else "not implemented". UDP only: its answers are far below 512 bytes, so a resolver never
 //! retries over TCP.
 //!
 //! It answers only what a stub resolver (glibc's, hickory's) asks: one question, class IN. It
@@ -159,6 +161,7 @@ enum Question {
 
 const TYPE_A: u16 = 1;
 const TYPE_AAAA: u16 = 28;
+const TYPE_SOA: u16 = 6;
 const CLASS_IN: u16 = 1;
 /// RCODE 4: not implemented.
 const NOT_IMPLEMENTED: u8 = 4;
@@ -204,9 +207,11 @@ fn answer(query: &[u8], settings: &DnsSettings) -> Option<(Question, Vec<u8>)> {
     reply.push(0x80 | (header[2] & 0x79));
     reply.push(0x80 | rcode);
     let answers: u16 = u16::from(question == Question::A);
+    let authority: u16 = u16::from(question == Question::Aaaa);
     reply.extend_from_slice(&1_u16.to_be_bytes());
     reply.extend_from_slice(&answers.to_be_bytes());
-    reply.extend_from_slice(&[0, 0, 0, 0]);
+    reply.extend_from_slice(&authority.to_be_bytes());
+    reply.extend_from_slice(&[0, 0]);
     reply.extend_from_slice(&query[12..question_end]);
     if question == Question::A {
         // The name as a pointer to the question's, at offset 12.
@@ -216,6 +221,20 @@ fn answer(query: &[u8], settings: &DnsSettings) -> Option<(Question, Vec<u8>)> {
         reply.extend_from_slice(&settings.ttl.to_be_bytes());
         reply.extend_from_slice(&4_u16.to_be_bytes());
         reply.extend_from_slice(&settings.answer.octets());
+    }
+    if question == Question::Aaaa {
+        // The name's SOA, as if it were its own zone: primary server and mailbox the name
+        // itself (pointers to the question's), serial, refresh, retry, expire, and the
+        // minimum that bounds how long "no data" may be kept: the answers' time to live.
+        reply.extend_from_slice(&[0xC0, 12]);
+        reply.extend_from_slice(&TYPE_SOA.to_be_bytes());
+        reply.extend_from_slice(&CLASS_IN.to_be_bytes());
+        reply.extend_from_slice(&settings.ttl.to_be_bytes());
+        reply.extend_from_slice(&24_u16.to_be_bytes());
+        reply.extend_from_slice(&[0xC0, 12, 0xC0, 12]);
+        for field in [1, 3_600, 600, 86_400, settings.ttl] {
+            reply.extend_from_slice(&u32::to_be_bytes(field));
+        }
     }
     Some((question, reply))
 }
@@ -262,6 +281,16 @@ mod tests {
         assert_eq!(question, Question::Aaaa);
         assert_eq!(reply[3] & 0x0f, 0);
         assert_eq!(u16::from_be_bytes([reply[6], reply[7]]), 0, "no address");
+        assert_eq!(u16::from_be_bytes([reply[8], reply[9]]), 1, "an SOA");
+        let soa = &reply[reply.len() - 36..];
+        assert_eq!(&soa[2..4], &TYPE_SOA.to_be_bytes());
+        assert_eq!(&soa[6..10], &60_u32.to_be_bytes(), "its time to live");
+        assert_eq!(&soa[10..12], &24_u16.to_be_bytes(), "its data's length");
+        assert_eq!(
+            &soa[32..],
+            &60_u32.to_be_bytes(),
+            "the minimum: no data kept 60 s"
+        );
 
         let (question, reply) = answer(&query("rates.bench.test", 16), &settings).unwrap();
         assert_eq!(question, Question::Other);

@@ -68,6 +68,55 @@ impl ReqwestTls {
     }
 }
 
+/// How a reqwest client looks host names up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReqwestResolver {
+    /// The system's resolver (`getaddrinfo`) on a blocking thread per new connection, no
+    /// cache: reqwest's default. Set explicitly (`no_hickory_dns`), so that a build where
+    /// another crate turns reqwest's `hickory-dns` feature on keeps it.
+    #[default]
+    System,
+    /// hickory-dns, reqwest's async resolver (its `hickory-dns` feature), which reads the
+    /// system's `resolv.conf` and keeps answers for their time to live.
+    HickoryDns,
+}
+
+impl ReqwestResolver {
+    /// The name of reqwest (rustls) with hickory-dns, as the bench's rows name it.
+    pub const HICKORY_DNS_NAME: &'static str = "reqwest-hickory-dns";
+
+    fn apply(
+        self,
+        builder: reqwest::ClientBuilder,
+        name: &'static str,
+    ) -> Result<reqwest::ClientBuilder, BuildError> {
+        match self {
+            Self::System => Ok(builder.no_hickory_dns()),
+            Self::HickoryDns => hickory_dns(builder, name),
+        }
+    }
+}
+
+#[cfg(feature = "hickory-dns")]
+#[allow(clippy::unnecessary_wraps)] // the same signature as without the feature, which fails
+fn hickory_dns(
+    builder: reqwest::ClientBuilder,
+    _name: &'static str,
+) -> Result<reqwest::ClientBuilder, BuildError> {
+    Ok(builder.hickory_dns(true))
+}
+
+#[cfg(not(feature = "hickory-dns"))]
+fn hickory_dns(
+    _builder: reqwest::ClientBuilder,
+    name: &'static str,
+) -> Result<reqwest::ClientBuilder, BuildError> {
+    Err(BuildError {
+        client: name,
+        reason: "rates-reqwest was built without its hickory-dns feature".to_owned(),
+    })
+}
+
 /// Fetches rates with one reqwest client, built once.
 #[derive(Debug)]
 pub struct ReqwestRates {
@@ -101,9 +150,26 @@ impl ReqwestRates {
     /// A `BuildError` when the settings are unusable (see [`ClientSettings::check_with_tls`]),
     /// the extra CAs are unusable or no root is trusted, or reqwest cannot build its client.
     pub fn with_tls(settings: &ClientSettings, backend: ReqwestTls) -> Result<Self, BuildError> {
-        let name = backend.client_name();
+        Self::with_resolver(settings, backend, ReqwestResolver::System)
+    }
+
+    /// Builds the client and its pool from `settings`, with the TLS backend `backend`, looking
+    /// host names up with `resolver`.
+    ///
+    /// # Errors
+    /// As [`Self::with_tls`]; and [`ReqwestResolver::HickoryDns`] in a build without this
+    /// crate's `hickory-dns` feature.
+    pub fn with_resolver(
+        settings: &ClientSettings,
+        backend: ReqwestTls,
+        resolver: ReqwestResolver,
+    ) -> Result<Self, BuildError> {
+        let name = match resolver {
+            ReqwestResolver::System => backend.client_name(),
+            ReqwestResolver::HickoryDns => ReqwestResolver::HICKORY_DNS_NAME,
+        };
         settings.check_with_tls(name)?;
-        let builder = reqwest::Client::builder();
+        let builder = resolver.apply(reqwest::Client::builder(), name)?;
         let builder = match backend {
             ReqwestTls::NativeTls if settings.is_https() => native_tls(builder, settings, name)?,
             // Over http:// the backend never runs: the same client, without roots, for both.

@@ -122,7 +122,7 @@ pub async fn assert_problem(response: reqwest::Response, status: u16, slug: &str
     problem
 }
 
-pub const CLIENTS: [&str; 10] = [
+pub const CLIENTS: [&str; 11] = [
     "hyper",
     "awc",
     "reqwest",
@@ -133,4 +133,5 @@ pub const CLIENTS: [&str; 10] = [
     "ureq-native-tls",
     "ureq-inline-ip",
     "ureq-native-tls-first-alone",
+    "reqwest-hickory-dns",
 ];

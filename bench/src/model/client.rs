@@ -47,12 +47,15 @@ pub enum ClientName {
     /// docs/findings/ureq-native-tls-connector-storm.md: over https the first call goes alone,
     /// so one TLS connector is built. A row only when named.
     UreqNativeTlsFirstAlone,
+    /// reqwest (rustls) with its `hickory-dns` resolver instead of the system's: the
+    /// resolution suite's row of it. A row only when named, elsewhere.
+    ReqwestHickoryDns,
 }
 
 impl ClientName {
     /// Every client and backend: the libraries' defaults first (baseline first), then the other
     /// backends. The default table order.
-    pub const ALL: [ClientName; 10] = [
+    pub const ALL: [ClientName; 11] = [
         ClientName::Hyper,
         ClientName::Awc,
         ClientName::Reqwest,
@@ -63,6 +66,7 @@ impl ClientName {
         ClientName::UreqNativeTls,
         ClientName::UreqInlineIp,
         ClientName::UreqNativeTlsFirstAlone,
+        ClientName::ReqwestHickoryDns,
     ];
 
     /// The baseline that Ratio columns divide by.
@@ -81,6 +85,7 @@ impl ClientName {
             ClientName::UreqNativeTls => "ureq-native-tls",
             ClientName::UreqInlineIp => "ureq-inline-ip",
             ClientName::UreqNativeTlsFirstAlone => "ureq-native-tls-first-alone",
+            ClientName::ReqwestHickoryDns => "reqwest-hickory-dns",
         }
     }
 
@@ -89,7 +94,7 @@ impl ClientName {
     pub fn library_default(self) -> ClientName {
         match self {
             ClientName::AwcOpenssl => ClientName::Awc,
-            ClientName::ReqwestNativeTls => ClientName::Reqwest,
+            ClientName::ReqwestNativeTls | ClientName::ReqwestHickoryDns => ClientName::Reqwest,
             ClientName::UreqNativeTls
             | ClientName::UreqInlineIp
             | ClientName::UreqNativeTlsFirstAlone => ClientName::Ureq,
@@ -103,6 +108,7 @@ impl ClientName {
         match self {
             ClientName::UreqInlineIp => Some(ClientName::Ureq),
             ClientName::UreqNativeTlsFirstAlone => Some(ClientName::UreqNativeTls),
+            ClientName::ReqwestHickoryDns => Some(ClientName::Reqwest),
             _ => None,
         }
     }

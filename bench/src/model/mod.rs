@@ -19,6 +19,7 @@ mod machine;
 mod noise;
 mod protocol;
 mod resilience;
+mod resolution;
 mod results;
 mod settings;
 mod upstream;
@@ -54,6 +55,7 @@ pub use resilience::{
     CapacityRound, ClientCapacity, OverloadRow, PhaseCounts, RampStep, ResilienceResults,
     ResilienceSettings, RestartRow, SlowClientsRow, SlowConnections, SoakRow, SoakSample, millis,
 };
+pub use resolution::{ResolutionRow, ResolutionSettings, resolution_cost_us};
 pub use results::{Results, SCHEMA_VERSION};
 pub use settings::{ClientInfo, RunSettings, SuiteName};
 pub use upstream::{ForeignUpstream, UpstreamProbe};

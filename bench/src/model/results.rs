@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use crate::model::{
     AdoptionResults, BaselineComparison, CalibrationRow, ConnectionsRow, ConstructionRow, CostRow,
     DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck,
-    IdleRow, LatencyRow, LoadRow, MachineLoad, Protocol, ResilienceResults, RunSettings,
+    IdleRow, LatencyRow, LoadRow, MachineLoad, Protocol, ResilienceResults, ResolutionRow,
+    RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -58,6 +59,12 @@ pub struct Results {
     /// Why the idle suite was skipped (a mock-rates given by URL), when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_skipped: Option<String>,
+    /// The resolution suite: new connections by address and by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolution: Vec<ResolutionRow>,
+    /// Why the resolution suite was skipped (no network namespace), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution_skipped: Option<String>,
     /// The api's open file descriptors around the fault storm (the faults suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fd_check: Option<FdCheck>,
@@ -104,6 +111,8 @@ impl Results {
             load: Vec::new(),
             idle: Vec::new(),
             idle_skipped: None,
+            resolution: Vec::new(),
+            resolution_skipped: None,
             fd_check: None,
             resilience: ResilienceResults::default(),
             resilience_skipped: None,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, ForeignUpstream,
-    IdleSettings, LoadSettings, Protocol, ResilienceSettings,
+    IdleSettings, LoadSettings, Protocol, ResilienceSettings, ResolutionSettings,
 };
 
 /// A suite, as named on the command line and in results.json.
@@ -54,6 +54,11 @@ pub enum SuiteName {
     /// connection, failed or were sent again, with the client's idle timeout above and below
     /// the server's.
     Idle,
+    /// Each adapter through the port, a new connection per call, to the upstream by address
+    /// and by a host name that a DNS server of the bench's own answers after a delay, inside
+    /// a network namespace whose `resolv.conf` points at it (root only): what resolving adds
+    /// to a new connection, and whether the client keeps the answer.
+    Resolution,
     /// What adopting each client costs: a minimal probe per client and TLS backend built
     /// clean (build time, stripped size, crates, C toolchain and system libraries), its
     /// declared MSRV, TLS, HTTP/2, compression and runtime, and its adapter's lines. Minutes
@@ -66,11 +71,12 @@ pub enum SuiteName {
 
 impl SuiteName {
     /// Every suite a default run takes, in its order: all but the adoption suite.
-    pub const ALL: [SuiteName; 10] = [
+    pub const ALL: [SuiteName; 11] = [
         SuiteName::Dependencies,
         SuiteName::Latency,
         SuiteName::Connections,
         SuiteName::Idle,
+        SuiteName::Resolution,
         SuiteName::Decode,
         SuiteName::Cost,
         SuiteName::Load,
@@ -90,6 +96,7 @@ impl SuiteName {
             SuiteName::Faults => "faults",
             SuiteName::Resilience => "resilience",
             SuiteName::Idle => "idle",
+            SuiteName::Resolution => "resolution",
             SuiteName::Adoption => "adoption",
             SuiteName::Dependencies => "dependencies",
         }
@@ -107,7 +114,8 @@ impl SuiteName {
             | SuiteName::Resilience
             | SuiteName::Idle
             | SuiteName::Adoption => true,
-            SuiteName::Decode | SuiteName::Dependencies => false,
+            // It starts its own, inside its network namespace.
+            SuiteName::Decode | SuiteName::Resolution | SuiteName::Dependencies => false,
         }
     }
 
@@ -129,6 +137,7 @@ impl SuiteName {
             | SuiteName::Faults
             | SuiteName::Resilience
             | SuiteName::Idle
+            | SuiteName::Resolution
             | SuiteName::Adoption
             | SuiteName::Dependencies => protocol == Protocol::Http,
         }
@@ -142,6 +151,7 @@ impl SuiteName {
             | SuiteName::Decode
             | SuiteName::Cost
             | SuiteName::Idle
+            | SuiteName::Resolution
             | SuiteName::Adoption
             | SuiteName::Dependencies => false,
             SuiteName::Load | SuiteName::Fanout | SuiteName::Faults | SuiteName::Resilience => true,
@@ -260,6 +270,9 @@ pub struct RunSettings {
     /// idle: the server's idle timeout, the gaps, the calls.
     #[serde(default)]
     pub idle: IdleSettings,
+    /// resolution: the DNS server's delays, the calls.
+    #[serde(default)]
+    pub resolution: ResolutionSettings,
 }
 
 impl RunSettings {

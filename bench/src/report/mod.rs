@@ -21,6 +21,7 @@ mod load;
 mod machine;
 mod noise;
 mod resilience;
+mod resolution;
 mod section;
 mod table;
 mod upstream;
@@ -96,6 +97,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
         latency::section(results, charts),
         connections::section(results),
         idle::section(results),
+        resolution::section(results),
         decode::section(results, charts),
         cost::section(results),
         load::section(results, charts),

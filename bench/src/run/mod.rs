@@ -99,6 +99,15 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Some(Command::Resolution { settings, clients }) => {
+            match suites::resolution::inside::run_child(&settings, &clients) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("resolution: {error}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         None if release::IS_DEBUG_BUILD && !cli.debug_build => {
             let error = release::run_release_instead();
             eprintln!(

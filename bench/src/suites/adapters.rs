@@ -63,6 +63,13 @@ impl Adapter {
                 rates_ureq::UreqTls::NativeTls,
                 UREQ_FIRST_ALONE,
             )?),
+            ClientName::ReqwestHickoryDns => {
+                Self::Reqwest(rates_reqwest::ReqwestRates::with_resolver(
+                    settings,
+                    rates_reqwest::ReqwestTls::Rustls,
+                    rates_reqwest::ReqwestResolver::HickoryDns,
+                )?)
+            }
         })
     }
 
@@ -124,7 +131,9 @@ pub fn tls_stack(name: ClientName) -> TlsStack {
     match name {
         ClientName::Hyper => rates_hyper::HyperRates::TLS,
         ClientName::Awc => rates_awc::AwcTls::Rustls.stack(),
-        ClientName::Reqwest => rates_reqwest::ReqwestTls::Rustls.stack(),
+        ClientName::Reqwest | ClientName::ReqwestHickoryDns => {
+            rates_reqwest::ReqwestTls::Rustls.stack()
+        }
         ClientName::Ureq | ClientName::UreqInlineIp => rates_ureq::UreqTls::Rustls.stack(),
         ClientName::Isahc => rates_isahc::IsahcRates::TLS,
         ClientName::AwcOpenssl => rates_awc::AwcTls::Openssl.stack(),

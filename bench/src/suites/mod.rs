@@ -16,6 +16,7 @@ pub mod latency;
 pub mod load;
 mod progress;
 pub mod resilience;
+pub mod resolution;
 mod tls;
 
 pub use adapters::catalogue;
@@ -115,6 +116,13 @@ pub fn run(
             idle::Outcome::Skipped(why) => {
                 eprintln!("bench: idle: skipped: {why}");
                 results.idle_skipped = Some(why);
+            }
+        },
+        SuiteName::Resolution => match resolution::run(context.settings)? {
+            resolution::Outcome::Ran(rows) => results.resolution = rows,
+            resolution::Outcome::Skipped(why) => {
+                eprintln!("bench: resolution: skipped: {why}");
+                results.resolution_skipped = Some(why);
             }
         },
         SuiteName::Dependencies => results.dependencies = adoption::dependencies(context.settings),

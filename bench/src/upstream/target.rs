@@ -202,6 +202,10 @@ pub fn left_out(suite: SuiteName) -> Option<&'static str> {
         SuiteName::Resilience => {
             Some("stops and restarts the upstream, and reads and sets mock-rates' admin endpoint")
         }
+        SuiteName::Resolution => Some(
+            "runs inside a network namespace of its own, which reaches only its own mock-rates \
+             and DNS server",
+        ),
         SuiteName::Cost => Some("counts its calls to a mock-rates hosted in the bench's process"),
         SuiteName::Decode => {
             Some("measures no upstream: it decodes mock-rates' bodies in the bench's process")

@@ -23,6 +23,8 @@ pub enum Criterion {
     /// Calls that failed when the upstream's idle close met their request (the idle suite's
     /// forced race).
     IdleRace,
+    /// DNS questions per new connection to the upstream by name (the resolution suite).
+    DnsQuestions,
     BuildTime,
     BinarySize,
     Dependencies,
@@ -48,6 +50,7 @@ impl Criterion {
             Self::Fanout => "Fan-out".to_owned(),
             Self::Faults => "Behaviour under faults".to_owned(),
             Self::IdleRace => "Calls lost to an idle close".to_owned(),
+            Self::DnsQuestions => "DNS questions per new connection".to_owned(),
             Self::BuildTime => "Build time".to_owned(),
             Self::BinarySize => "Binary size".to_owned(),
             Self::Dependencies => "Dependencies".to_owned(),

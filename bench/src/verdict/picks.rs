@@ -83,6 +83,14 @@ pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
             capacity,
         ),
         choose(
+            "A service calling many hosts",
+            "the fewest DNS questions per new connection (a slow resolver adds its time to \
+             each), a tie broken by the highest capacity",
+            &every,
+            find(Criterion::DnsQuestions),
+            capacity,
+        ),
+        choose(
             "Blocking or CLI code",
             "the lowest per-call latency over http among clients callable without an async \
              runtime (ureq, isahc), a tie broken by fewer crates",

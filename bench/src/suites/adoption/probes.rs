@@ -111,7 +111,8 @@ pub fn probe(client: ClientName) -> Probe {
             AWC_OPENSSL_DEPENDENCIES,
             false,
         ),
-        ClientName::Reqwest => probe(
+        // Its hickory-dns row is measured for resolution only; its probe is reqwest's.
+        ClientName::Reqwest | ClientName::ReqwestHickoryDns => probe(
             "reqwest",
             REQWEST,
             &["rustls-store"],

@@ -11,7 +11,9 @@ use crate::verdict::judge::{Criterion, Judgement};
 use adoption::{adoption, peak_memory};
 use calls::{allocations, construction, handshake, instructions, latency, latency_of_answer};
 use judged::not_measured;
-use service::{capacity, capacity_under_quota, cpu_per_request, fanout, faults, idle_race};
+use service::{
+    capacity, capacity_under_quota, cpu_per_request, dns_questions, fanout, faults, idle_race,
+};
 
 /// Every criterion, in the table's order.
 pub fn judge_all(results: &Results) -> Vec<Judgement> {
@@ -68,6 +70,7 @@ pub fn judge_all(results: &Results) -> Vec<Judgement> {
     judged.push(fanout(results));
     judged.push(faults(results));
     judged.push(idle_race(results));
+    judged.push(dns_questions(results));
     judged.extend(adoption(results));
     judged
 }

@@ -1,5 +1,5 @@
 //! Criteria of the payment service under traffic: capacity (also under a CPU quota), CPU per
-//! request, fan-out, faults and the idle-close race.
+//! request, fan-out, faults, the idle-close race and name resolution.
 
 use super::judged::{judgement, once, rounds};
 use crate::model::{
@@ -275,5 +275,45 @@ pub(super) fn idle_race(results: &Results) -> Judgement {
         Better::Lower,
         NoiseRule::Exact,
         SuiteName::Idle,
+    )
+}
+
+/// The resolution suite with its slowest DNS server: `A` and `AAAA` questions per new
+/// connection to the upstream by name, after a first call whose answers a client may keep. A
+/// count: a client that resolves for every connection asks each time, one that keeps the
+/// answers never.
+pub(super) fn dns_questions(results: &Results) -> Judgement {
+    let slowest = results.settings.resolution.slowest_ms();
+    let figures: Vec<Figure> = results
+        .resolution
+        .iter()
+        .filter(|row| row.dns_delay_ms.is_some() && row.dns_delay_ms == slowest)
+        .filter_map(|row| {
+            let per_connection = row.questions_per_connection()?;
+            // Two decimals: the figure as the table shows it, so that 59 or 60 questions over
+            // 30 connections is not a claim of its own.
+            let value = (per_connection * 100.0).round() / 100.0;
+            Some(once(
+                row.client,
+                value,
+                format!(
+                    "{value:.2} ({} for {} connections)",
+                    row.questions()?,
+                    row.connections?
+                ),
+            ))
+        })
+        .collect();
+    judgement(
+        Criterion::DnsQuestions,
+        format!(
+            "resolution suite: DNS A and AAAA questions per new connection to the upstream by name, the \
+             DNS server answering in {} ms",
+            slowest.unwrap_or_default()
+        ),
+        figures,
+        Better::Lower,
+        NoiseRule::Exact,
+        SuiteName::Resolution,
     )
 }

@@ -1,0 +1,114 @@
+//! Suite `resolution`: what resolving the upstream's host name adds to a new connection, per
+//! client, and whether the client keeps the answer. hyper, awc and reqwest ask the system's
+//! resolver (`getaddrinfo`, on a blocking thread) for every new connection; ureq too, on a
+//! thread of its own; libcurl keeps answers for 60 s; reqwest with hickory-dns for their time
+//! to live. A slow resolver (Kubernetes' `ndots:5` search list, a busy DNS server) lands in the
+//! latency of every new connection of a client that does not keep them.
+//!
+//! The suite makes a network namespace of its own (root and `ip netns`; skipped with a line
+//! otherwise), whose `resolv.conf` points at a DNS server of the bench's on the namespace's
+//! loopback, and runs itself inside it (`bench __resolution`), where the clients call a
+//! mock-rates on that loopback: by address, then by name with the DNS server answering after
+//! each delay of the settings. Every call opens a new connection (the client keeps no idle
+//! one), so every call of a client that does not cache resolves. The rows come back as JSON.
+
+pub mod inside;
+mod namespace;
+
+use std::path::Path;
+use std::process::Stdio;
+
+use crate::error::BenchError;
+use crate::model::{ClientName, Protocol, ResolutionRow, RunSettings};
+use namespace::Namespace;
+
+/// What the suite did.
+#[derive(Debug)]
+pub enum Outcome {
+    Ran(Vec<ResolutionRow>),
+    Skipped(String),
+}
+
+/// Runs the suite in a network namespace of its own, or says why it could not make one.
+pub fn run(settings: &RunSettings) -> Result<Outcome, BenchError> {
+    let clients = clients(settings);
+    if clients.is_empty() {
+        return Ok(Outcome::Skipped(
+            "no client of the run speaks plain HTTP".to_owned(),
+        ));
+    }
+    let namespace = match Namespace::create() {
+        Ok(namespace) => namespace,
+        Err(why) => {
+            return Ok(Outcome::Skipped(format!(
+                "it needs a network namespace of its own, with a resolv.conf of its own (root \
+                 and `ip netns`): {why}"
+            )));
+        }
+    };
+    let exe = std::env::current_exe()
+        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let sizes = serde_json::to_string(&settings.resolution).map_err(BenchError::Json)?;
+    let names: Vec<&str> = clients.iter().map(|client| client.as_str()).collect();
+    let output = namespace
+        .command(&exe)
+        .args(["__resolution", "--settings", &sizes, "--clients"])
+        .arg(names.join(","))
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|source| BenchError::io(Path::new("ip netns exec"), source))?;
+    drop(namespace);
+    if !output.status.success() {
+        return Err(BenchError::Resolution(format!(
+            "`bench __resolution` in its namespace ended with {}",
+            output.status
+        )));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(line)
+        .map(Outcome::Ran)
+        .map_err(|error| BenchError::Resolution(format!("its rows ({error}): {line:?}")))
+}
+
+/// The run's clients over plain HTTP, with reqwest's hickory-dns row after reqwest's when
+/// reqwest is one of them and it was not named already.
+fn clients(settings: &RunSettings) -> Vec<ClientName> {
+    let mut clients = settings.clients_over(Protocol::Http);
+    if clients.contains(&ClientName::Reqwest) && !clients.contains(&ClientName::ReqwestHickoryDns) {
+        clients.push(ClientName::ReqwestHickoryDns);
+    }
+    clients
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reqwest_brings_its_hickory_dns_row_once() {
+        use clap::Parser as _;
+        let mut settings = crate::cli::resolve(&crate::cli::Cli::parse_from([
+            "bench",
+            "--clients",
+            "hyper,reqwest",
+        ]));
+        assert_eq!(
+            clients(&settings),
+            [
+                ClientName::Hyper,
+                ClientName::Reqwest,
+                ClientName::ReqwestHickoryDns
+            ]
+        );
+        settings.clients.push(ClientName::ReqwestHickoryDns);
+        assert_eq!(clients(&settings).len(), 3, "named already: not twice");
+        settings.clients = vec![ClientName::Ureq];
+        assert_eq!(
+            clients(&settings),
+            [ClientName::Ureq],
+            "no reqwest, no row of it"
+        );
+    }
+}
