@@ -11,6 +11,11 @@ use crate::model::{
 };
 use crate::suites::{connections, fanout, faults, load, resilience};
 
+mod parse;
+
+pub use parse::{BodySize, DEFAULT_BODIES};
+use parse::{call_counts, parse_body_size};
+
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
 /// each with its TLS backends) through the `RatesProvider` port, against local mock-rates
 /// servers started as child processes. With no flags it runs every suite but adoption at its
@@ -259,40 +264,6 @@ pub enum Command {
     },
 }
 
-/// The larger answers the latency suite calls each client for by default: 16 KiB and 1 MiB.
-pub const DEFAULT_BODIES: [u64; 2] = [16 * 1024, 1024 * 1024];
-
-/// The largest answer mock-rates builds (`/size/N`): 8 MiB.
-const MAX_BODY: u64 = 8 * 1024 * 1024;
-
-/// One `--bodies` value: a size in bytes, or `None` for `none`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BodySize(Option<u64>);
-
-/// `16384`, `16k`, `1m` or `none`.
-fn parse_body_size(text: &str) -> Result<BodySize, String> {
-    let text = text.trim();
-    if text.eq_ignore_ascii_case("none") {
-        return Ok(BodySize(None));
-    }
-    let lower = text.to_ascii_lowercase();
-    let (digits, unit) = match lower.as_bytes().last() {
-        Some(b'k') => (&lower[..lower.len() - 1], 1024),
-        Some(b'm') => (&lower[..lower.len() - 1], 1024 * 1024),
-        _ => (&lower[..], 1),
-    };
-    let bytes = digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|count| count.checked_mul(unit))
-        .ok_or_else(|| format!("{text:?} is not a size: bytes, or a number with k or m"))?;
-    if (1..=MAX_BODY).contains(&bytes) {
-        Ok(BodySize(Some(bytes)))
-    } else {
-        Err(format!("{text} is out of range: 1 byte to 8m"))
-    }
-}
-
 /// The run's settings: every flag given, else its default (or `--quick`'s).
 pub fn resolve(cli: &Cli) -> RunSettings {
     let (warmup, samples, iterations, decode_sample_ms) = if cli.quick {
@@ -372,24 +343,6 @@ pub fn resolve(cli: &Cli) -> RunSettings {
             ..ResolutionSettings::default()
         },
     }
-}
-
-/// `LOW,HIGH`: two different call counts of at least 1, in either order.
-fn call_counts(text: &str) -> Result<(u32, u32), String> {
-    let (low, high) = text
-        .split_once(',')
-        .ok_or_else(|| format!("{text:?} is not two counts LOW,HIGH"))?;
-    let count = |value: &str| match value.trim().parse::<u32>() {
-        Ok(count) if count > 0 => Ok(count),
-        _ => Err(format!("{value:?} is not a call count of at least 1")),
-    };
-    let (low, high) = (count(low)?, count(high)?);
-    if low == high {
-        return Err(format!(
-            "the two counts must differ (their difference is divided by), got {low} twice"
-        ));
-    }
-    Ok((low.min(high), low.max(high)))
 }
 
 /// Keeps the first of each repeated value, in order.

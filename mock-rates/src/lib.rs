@@ -18,6 +18,7 @@ mod routes;
 mod server;
 mod settings;
 mod state;
+mod stats;
 mod timing;
 mod tls;
 
@@ -28,4 +29,5 @@ pub use server::{MockServer, serve};
 pub use settings::{
     AdminToken, ContentType, Framing, IdleClose, IdleTimeout, Settings, TimestampUnit, TlsSettings,
 };
-pub use state::{MockState, Stats};
+pub use state::MockState;
+pub use stats::Stats;

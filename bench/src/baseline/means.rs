@@ -142,6 +142,7 @@ mod tests {
             round_means_us: vec![mean],
             round_allocs_per_op: vec![allocs],
             mock_cpu_us: None,
+            peak_bytes: None,
             unchecked: None,
             not_measured: None,
         }

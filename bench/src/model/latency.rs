@@ -67,6 +67,11 @@ pub struct LatencyRow {
     /// /proc): the part of the call's time that is the upstream's, on a pinned CPU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mock_cpu_us: Option<f64>,
+    /// With a larger answer: the most Rust heap a sample's calls held at once beyond what was
+    /// live before it (bytes), the median over the samples; one call at a time, so the peak of
+    /// a call. `None` for the ordinary answer, and for rows of earlier runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_bytes: Option<f64>,
     /// Why the row could not be checked (over TLS: what mock-rates counted did not show the
     /// TLS or HTTP version the row claims): its figures are no figures, and the verdict does
     /// not rank it.

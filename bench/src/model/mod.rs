@@ -101,6 +101,7 @@ pub mod test_rows {
             round_means_us: vec![mean_us - error_us / 2.0, mean_us, mean_us + error_us / 2.0],
             round_allocs_per_op: vec![allocs_per_op; 3],
             mock_cpu_us: Some(mean_us / 4.0),
+            peak_bytes: None,
             unchecked: None,
             not_measured: None,
         }

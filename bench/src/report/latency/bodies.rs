@@ -6,7 +6,7 @@ use crate::report::latency::table::rounds_cell;
 use crate::report::table::{Align, Table};
 
 /// Per answer size and client: the mean per call, its rounds, allocations and bytes
-/// allocated per call, and the mean against the same client's ordinary answer over http.
+/// allocated per call, the peak heap of a call, and the mean against the same client's ordinary answer over http.
 pub(super) fn bodies_table(ordinary: &[LatencyRow], bodies: &[LatencyRow]) -> Table {
     use Align::{Left, Right};
     let time =
@@ -25,6 +25,7 @@ pub(super) fn bodies_table(ordinary: &[LatencyRow], bodies: &[LatencyRow]) -> Ta
             ("Rounds", Right),
             ("Allocs/call", Right),
             ("Allocated/call", Right),
+            ("Peak heap/call", Right),
             ("Against the ordinary answer", Right),
             ("Failures", Right),
         ],
@@ -48,6 +49,8 @@ pub(super) fn bodies_table(ordinary: &[LatencyRow], bodies: &[LatencyRow]) -> Ta
                     rounds_cell(&time, &row.round_means_us),
                     format_count(row.allocs_per_op),
                     format_bytes(row.bytes_per_op),
+                    row.peak_bytes
+                        .map_or_else(|| "not measured".to_owned(), format_bytes),
                     match (row.mean_us, ordinary_mean) {
                         (Some(mean), Some(ordinary)) if ordinary > 0.0 => {
                             format!("{:.1}x", mean / ordinary)
@@ -68,5 +71,9 @@ pub(super) const BODIES: &str = "**Larger answers**: each client is called over 
     first, under a limit of twice its size). Same pinned CPU and rounds as the table above, no \
     bare calls; a larger answer gets fewer calls per sample (as many as move about the bytes of \
     a sample of ordinary answers, at least 10). **Allocs/call** and **Allocated/call** are the \
-    Rust heap's (libcurl's own buffers, isahc, are not counted). Peak memory per call is not \
-    measured here.";
+    Rust heap's (libcurl's own buffers, isahc, are not counted). **Peak heap/call** is the most \
+    Rust heap the calls of a sample held at once beyond what was live before it (allocated less \
+    freed, on every thread), the median over the samples: with one call at a time, what a call \
+    needs at its peak, where Allocated/call adds up every buffer it ever took. A client that \
+    grows its buffer by doubling holds about twice the answer at the peak; one that knows the \
+    length first, about once; libcurl's buffers are not seen here either.";

@@ -194,6 +194,7 @@ mod tests {
             round_means_us: Vec::new(),
             round_allocs_per_op: Vec::new(),
             mock_cpu_us: None,
+            peak_bytes: None,
             unchecked: None,
             not_measured: None,
         }
@@ -341,12 +342,13 @@ mod tests {
         let cells: Vec<(&str, &str)> = table
             .rows
             .iter()
-            .map(|row| (row[0].as_str(), row[7].as_str()))
+            .map(|row| (row[0].as_str(), row[8].as_str()))
             .collect();
         assert_eq!(
             cells,
             [("ureq", "2.0x"), ("hyper", "3.0x"), ("hyper", "50.0x")],
             "by size, then in the suite's order; against the same client over http"
         );
+        assert_eq!(table.rows[0][7], "not measured", "no peak in the row");
     }
 }

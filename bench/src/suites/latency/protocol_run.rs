@@ -15,7 +15,7 @@ use crate::suites::adapters::Adapter;
 use crate::suites::bare::BareCall;
 use crate::suites::calibration::MinimalClient;
 use crate::suites::latency::rows::Part;
-use crate::suites::latency::sampled::{ClientRun, Sampled, counting};
+use crate::suites::latency::sampled::{ClientRun, Sampled, Timed, counting};
 
 /// Everything measured over one protocol.
 pub(super) struct ProtocolRun<'m> {
@@ -68,7 +68,8 @@ impl<'m> ProtocolRun<'m> {
                 BareCall::new(bare_adapter, &client_settings, pairs)
                     .map_err(|why| BenchError::Latency(format!("{name}'s bare call: {why}")))?,
             );
-            run.runs.push(ClientRun::new(name, settings));
+            run.runs
+                .push(ClientRun::new(name, settings, part.body_bytes().is_some()));
         }
         if part == Part::Pinned && mock.is_foreign() {
             eprintln!(
@@ -230,7 +231,10 @@ impl Round<'_> {
             &mut run.port,
             self.pairs,
             calls,
-            Some(&mut run.call_ns),
+            Some(Timed {
+                durations_ns: &mut run.call_ns,
+                peak_bytes: run.peak_bytes.as_mut(),
+            }),
             || provider.fetch_quotes(self.pairs),
         )
         .await;

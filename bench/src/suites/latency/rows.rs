@@ -2,7 +2,7 @@
 //! row.
 
 use crate::model::{BareFigures, CalibrationRow, LatencyRow, Protocol};
-use crate::stats::{SampleSummary, median, percentile_nearest_rank, ratio_mean_sd};
+use crate::stats::{SampleSummary, median, median_of, percentile_nearest_rank, ratio_mean_sd};
 use crate::suites::latency::sampled::{ClientRun, Sampled};
 use crate::suites::tls;
 use crate::upstream;
@@ -120,6 +120,10 @@ pub(super) fn summarize(
         round_means_us: port.round_means_us(),
         round_allocs_per_op: port.round_allocs.clone(),
         mock_cpu_us: port.mock_cpu_us(),
+        peak_bytes: run.peak_bytes.as_deref().and_then(|peaks| {
+            let peaks: Vec<f64> = peaks.iter().map(|&bytes| bytes as f64).collect();
+            median_of(&peaks)
+        }),
         unchecked,
         not_measured,
     }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use application::Quotes;
 use domain::CurrencyPair;
 
-use crate::alloc::AllocSnapshot;
+use crate::alloc::{AllocSnapshot, PeakWindow};
 use crate::clients::{Counted, MockAdmin};
 use crate::model::{ClientName, Noise, RunSettings};
 use crate::noise;
@@ -18,6 +18,9 @@ pub(super) struct ClientRun {
     /// Successful calls' durations through the port in nanoseconds; reserved up front so that
     /// pushing never allocates inside a sample.
     pub(super) call_ns: Vec<u64>,
+    /// With a larger answer: each sample's peak of live heap bytes through the port (see
+    /// [`PeakWindow`]), reserved up front; `None` for the ordinary answer.
+    pub(super) peak_bytes: Option<Vec<u64>>,
     /// The calls through the port.
     pub(super) port: Sampled,
     /// The same client called bare, sample for sample (see [`crate::suites::bare`]), on a
@@ -26,12 +29,14 @@ pub(super) struct ClientRun {
 }
 
 impl ClientRun {
-    pub(super) fn new(name: ClientName, settings: &RunSettings) -> Self {
+    /// With `peaks`, each sample's peak heap is kept too.
+    pub(super) fn new(name: ClientName, settings: &RunSettings, peaks: bool) -> Self {
         let capacity =
             (settings.samples as usize).saturating_mul(settings.calls_per_sample as usize);
         Self {
             name,
             call_ns: Vec::with_capacity(capacity),
+            peak_bytes: peaks.then(|| Vec::with_capacity(settings.samples as usize)),
             port: Sampled::new(settings.samples as usize),
             bare: Sampled::new(settings.samples as usize),
         }
@@ -167,14 +172,16 @@ impl Sampled {
 
 /// `count` calls (see [`call_repeatedly`]), what they allocated, and the mock's CPU time
 /// during them (read on `cpu`, when given), adding what the mock counted of them to `into`'s
-/// count. The mock's counters are read outside the allocation count and the CPU reading.
+/// count. The mock's counters are read outside the allocation count and the CPU reading. With
+/// `timed`, the durations are kept, and with its `peak_bytes` the peak of live heap bytes
+/// over the calls (a [`PeakWindow`] around them alone).
 pub(super) async fn counting<Call, Error>(
     admin: &MockAdmin<'_>,
     cpu: Option<&ProcessCpu>,
     into: &mut Sampled,
     pairs: &[CurrencyPair],
     count: u32,
-    durations_ns: Option<&mut Vec<u64>>,
+    timed: Option<Timed<'_>>,
     call: impl FnMut() -> Call,
 ) -> (BatchOutcome, AllocSnapshot, Option<u64>)
 where
@@ -183,9 +190,20 @@ where
 {
     let before = admin.counters();
     let cpu_before = cpu.and_then(ProcessCpu::nanos);
+    let (durations_ns, peak_bytes) = match timed {
+        Some(Timed {
+            durations_ns,
+            peak_bytes,
+        }) => (Some(durations_ns), peak_bytes),
+        None => (None, None),
+    };
+    let window = peak_bytes.is_some().then(PeakWindow::open);
     let allocated_before = AllocSnapshot::now();
     let outcome = call_repeatedly(pairs, count, durations_ns, call).await;
     let allocated = AllocSnapshot::now().since(allocated_before);
+    if let (Some(window), Some(peaks)) = (window, peak_bytes) {
+        peaks.push(window.close());
+    }
     let mock_cpu_ns = cpu_before
         .zip(cpu.and_then(ProcessCpu::nanos))
         .map(|(before, after)| after.saturating_sub(before));
@@ -194,6 +212,13 @@ where
         Counted::between(before.as_ref(), admin.counters().as_ref()),
     );
     (outcome, allocated, mock_cpu_ns)
+}
+
+/// Where a timed sample through the port keeps its calls' durations (ns) and, with a larger
+/// answer, its peak of live heap bytes.
+pub(super) struct Timed<'a> {
+    pub(super) durations_ns: &'a mut Vec<u64>,
+    pub(super) peak_bytes: Option<&'a mut Vec<u64>>,
 }
 
 /// What one batch of calls gave.

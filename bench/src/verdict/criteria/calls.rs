@@ -1,7 +1,7 @@
 //! Criteria of a single call: per-call latency and allocations (latency suite), instructions
 //! (cost suite), a new connection and a client's construction (connections suite).
 
-use super::judged::{any, judgement, rounds};
+use super::judged::{any, judgement, mean_in_rounds, rounds};
 use crate::model::{
     ClientName, ClientTrust, ConnectionMode, LatencyRow, Protocol, Results, SuiteName,
 };
@@ -54,14 +54,13 @@ fn mean_per_call<'a>(
         .clone()
         .filter(|row| row.failures == 0 && row.unchecked.is_none())
         .filter_map(|row| {
-            let mean = row.mean_us?;
-            Some(rounds(
+            mean_in_rounds(
                 row.client,
-                mean,
-                row.round_means_us.clone(),
+                row.mean_us,
+                &row.round_means_us,
                 row.error_us,
-                format!("{mean:.1} us"),
-            ))
+                1,
+            )
         })
         .collect();
     let left_out = left_out(rows);
@@ -177,14 +176,13 @@ pub(super) fn handshake(results: &Results) -> Judgement {
                 && row.withheld.is_none()
         })
         .filter_map(|row| {
-            let mean = row.mean_us?;
-            Some(rounds(
+            mean_in_rounds(
                 row.client,
-                mean,
-                row.round_means_us.clone(),
+                row.mean_us,
+                &row.round_means_us,
                 row.error_us,
-                format!("{mean:.0} us"),
-            ))
+                0,
+            )
         })
         .collect();
     judgement(
@@ -210,14 +208,13 @@ pub(super) fn construction(results: &Results) -> Judgement {
         .iter()
         .filter(|row| Some(row.trust) == trust && row.failures == 0)
         .filter_map(|row| {
-            let mean = row.mean_us?;
-            Some(rounds(
+            mean_in_rounds(
                 row.client,
-                mean,
-                row.round_means_us.clone(),
+                row.mean_us,
+                &row.round_means_us,
                 row.error_us,
-                format!("{mean:.0} us"),
-            ))
+                0,
+            )
         })
         .collect();
     judgement(

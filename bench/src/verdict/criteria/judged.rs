@@ -88,3 +88,22 @@ pub(super) fn rounds(
         shown,
     }
 }
+
+/// A mean time per unit (us) measured in rounds, with its 99.9% CI half-width, shown with
+/// `decimals` decimals; `None` without a mean.
+pub(super) fn mean_in_rounds(
+    client: ClientName,
+    mean_us: Option<f64>,
+    round_means_us: &[f64],
+    error_us: Option<f64>,
+    decimals: usize,
+) -> Option<Figure> {
+    let mean = mean_us?;
+    Some(rounds(
+        client,
+        mean,
+        round_means_us.to_vec(),
+        error_us,
+        format!("{mean:.decimals$} us"),
+    ))
+}
