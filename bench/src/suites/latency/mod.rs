@@ -21,6 +21,9 @@ mod protocol_run;
 mod rows;
 mod sampled;
 
+/// Calls made one after another, each timed and its answer checked (the resolution suite's too).
+pub(crate) use sampled::call_repeatedly;
+
 use std::path::Path;
 
 use domain::{Currency, CurrencyPair};

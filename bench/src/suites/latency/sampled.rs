@@ -223,11 +223,11 @@ pub(super) struct Timed<'a> {
 
 /// What one batch of calls gave.
 #[derive(Debug, Default)]
-pub(super) struct BatchOutcome {
-    pub(super) ok: u64,
+pub(crate) struct BatchOutcome {
+    pub(crate) ok: u64,
     pub(super) failures: u64,
     pub(super) ok_ns: u64,
-    pub(super) first_error: Option<String>,
+    pub(crate) first_error: Option<String>,
 }
 
 impl BatchOutcome {
@@ -238,7 +238,7 @@ impl BatchOutcome {
 
 /// Makes `count` awaited calls one after another, timing each and checking its answer (both
 /// pairs present); with `durations_ns`, the durations of successful calls are appended to it.
-pub(super) async fn call_repeatedly<Call, Error>(
+pub(crate) async fn call_repeatedly<Call, Error>(
     pairs: &[CurrencyPair],
     count: u32,
     mut durations_ns: Option<&mut Vec<u64>>,

@@ -6,7 +6,7 @@
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use application::RatesProvider;
 use mock_rates::{DnsServer, DnsSettings};
@@ -17,7 +17,8 @@ use crate::error::BenchError;
 use crate::model::{ClientName, ResolutionRow, ResolutionSettings, SuiteName};
 use crate::servers::MockEndpoint;
 use crate::stats::{mean, median_of};
-use crate::suites::{adapters, latency, progress::progress_bar};
+use crate::suites::latency::{self, call_repeatedly};
+use crate::suites::{adapters, progress::progress_bar};
 
 /// The name the clients call mock-rates by; the DNS server answers `127.0.0.1` for any name.
 pub const HOST: &str = "rates.resolution.test";
@@ -119,49 +120,32 @@ async fn calls(
     let admin = server.admin();
     let before = admin.counters();
     let asked_before = dns.map(|dns| dns.server.counts());
-    let mut times_us = Vec::with_capacity(count as usize);
-    let mut row = ResolutionRow {
-        client,
-        dns_delay_ms: dns.map(|dns| dns.delay_ms),
-        calls: 0,
-        ok: 0,
-        first_error: None,
-        median_us: None,
-        mean_us: None,
-        connections: None,
-        a_questions: None,
-        aaaa_questions: None,
-    };
-    for _ in 0..count {
-        let start = Instant::now();
-        let outcome = provider.fetch_quotes(&pairs).await;
-        let elapsed = start.elapsed();
-        row.calls += 1;
-        let failure = match outcome {
-            Ok(quotes) if pairs.iter().all(|pair| quotes.get(pair).is_some()) => None,
-            Ok(_) => Some("the answer lacks a requested pair".to_owned()),
-            Err(error) => Some(error.to_string()),
-        };
-        match failure {
-            None => {
-                row.ok += 1;
-                times_us.push(elapsed.as_secs_f64() * 1e6);
-            }
-            Some(message) => {
-                row.first_error
-                    .get_or_insert_with(|| message.chars().take(300).collect());
-            }
-        }
-    }
+    let mut durations_ns = Vec::with_capacity(count as usize);
+    let outcome = call_repeatedly(&pairs, count, Some(&mut durations_ns), || {
+        provider.fetch_quotes(&pairs)
+    })
+    .await;
     let asked = dns.zip(asked_before).map(|(dns, before)| {
         let after = dns.server.counts();
         (after.a - before.a, after.aaaa - before.aaaa)
     });
-    row.a_questions = asked.map(|(a, _)| a);
-    row.aaaa_questions = asked.map(|(_, aaaa)| aaaa);
-    row.connections = Counted::between(before.as_ref(), admin.counters().as_ref())
-        .map(|counted| counted.connections);
-    row.median_us = median_of(&times_us);
-    row.mean_us = mean(&times_us);
-    row
+    let times_us: Vec<f64> = durations_ns
+        .iter()
+        .map(|&nanos| nanos as f64 / 1_000.0)
+        .collect();
+    ResolutionRow {
+        client,
+        dns_delay_ms: dns.map(|dns| dns.delay_ms),
+        calls: u64::from(count),
+        ok: outcome.ok,
+        first_error: outcome
+            .first_error
+            .map(|message| message.chars().take(300).collect()),
+        median_us: median_of(&times_us),
+        mean_us: mean(&times_us),
+        connections: Counted::between(before.as_ref(), admin.counters().as_ref())
+            .map(|counted| counted.connections),
+        a_questions: asked.map(|(a, _)| a),
+        aaaa_questions: asked.map(|(_, aaaa)| aaaa),
+    }
 }
