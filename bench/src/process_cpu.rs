@@ -174,6 +174,22 @@ impl Drop for ProcessCpu {
     }
 }
 
+/// Removes the groups this process made, for a bench stopped by a signal, whose clocks are
+/// never dropped: called once its children were stopped and reaped, so the groups are empty.
+pub fn remove_own_groups() {
+    let prefix = format!("rest-libraries-{}-", std::process::id());
+    for root in [V1_CPUACCT, V1_CPU].into_iter().chain(V2_ROOTS) {
+        let Ok(entries) = fs::read_dir(root) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = fs::remove_dir(entry.path());
+            }
+        }
+    }
+}
+
 fn attach_v1(pid: u32, group: &str) -> Option<PathBuf> {
     let root = Path::new(V1_CPUACCT);
     if !root.join("cpuacct.usage").is_file() {

@@ -197,6 +197,8 @@ fn install_signal_handler() {
                     for mut child in children().drain(..) {
                         stop(&mut child);
                     }
+                    // The exit below drops nothing: the children's CPU groups go here.
+                    crate::process_cpu::remove_own_groups();
                     eprintln!("\nbench: interrupted; child servers stopped");
                     std::process::exit(code);
                 });
