@@ -7,13 +7,14 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::model::{
-    ClientName, CostSettings, IdleSettings, Protocol, ResolutionSettings, RunSettings, SuiteName,
+    ClientName, CostSettings, IdleSettings, LargeBody, LoadSettings, Protocol, ResolutionSettings,
+    RunSettings, SuiteName,
 };
 use crate::suites::{connections, fanout, faults, load, resilience};
 
 mod parse;
 
-pub use parse::{BodySize, DEFAULT_BODIES};
+pub use parse::{BodySize, DEFAULT_BODIES, DEFAULT_LOAD_BODY};
 use parse::{call_counts, parse_body_size};
 
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
@@ -93,6 +94,18 @@ pub struct Cli {
     /// for none. Not against a mock or upstream given by URL. [default: 16k,1m]
     #[arg(long, value_delimiter = ',', value_name = "SIZES", value_parser = parse_body_size)]
     pub bodies: Option<Vec<BodySize>>,
+
+    /// load: the payments scenarios run again over http, each upstream answer this large
+    /// (bytes, or with k or m; `none` for none): the same pairs with a history of points, from
+    /// mock-rates' /size/N, through a payment service of the suite's own that accepts it. Not
+    /// with --mock-url, --api-url or --upstream-url. [default: 1m]
+    #[arg(long, value_name = "SIZE", value_parser = parse_body_size)]
+    pub load_body: Option<BodySize>,
+
+    /// load: payments per second with the larger answer (--load-body). [default: 50; --quick:
+    /// 25]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub load_body_rps: Option<u32>,
 
     /// Clients to compare, comma-separated, in table order; keep hyper for the Ratio column.
     /// Each named client is measured over every protocol. [default: every client with its
@@ -332,7 +345,16 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         connections: connections::settings::resolve(&cli.connections, cli.quick),
         fanout: fanout::settings::resolve(&cli.fanout, cli.quick),
         faults: faults::settings::resolve(&cli.faults, cli.quick),
-        load: load::settings::resolve(&cli.load, cli.quick),
+        load: LoadSettings {
+            large_body: match cli.load_body {
+                Some(BodySize(None)) => None,
+                size => Some(LargeBody {
+                    bytes: size.and_then(|size| size.0).unwrap_or(DEFAULT_LOAD_BODY),
+                    rps: cli.load_body_rps.unwrap_or(if cli.quick { 25 } else { 50 }),
+                }),
+            },
+            ..load::settings::resolve(&cli.load, cli.quick)
+        },
         resilience: resilience::settings::resolve(&cli.resilience, cli.quick),
         idle: IdleSettings {
             calls_per_gap: if cli.quick { 4 } else { 12 },
@@ -385,6 +407,27 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn the_load_suites_larger_answer_has_a_size_and_a_rate_of_its_own() {
+        let large = |args: &[&str]| {
+            let mut all = vec!["bench"];
+            all.extend_from_slice(args);
+            resolve(&Cli::parse_from(all)).load.large_body
+        };
+        let (bytes, rps) = (DEFAULT_LOAD_BODY, 50);
+        assert_eq!(large(&[]), Some(LargeBody { bytes, rps }));
+        assert_eq!(large(&["--quick"]), Some(LargeBody { bytes, rps: 25 }));
+        assert_eq!(
+            large(&["--load-body", "64k", "--load-body-rps", "10"]),
+            Some(LargeBody {
+                bytes: 65_536,
+                rps: 10
+            })
+        );
+        assert_eq!(large(&["--load-body", "none"]), None);
+        assert!(Cli::try_parse_from(["bench", "--load-body-rps", "0"]).is_err());
     }
 
     #[test]

@@ -60,7 +60,7 @@ def main():
     if runs[0][0].get("latency"):
         table("Latency, one call at a time from the bench (median)", "µs", pairs("latency", lambda r: f"{r['client']} {r['protocol']}", "median_us"), runs)
     if runs[0][0].get("load"):
-        label = lambda r: f"{r['scenario']} {r['protocol']}"
+        label = lambda r: f"{r['scenario']} {r['protocol']}" + (f", {r['body_bytes']} B answer" if r.get("body_bytes") else "")
         table("Load through the api, open model (p50)", "µs", pairs("load", label, "p50_us"), runs)
         table("Load through the api, open model (p99)", "µs", pairs("load", label, "p99_us"), runs)
     print("\nHypervisor steal, most in a half second, per run (loopback / namespaces):")

@@ -6,11 +6,14 @@ use crate::model::{Both, Judged, LoadChange, LoadRow};
 /// Open-model rows matched by scenario and protocol.
 pub fn load(then: &[LoadRow], now: &[LoadRow]) -> Vec<LoadChange> {
     pairs(then, now, |old, new| {
-        old.scenario == new.scenario && old.protocol == new.protocol
+        old.scenario == new.scenario
+            && old.protocol == new.protocol
+            && old.body_bytes == new.body_bytes
     })
     .map(|(old, new)| LoadChange {
         scenario: new.scenario,
         protocol: new.protocol,
+        body_bytes: new.body_bytes,
         target_rps: Both {
             baseline: old.target_rps,
             now: new.target_rps,

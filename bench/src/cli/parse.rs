@@ -3,6 +3,9 @@
 /// The larger answers the latency suite calls each client for by default: 16 KiB and 1 MiB.
 pub const DEFAULT_BODIES: [u64; 2] = [16 * 1024, 1024 * 1024];
 
+/// The larger answer of the load suite's second set of payments by default: 1 MiB.
+pub const DEFAULT_LOAD_BODY: u64 = 1024 * 1024;
+
 /// The largest answer mock-rates builds (`/size/N`): 8 MiB.
 const MAX_BODY: u64 = 8 * 1024 * 1024;
 

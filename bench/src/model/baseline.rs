@@ -92,6 +92,9 @@ pub struct LoadChange {
     #[serde(flatten)]
     pub scenario: Scenario,
     pub protocol: Protocol,
+    /// The upstream answer's size, when it was not the ordinary one (as in both runs' rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_bytes: Option<u64>,
     pub target_rps: Both<u32>,
     /// Mean latency from the intended send time, in microseconds.
     pub mean_us: Judged<Option<f64>>,

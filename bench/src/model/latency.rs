@@ -165,3 +165,16 @@ impl NegotiatedTls {
         text
     }
 }
+
+/// `16 KiB`, `1 MiB`, or bytes when not a whole number of either.
+pub fn size_name(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} B")
+    }
+}

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ClientName, NegotiatedTls, Protocol};
+use crate::model::{ClientName, NegotiatedTls, Protocol, size_name};
 
 /// What a scenario sends. In results.json it is two fields: `scenario` ("POST /payments/hyper")
 /// and `client` (null for health).
@@ -88,9 +88,33 @@ pub struct LoadSettings {
     pub warmup_ms: u64,
     /// Limit on each request.
     pub timeout_ms: u64,
+    /// The payments scenarios again over http with a larger answer from the upstream, at a
+    /// rate of their own; `None` when not run (`--load-body none`, and runs from before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub large_body: Option<LargeBody>,
+}
+
+/// The larger answer of the load suite's second set of payments, and the rate it is sent at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LargeBody {
+    /// The upstream answer's size in bytes: mock-rates' `/size/N`, the same pairs with a
+    /// history of points.
+    pub bytes: u64,
+    /// Payments per second: lower than the ordinary rate, as each answer costs far more.
+    pub rps: u32,
 }
 
 impl LoadRow {
+    /// `POST /payments/hyper`, `POST /payments/hyper over https`, and with a larger answer
+    /// `POST /payments/hyper, 1 MiB answer`.
+    pub fn label(&self) -> String {
+        let label = self.protocol.qualify(self.scenario);
+        match self.body_bytes {
+            Some(bytes) => format!("{label}, {} answer", size_name(bytes)),
+            None => label,
+        }
+    }
+
     /// How much the api's resident memory grew during the run, above where it started: the
     /// scenario's own memory, where the peak also holds what earlier scenarios left.
     pub fn api_rss_growth_kib(&self) -> Option<u64> {
@@ -120,6 +144,10 @@ pub struct LoadRow {
     /// What the service's client spoke to mock-rates.
     #[serde(default)]
     pub protocol: Protocol,
+    /// The upstream answer's size in bytes, when it was not the ordinary one (about 120 bytes
+    /// for the pairs of a payment): see [`LoadSettings::large_body`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_bytes: Option<u64>,
     /// Over `https`, for payments: the TLS mock-rates counted from the warm-up on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<NegotiatedTls>,

@@ -43,10 +43,10 @@ pub use faults::{
     FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
 };
 pub use idle::{IdleError, IdleRow, IdleSettings, ServerClose};
-pub use latency::{BareFigures, CalibrationRow, LatencyRow, NegotiatedTls};
+pub use latency::{BareFigures, CalibrationRow, LatencyRow, NegotiatedTls, size_name};
 pub use load::{
-    CurvePoint, FailureCounts, FailureKind, LatencySummary, LoadRound, LoadRow, LoadSettings,
-    Scenario, SecondPoint, StatusCount,
+    CurvePoint, FailureCounts, FailureKind, LargeBody, LatencySummary, LoadRound, LoadRow,
+    LoadSettings, Scenario, SecondPoint, StatusCount,
 };
 pub use machine::MachineLoad;
 pub use noise::Noise;
@@ -116,6 +116,7 @@ pub mod test_rows {
         LoadRow {
             scenario: client.map_or(Scenario::Health, Scenario::Payments),
             protocol: Protocol::Http,
+            body_bytes: None,
             tls: None,
             target_rps: 480,
             duration_s: 10.0,

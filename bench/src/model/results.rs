@@ -155,7 +155,7 @@ impl Results {
             let why = row.unchecked.as_ref()?;
             Some(format!(
                 "load: {} ({} of {} requests answered 200): {why}",
-                row.protocol.qualify(row.scenario),
+                row.label(),
                 row.ok,
                 row.scheduled
             ))

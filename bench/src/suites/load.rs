@@ -33,7 +33,10 @@ use std::time::Duration;
 
 use crate::clients::{ApiClient, Counted};
 use crate::error::BenchError;
-use crate::model::{LoadRound, LoadRow, Protocol, RunSettings, Scenario, SecondPoint, SuiteName};
+use crate::model::{
+    LargeBody, LoadRound, LoadRow, Protocol, RunSettings, Scenario, SecondPoint, SuiteName,
+    size_name,
+};
 use crate::servers::{ApiEndpoint, Stack};
 use crate::suites::load::http::Target;
 use crate::suites::load::schedule::Schedule;
@@ -123,6 +126,9 @@ struct ScenarioRun<'s> {
     stack: Stack<'s>,
     target: Arc<Target>,
     pool_bound: Option<u64>,
+    /// Its rate, and the upstream answer's size when it is not the ordinary one.
+    rps: u32,
+    body_bytes: Option<u64>,
     /// Every round's requests, merged.
     tally: Option<Tally>,
     /// Every round's time on the timetable, and how long past it its last answer came.
@@ -138,9 +144,41 @@ struct ScenarioRun<'s> {
     busy_after_ms: Option<u64>,
 }
 
-impl ScenarioRun<'_> {
+impl<'s> ScenarioRun<'s> {
+    /// A scenario over `stack`, at `rps` with answers of `body_bytes` (or the ordinary
+    /// ones), nothing measured yet.
+    fn new(
+        stack: Stack<'s>,
+        target: Arc<Target>,
+        pool_bound: Option<u64>,
+        (rps, body_bytes): (u32, Option<u64>),
+        rounds: u32,
+    ) -> Self {
+        Self {
+            stack,
+            target,
+            pool_bound,
+            rps,
+            body_bytes,
+            tally: None,
+            span: Duration::ZERO,
+            overrun: Duration::ZERO,
+            per_second: Vec::new(),
+            rounds: Vec::with_capacity(rounds as usize),
+            peak_rss_kib: None,
+            rss_start_kib: None,
+            counted: Some(Counted::default()),
+            counted_since_warmup: Some(Counted::default()),
+            busy_after_ms: None,
+        }
+    }
+
     fn name(&self) -> String {
-        self.stack.protocol.qualify(self.target.scenario)
+        let name = self.stack.protocol.qualify(self.target.scenario);
+        match self.body_bytes {
+            Some(bytes) => format!("{name}, {} answer", size_name(bytes)),
+            None => name,
+        }
     }
 }
 
@@ -152,6 +190,7 @@ pub fn run(settings: &RunSettings, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>,
     let round_span =
         Duration::from_millis(load.duration_ms / u64::from(rounds)).max(Duration::from_millis(1));
     let round_warmup = Duration::from_millis(load.warmup_ms / u64::from(rounds));
+    let large_service = large_body_service(settings, stacks)?;
     let mut runs = Vec::new();
     for stack in stacks {
         if stack.mock.is_child() {
@@ -167,21 +206,28 @@ pub fn run(settings: &RunSettings, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>,
             .then(|| upstream_pool_bound(stack.api))
             .flatten();
         for scenario in scenarios_over(settings, stack.protocol) {
-            runs.push(ScenarioRun {
-                stack: *stack,
-                target: Arc::new(Target::new(stack.api.base_url(), scenario)?),
-                pool_bound: pool_bound.filter(|_| scenario.client().is_some()),
-                tally: None,
-                span: Duration::ZERO,
-                overrun: Duration::ZERO,
-                per_second: Vec::new(),
-                rounds: Vec::with_capacity(rounds as usize),
-                peak_rss_kib: None,
-                rss_start_kib: None,
-                counted: Some(Counted::default()),
-                counted_since_warmup: Some(Counted::default()),
-                busy_after_ms: None,
-            });
+            runs.push(ScenarioRun::new(
+                *stack,
+                Arc::new(Target::new(stack.api.base_url(), scenario)?),
+                pool_bound.filter(|_| scenario.client().is_some()),
+                (load.rps, None),
+                rounds,
+            ));
+        }
+    }
+    if let Some((large, stack)) = large_service
+        .as_ref()
+        .and_then(|(large, api)| Some((large, large_body_stack(stacks, api)?)))
+    {
+        for client in settings.clients_over(Protocol::Http) {
+            let scenario = Scenario::Payments(client);
+            runs.push(ScenarioRun::new(
+                stack,
+                Arc::new(Target::new(stack.api.base_url(), scenario)?),
+                None,
+                (large.rps, Some(large.bytes)),
+                rounds,
+            ));
         }
     }
     let bar = progress_bar(
@@ -203,16 +249,16 @@ pub fn run(settings: &RunSettings, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>,
                     &runtime,
                     &client,
                     &run.target,
-                    Schedule::new(load.rps, round_warmup),
+                    Schedule::new(run.rps, round_warmup),
                 )?;
             }
             bar.inc(millis(round_warmup));
             bar.set_message(format!(
                 "round {}/{rounds}: {name} at {} RPS",
                 round + 1,
-                load.rps
+                run.rps
             ));
-            let schedule = Schedule::new(load.rps, round_span);
+            let schedule = Schedule::new(run.rps, round_span);
             let mock_before = admin.counters();
             let probe = ProcessProbe::start(api.pid(), api.cpu());
             let (tally, timeline) = measure(&runtime, &client, &run.target, schedule)?;
@@ -236,7 +282,45 @@ pub fn run(settings: &RunSettings, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>,
     bar.finish_and_clear();
     drop(client);
     runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(runs.into_iter().map(|run| run.row(load.rps)).collect())
+    Ok(runs.into_iter().map(ScenarioRun::row).collect())
+}
+
+/// The payment service of the payments with a larger answer (`settings.load.large_body`):
+/// one of the suite's own whose upstream is the http stack's mock-rates at `/size/N`, and
+/// whose clients accept an answer that large (`rates.max_body_bytes`, as a user whose upstream
+/// answers that much sets it). `None`, and said, when the run's servers do not allow it.
+fn large_body_service(
+    settings: &RunSettings,
+    stacks: &[Stack<'_>],
+) -> Result<Option<(LargeBody, ApiEndpoint)>, BenchError> {
+    let Some(large) = settings.load.large_body else {
+        return Ok(None);
+    };
+    let Some(stack) = stacks.iter().find(|stack| stack.protocol == Protocol::Http) else {
+        return Ok(None);
+    };
+    if stack.mock.is_foreign() || stack.api.pid().is_none() {
+        eprintln!(
+            "bench: load: payments with a {} answer not measured: they need mock-rates and a              service of the bench's own",
+            size_name(large.bytes)
+        );
+        return Ok(None);
+    }
+    let exe = std::env::current_exe()
+        .map_err(|source| BenchError::io(std::path::Path::new("the bench executable"), source))?;
+    let rates_url = format!("{}/size/{}", stack.mock.base_url(), large.bytes);
+    let limit = (2 * large.bytes).to_string();
+    let api =
+        ApiEndpoint::spawn_with_env(&exe, &rates_url, &[("APP__RATES__MAX_BODY_BYTES", &limit)])?;
+    Ok(Some((large, api)))
+}
+
+/// The http stack with `api`, the service of the larger answers, in place of the run's.
+fn large_body_stack<'s>(stacks: &[Stack<'s>], api: &'s ApiEndpoint) -> Option<Stack<'s>> {
+    let http = stacks
+        .iter()
+        .find(|stack| stack.protocol == Protocol::Http)?;
+    Some(Stack { api, ..*http })
 }
 
 fn millis(duration: Duration) -> u64 {
@@ -290,7 +374,7 @@ impl ScenarioRun<'_> {
 
     /// The scenario's row: its rounds merged, its TLS checked; against a foreign upstream,
     /// what of it is not measured, and what was checked instead.
-    fn row(self, rps: u32) -> LoadRow {
+    fn row(self) -> LoadRow {
         let protocol = self.stack.protocol;
         let scenario = self.target.scenario;
         let not_measured = scenario
@@ -326,11 +410,12 @@ impl ScenarioRun<'_> {
         let mut row = load_row(
             scenario,
             protocol,
-            rps,
+            self.rps,
             (self.span, self.overrun),
             tally,
             readings,
         );
+        row.body_bytes = self.body_bytes;
         row.per_second = self.per_second;
         row.rounds = self.rounds;
         row.unchecked = unchecked;

@@ -1,7 +1,7 @@
 //! The judging itself: a criterion's figures ranked, the two best compared, and the margin
 //! held against the noise.
 
-use crate::model::{ClientName, Protocol};
+use crate::model::{ClientName, Protocol, size_name};
 
 /// What a client is judged on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,6 +13,8 @@ pub enum Criterion {
     /// The capacity with the service held to a CPU quota, in millicpus.
     CapacityUnderQuota(u32),
     CpuPerRequest,
+    /// The service's CPU per payment with a larger upstream answer, of so many bytes.
+    CpuPerRequestOfAnswer(u64),
     Instructions(Protocol),
     PeakMemory,
     Allocations(Protocol),
@@ -42,6 +44,9 @@ impl Criterion {
                 format!("Capacity at {} CPU", f64::from(millicpus) / 1_000.0)
             }
             Self::CpuPerRequest => "CPU per request".to_owned(),
+            Self::CpuPerRequestOfAnswer(bytes) => {
+                format!("CPU per request, {} answer", size_name(bytes))
+            }
             Self::Instructions(protocol) => format!("Instructions per call, {protocol}"),
             Self::PeakMemory => "Peak memory".to_owned(),
             Self::Allocations(protocol) => format!("Allocations per call, {protocol}"),
@@ -71,19 +76,6 @@ impl Criterion {
         chars.next().map_or_else(String::new, |first| {
             first.to_lowercase().chain(chars).collect()
         })
-    }
-}
-
-/// `16 KiB`, `1 MiB`, or bytes when not a whole number of either.
-fn size_name(bytes: u64) -> String {
-    const KIB: u64 = 1024;
-    const MIB: u64 = 1024 * 1024;
-    if bytes >= MIB && bytes.is_multiple_of(MIB) {
-        format!("{} MiB", bytes / MIB)
-    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
-        format!("{} KiB", bytes / KIB)
-    } else {
-        format!("{bytes} B")
     }
 }
 

@@ -305,6 +305,49 @@ fn a_capacity_tie_is_broken_by_cpu_per_request() {
 }
 
 #[test]
+fn a_larger_answer_is_a_criterion_of_its_own_and_breaks_no_tie() {
+    let mut results = clear_run();
+    results.resilience.capacity = vec![
+        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
+    ];
+    let large = |client, cpu_s| LoadRow {
+        body_bytes: Some(1024 * 1024),
+        target_rps: 50,
+        ..with_cpu(load_row(Some(client), 50.0, 9_000.0, 0), cpu_s)
+    };
+    // Ordinary answers: hyper cheaper; 1 MiB answers: awc far cheaper.
+    results.load = vec![
+        with_cpu(load_row(Some(Hyper), 480.0, 900.0, 0), 0.4),
+        with_cpu(load_row(Some(Awc), 480.0, 900.0, 0), 0.8),
+        large(Hyper, 8.0),
+        large(Awc, 2.0),
+    ];
+    let verdict = verdict(&results);
+    assert_eq!(
+        pick(&verdict, ASYNC_SERVICE),
+        Some(Hyper),
+        "ordinary rows only"
+    );
+    let of = |criterion| {
+        verdict
+            .criteria
+            .iter()
+            .find(|judgement| judgement.criterion == criterion)
+            .unwrap_or_else(|| panic!("no {criterion:?}"))
+    };
+    let ordinary = of(Criterion::CpuPerRequest);
+    assert_eq!(ordinary.order()[0].client, Hyper);
+    assert_eq!(ordinary.order().len(), 2);
+    let answer = of(Criterion::CpuPerRequestOfAnswer(1024 * 1024));
+    assert_eq!(answer.order()[0].client, Awc);
+    assert_eq!(
+        Criterion::CpuPerRequestOfAnswer(1024 * 1024).name(),
+        "CPU per request, 1 MiB answer"
+    );
+}
+
+#[test]
 fn a_tie_whose_tie_break_was_not_measured_is_not_decided() {
     let mut results = clear_run();
     results.resilience.capacity = vec![

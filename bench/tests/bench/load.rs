@@ -42,14 +42,24 @@ fn every_scenario_completes_its_requests_without_a_failure() {
             "hyper,ureq",
             "--rounds",
             "2",
+            "--load-body",
+            "64k",
+            "--load-body-rps",
+            "20",
         ],
         &out,
     );
     let settings = &results["settings"]["load"];
     assert_eq!(settings["rps"], 100);
     assert_eq!(settings["duration_ms"], 500);
-    let rows = rows_of(&results, "load");
-    assert_eq!(scenarios(rows), SCENARIOS);
+    assert_eq!(settings["large_body"]["bytes"], 65_536);
+    let (rows, larger): (Vec<Value>, Vec<Value>) = rows_of(&results, "load")
+        .iter()
+        .cloned()
+        .partition(|row| row.get("body_bytes").is_none());
+    assert_eq!(scenarios(&rows), SCENARIOS);
+    check_larger_answers(&larger);
+    let rows = &rows;
     for row in rows {
         assert_eq!(row["scheduled"], 50, "{row}");
         assert!(row["ok"].as_u64().unwrap() > 0, "{row}");
@@ -111,7 +121,25 @@ fn every_scenario_completes_its_requests_without_a_failure() {
     assert!(report.contains("load: targets (measured, not asserted)"));
     assert!(report.contains("load over https: TLS handshakes mock-rates counted"));
     assert!(report.contains("load: what TLS to the upstream costs the service"));
+    assert!(report.contains("load: payments whose upstream answer is 64 KiB (20 RPS)"));
+    assert!(report.contains("| CPU per request, 64 KiB answer"));
     assert!(out.join("load_percentiles.svg").is_file());
+}
+
+/// The payments over http again, each upstream answer 64 KiB, at 20 RPS for 0.5 s.
+fn check_larger_answers(larger: &[Value]) {
+    assert_eq!(
+        scenarios(larger),
+        ["POST /payments/hyper", "POST /payments/ureq"]
+    );
+    for row in larger {
+        assert_eq!(row["body_bytes"], 65_536, "{row}");
+        assert_eq!(row["protocol"], "http", "{row}");
+        assert_eq!(row["scheduled"], 10, "{row}");
+        assert_eq!(row["fail"], 0, "{row}");
+        assert_eq!(row["upstream_calls"], row["ok"], "{row}");
+        positive(row, "api_cpu_s");
+    }
 }
 
 #[test]

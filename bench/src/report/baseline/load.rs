@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::LoadChange;
+use crate::model::{LoadChange, size_name};
 use crate::report::baseline::cells::{Figure, count_word, direction, ratio, then_now, verdict};
 use crate::report::format::format_us_as_ms;
 use crate::report::table::{Align, Table};
@@ -39,6 +39,9 @@ pub fn load_table(file: &str, changes: &[LoadChange]) -> Table {
             .iter()
             .map(|change| {
                 let mut scenario = change.protocol.qualify(change.scenario);
+                if let Some(bytes) = change.body_bytes {
+                    let _ = write!(scenario, ", {} answer", size_name(bytes));
+                }
                 if change.target_rps.baseline != change.target_rps.now {
                     let _ = write!(
                         scenario,

@@ -15,9 +15,11 @@ pub const PERCENTILE_CHART: &str = "load_percentiles.svg";
 
 /// Writes the percentile chart into `dir` when there are load rows; its file name.
 pub fn write(results: &Results, dir: &Path) -> Result<Option<String>, BenchError> {
+    // The ordinary answer's rows: a larger answer's latency is another scale.
     let curves: Vec<(String, Vec<(f64, f64)>)> = results
         .load
         .iter()
+        .filter(|row| row.body_bytes.is_none())
         .map(|row| {
             let points: Vec<(f64, f64)> = row
                 .latency
@@ -26,7 +28,7 @@ pub fn write(results: &Results, dir: &Path) -> Result<Option<String>, BenchError
                 .filter(|point| point.percentile <= 99.9)
                 .map(|point| (nines(point.percentile), point.corrected_us / 1_000.0))
                 .collect();
-            (row.protocol.qualify(row.scenario), points)
+            (row.label(), points)
         })
         .filter(|(_, points)| !points.is_empty())
         .collect();

@@ -28,7 +28,7 @@ fn middle(second: u32, span_s: f64) -> f64 {
 fn line(row: &LoadRow) -> Line {
     let seconds = row.per_second.iter().filter(|point| point.span_s > 0.0);
     Line {
-        label: row.protocol.qualify(row.scenario),
+        label: row.label(),
         rps: seconds
             .clone()
             .map(|point| {
@@ -46,9 +46,11 @@ fn line(row: &LoadRow) -> Line {
 
 /// Writes the chart into `dir` when a load row has its seconds; its file name.
 pub fn write(results: &Results, dir: &Path) -> Result<Option<String>, BenchError> {
+    // The ordinary answer's rows: those of a larger answer run at another rate.
     let lines: Vec<Line> = results
         .load
         .iter()
+        .filter(|row| row.body_bytes.is_none())
         .map(line)
         .filter(|line| !line.rps.is_empty())
         .collect();

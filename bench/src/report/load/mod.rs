@@ -1,12 +1,14 @@
 //! The load suite's section: its tables, the targets and whether the run met them, and the
 //! charts (latency by percentile, and second by second). Nothing here measures.
 
+mod bodies;
 mod tables;
 mod targets;
 
 use crate::model::{LoadRow, Protocol, Results, SuiteName};
 use crate::report::format::unable_note;
-use crate::report::load::tables::{load_tables, scenario_label};
+use crate::report::load::bodies::{LARGE_BODY_NOTE, large_body_table};
+use crate::report::load::tables::load_tables;
 use crate::report::load::targets::{TARGETS_NOTE, TargetCheck, targets_table};
 use crate::report::section::{Part, Section};
 use crate::report::upstream::not_measured_notes;
@@ -21,24 +23,41 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     for table in load_tables(rows) {
         section = section.with(Part::Table(table));
     }
-    if !rows.is_empty() {
-        let met = rows.iter().filter(|row| TargetCheck::of(row).all()).count();
+    if let Some(table) = large_body_table(rows) {
         section = section
-            .with(Part::Table(targets_table(rows)))
+            .with(Part::Table(table))
+            .with(Part::Prose(LARGE_BODY_NOTE.to_owned()));
+    } else if let Some(large) = results.settings.load.large_body {
+        section = section.with(Part::Prose(format!(
+            "Payments with a {} answer: not measured in this run (they need mock-rates and a \
+             payment service of the bench's own, over http).",
+            crate::model::size_name(large.bytes)
+        )));
+    }
+    let ordinary: Vec<LoadRow> = rows
+        .iter()
+        .filter(|row| row.body_bytes.is_none())
+        .cloned()
+        .collect();
+    if !ordinary.is_empty() {
+        let met = ordinary
+            .iter()
+            .filter(|row| TargetCheck::of(row).all())
+            .count();
+        section = section
+            .with(Part::Table(targets_table(&ordinary)))
             .with(Part::Prose(TARGETS_NOTE.to_owned()))
             .with(Part::Prose(format!(
                 "**{met} of {} scenarios met every target.**",
-                rows.len()
+                ordinary.len()
             )));
     }
     section = section.with_charts(charts, "load");
     let mut notes = first_errors(rows);
-    notes.extend(not_measured_notes(rows.iter().map(|row| {
-        (
-            scenario_label(row.scenario, row.protocol),
-            row.not_measured.as_ref(),
-        )
-    })));
+    notes.extend(not_measured_notes(
+        rows.iter()
+            .map(|row| (row.label(), row.not_measured.as_ref())),
+    ));
     notes.extend(unable_note(
         &results.settings,
         SuiteName::Load,
@@ -54,7 +73,7 @@ fn first_errors(rows: &[LoadRow]) -> Vec<String> {
             let error = row.first_error.as_ref()?;
             Some(format!(
                 "{}: {} of {} requests failed; first: {error}",
-                scenario_label(row.scenario, row.protocol),
+                row.label(),
                 row.fail,
                 row.ok + row.fail
             ))
@@ -201,5 +220,54 @@ mod tests {
         assert!(targets.contains("201 <= 200: NOT met"), "{targets}");
         // Plain HTTP rows alone get no TLS tables.
         assert_eq!(load_tables(&rows[..1]).len(), 4);
+    }
+
+    #[test]
+    fn a_larger_answer_is_set_beside_the_ordinary_one_and_kept_out_of_the_targets() {
+        let mut results = crate::report::fanout::test_rows::results("360");
+        let mut ordinary = row(Some(ClientName::Hyper), 480.0, 900.0, 0);
+        ordinary.api_cpu_s = Some(0.96);
+        let large = LoadRow {
+            body_bytes: Some(1024 * 1024),
+            target_rps: 50,
+            ok: 500,
+            api_cpu_s: Some(1.5),
+            // 500 payments, 3 ms of the service's CPU each; its p99 misses the 2 ms target.
+            ..row(Some(ClientName::Hyper), 50.0, 9_000.0, 0)
+        };
+        results.load = vec![ordinary.clone(), large.clone()];
+        let markdown = super::section(&results, &[]).expect("rows").markdown();
+        assert!(
+            markdown.contains("480 RPS for 10.0 s per scenario (with a 1 MiB answer: 50 RPS)"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("| POST /payments/hyper, 1 MiB answer "),
+            "{markdown}"
+        );
+        let bodies = markdown
+            .lines()
+            .find(|line| line.starts_with("| hyper "))
+            .expect("a row of the larger answer's table");
+        // 1.5 s over 500 payments against 0.96 s over 4 800: 3 000 us against 200 us.
+        assert!(
+            bodies.contains("3000 us") && bodies.contains("200 us") && bodies.contains("15.0x"),
+            "{bodies}"
+        );
+        assert!(
+            markdown.contains("**1 of 1 scenarios met every target.**"),
+            "the larger answer is not held to the targets: {markdown}"
+        );
+        // Asked for and not measured: said so.
+        results.settings.load.large_body = Some(crate::model::LargeBody {
+            bytes: 1024 * 1024,
+            rps: 50,
+        });
+        results.load = vec![ordinary];
+        let markdown = super::section(&results, &[]).expect("rows").markdown();
+        assert!(
+            markdown.contains("Payments with a 1 MiB answer: not measured in this run"),
+            "{markdown}"
+        );
     }
 }

@@ -1,22 +1,12 @@
 //! The load suite's tables: the open-model runs (NBomber's figures, the generator's
 //! punctuality, the servers' side, the outcomes, round by round).
 
-use crate::model::{LoadRow, NegotiatedTls, Protocol, Scenario};
+use crate::model::{LoadRow, NegotiatedTls, Protocol, size_name};
 use crate::report::format::{format_bytes, format_us_as_ms, optional};
 use crate::report::table::{Align, Table};
 
-/// `POST /payments/hyper`, and `POST /payments/hyper over https` when the service's client
-/// spoke TLS to mock-rates.
-pub fn scenario_label(scenario: Scenario, protocol: Protocol) -> String {
-    protocol.qualify(scenario)
-}
-
-fn label(row: &LoadRow) -> String {
-    scenario_label(row.scenario, row.protocol)
-}
-
 /// CPU time of the api per request, in microseconds.
-fn cpu_per_request_us(row: &LoadRow) -> Option<f64> {
+pub(super) fn cpu_per_request_us(row: &LoadRow) -> Option<f64> {
     let requests = row.ok + row.fail;
     row.api_cpu_s
         .filter(|_| requests > 0)
@@ -45,8 +35,16 @@ fn main_table(first: &LoadRow, rows: &[LoadRow]) -> Table {
     use Align::{Left, Right};
     Table {
         title: format!(
-            "load: {} RPS for {:.1} s per scenario, latency from each request's intended send time",
-            first.target_rps, first.duration_s
+            "load: {} RPS for {:.1} s per scenario{}, latency from each request's intended send \
+             time",
+            first.target_rps,
+            first.duration_s,
+            rows.iter()
+                .find_map(|row| Some((row.body_bytes?, row.target_rps)))
+                .map_or_else(String::new, |(bytes, rps)| format!(
+                    " (with a {} answer: {rps} RPS)",
+                    size_name(bytes)
+                ))
         ),
         columns: vec![
             ("Scenario", Left),
@@ -70,7 +68,7 @@ fn main_table(first: &LoadRow, rows: &[LoadRow]) -> Table {
             .map(|row| {
                 let responses = row.ok + row.fail;
                 vec![
-                    label(row),
+                    row.label(),
                     row.ok.to_string(),
                     row.fail.to_string(),
                     format!("{:.1}", row.achieved_rps),
@@ -114,7 +112,7 @@ fn generator_table(rows: &[LoadRow]) -> Table {
             .iter()
             .map(|row| {
                 vec![
-                    label(row),
+                    row.label(),
                     row.scheduled.to_string(),
                     row.sent_late.to_string(),
                     row.skipped.to_string(),
@@ -149,7 +147,7 @@ fn servers_table(rows: &[LoadRow]) -> Table {
             .map(|row| {
                 let per_request = cpu_per_request_us(row);
                 vec![
-                    label(row),
+                    row.label(),
                     optional(row.api_cpu_s, |cpu| format!("{cpu:.2} s")),
                     optional(per_request, |micros| format!("{micros:.1} us")),
                     by_round(row),
@@ -214,7 +212,7 @@ fn outcomes_table(rows: &[LoadRow]) -> Table {
                     .map(|code| format!("{} x {}", code.status, code.count))
                     .collect();
                 vec![
-                    label(row),
+                    row.label(),
                     if codes.is_empty() {
                         "none".to_owned()
                     } else {
@@ -257,7 +255,7 @@ fn tls_table(rows: &[LoadRow]) -> Option<Table> {
                 let tls = row.tls.as_ref();
                 let handshakes = tls.map(|tls| tls.handshakes);
                 vec![
-                    label(row),
+                    row.label(),
                     tls.map_or_else(|| "NA".to_owned(), NegotiatedTls::describe),
                     optional(handshakes, |count| count.to_string()),
                     optional(row.mock_tls_handshakes, |count| count.to_string()),
@@ -285,7 +283,9 @@ fn tls_cost_table(rows: &[LoadRow]) -> Option<Table> {
         .filter_map(|https| {
             let client = https.scenario.client()?.library_default();
             let http = rows.iter().find(|row| {
-                row.protocol == Protocol::Http && row.scenario.client() == Some(client)
+                row.protocol == Protocol::Http
+                    && row.body_bytes.is_none()
+                    && row.scenario.client() == Some(client)
             })?;
             Some((https, http))
         })

@@ -2,7 +2,6 @@
 
 use crate::model::LoadRow;
 use crate::report::format::format_us_as_ms;
-use crate::report::load::tables::scenario_label;
 use crate::report::table::{Align, Table};
 
 /// p99 targets at the reference rate: the framework alone, and a payment with its upstream call.
@@ -57,7 +56,8 @@ fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "NOT met" }
 }
 
-/// The targets, measured: one row per scenario.
+/// The targets, measured: one row per scenario (of the ordinary answer: `rows` holds no
+/// other).
 pub fn targets_table(rows: &[LoadRow]) -> Table {
     use Align::{Left, Right};
     Table {
@@ -75,7 +75,7 @@ pub fn targets_table(rows: &[LoadRow]) -> Table {
             .map(|row| {
                 let check = TargetCheck::of(row);
                 vec![
-                    scenario_label(row.scenario, row.protocol),
+                    row.label(),
                     format!("{}: {}", row.fail + row.skipped, verdict(check.no_failures)),
                     format!(
                         "{:.1} of {}: {}",

@@ -37,6 +37,7 @@ pub(super) fn load_row(
     LoadRow {
         scenario,
         protocol,
+        body_bytes: None,
         tls: readings.tls,
         target_rps: rps,
         duration_s: span.as_secs_f64(),

@@ -35,6 +35,8 @@ pub fn resolve(args: &LoadArgs, quick: bool) -> LoadSettings {
         duration_ms: millis(duration),
         warmup_ms: millis(warmup.min(duration)),
         timeout_ms: millis(crate::suites::load::http::REQUEST_TIMEOUT),
+        // The bench's own flag, with the other answer sizes (`--load-body`).
+        large_body: None,
     }
 }
 

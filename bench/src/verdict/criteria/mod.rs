@@ -51,7 +51,19 @@ pub fn judge_all(results: &Results) -> Vec<Judgement> {
             .into_iter()
             .map(|millicpus| capacity_under_quota(results, millicpus)),
     );
-    judged.push(cpu_per_request(results));
+    judged.push(cpu_per_request(results, None));
+    let mut load_bodies: Vec<u64> = results
+        .load
+        .iter()
+        .filter_map(|row| row.body_bytes)
+        .collect();
+    load_bodies.sort_unstable();
+    load_bodies.dedup();
+    judged.extend(
+        load_bodies
+            .into_iter()
+            .map(|bytes| cpu_per_request(results, Some(bytes))),
+    );
     per_protocol(
         &mut judged,
         results,

@@ -113,14 +113,17 @@ pub(super) fn capacity_under_quota(results: &Results, millicpus: u32) -> Judgeme
 }
 
 /// The service's CPU per successful payment in the load suite's open-model run over http,
-/// round by round.
-pub(super) fn cpu_per_request(results: &Results) -> Judgement {
-    let figures: Vec<Figure> = results
-        .load
-        .iter()
-        .filter(|row| {
-            row.protocol == Protocol::Http && row.fail == 0 && row.ok > 0 && row.unchecked.is_none()
-        })
+/// round by round: with the ordinary answer (`body_bytes` `None`), or with the larger answer
+/// of so many bytes.
+pub(super) fn cpu_per_request(results: &Results, body_bytes: Option<u64>) -> Judgement {
+    let rows = || {
+        results
+            .load
+            .iter()
+            .filter(move |row| row.protocol == Protocol::Http && row.body_bytes == body_bytes)
+    };
+    let figures: Vec<Figure> = rows()
+        .filter(|row| row.fail == 0 && row.ok > 0 && row.unchecked.is_none())
         .filter_map(|row| {
             let Scenario::Payments(client) = row.scenario else {
                 return None;
@@ -140,21 +143,26 @@ pub(super) fn cpu_per_request(results: &Results) -> Judgement {
             ))
         })
         .collect();
+    let (criterion, answer) = match body_bytes {
+        None => (Criterion::CpuPerRequest, String::new()),
+        Some(bytes) => (
+            Criterion::CpuPerRequestOfAnswer(bytes),
+            format!(", the upstream answering {bytes} bytes"),
+        ),
+    };
     judgement(
-        Criterion::CpuPerRequest,
-        "load suite: the service's CPU time per payment at a constant rate over http, in \
-         rounds spread over the suite"
-            .to_owned(),
+        criterion,
+        format!(
+            "load suite: the service's CPU time per payment at a constant rate over http{answer}, \
+             in rounds spread over the suite"
+        ),
         figures,
         Better::Lower,
         NoiseRule::Rounds,
         SuiteName::Load,
     )
     .leaving_out(
-        results
-            .load
-            .iter()
-            .filter(|row| row.protocol == Protocol::Http)
+        rows()
             .filter_map(|row| {
                 let Scenario::Payments(client) = row.scenario else {
                     return None;
