@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use application::RetryPolicy;
 use config::{Config, Environment, File, FileFormat};
-use rates_common::{ClientSettings, HttpVersion};
+use rates_common::{BodyDecode, ClientSettings, HttpVersion};
 use serde::{Deserialize, Deserializer};
 
 /// The size of actix-http's buffer for a request head that is not complete yet: a head that
@@ -217,6 +217,8 @@ impl RatesSettings {
             max_body_bytes: self.max_body_bytes,
             extra_ca_pem,
             http_version: self.http_version,
+            // The service reads every answer whole; the bench measures the other way.
+            decode: BodyDecode::Whole,
         })
     }
 }

@@ -1,4 +1,5 @@
-//! `rates_common::decode_quotes`, the adapters' reading of an upstream's answer, on any body.
+//! `rates_common::decode_quotes`, the adapters' reading of an upstream's answer, on any body;
+//! and `decode_quotes_from_reader`, the same read from a stream, against it.
 //!
 //! Input: the first byte picks the pairs asked for (bit `i` asks for `PAIRS[i]`), the rest is
 //! the body.
@@ -8,7 +9,7 @@
 use application::RatesError;
 use domain::{Currency, CurrencyPair};
 use libfuzzer_sys::fuzz_target;
-use rates_common::decode_quotes;
+use rates_common::{decode_quotes, decode_quotes_from_reader};
 use rust_decimal::Decimal;
 
 const PAIRS: [&str; 8] = [
@@ -52,6 +53,23 @@ fuzz_target!(|data: &[u8]| {
         // A body is the upstream's fault or an unsupported pair, never another kind.
         Err(RatesError::Malformed(_) | RatesError::UnsupportedPair(_)) => {}
         Err(other) => panic!("a body gave {other:?}"),
+    }
+
+    // Read from a stream, the same answer. The stream's decoder owns what it keeps, so it also
+    // reads a symbol written with escapes, which the borrowing one refuses: it may accept more,
+    // never less, and never differently.
+    let streamed = decode_quotes_from_reader(body, &pairs, |error| {
+        panic!("reading a slice failed: {error}")
+    });
+    match (&decoded, &streamed) {
+        (Ok(quotes), Ok(again)) => assert_eq!(quotes, again),
+        (Err(RatesError::UnsupportedPair(first)), Err(RatesError::UnsupportedPair(again))) => {
+            assert_eq!(first, again);
+        }
+        (Ok(_) | Err(RatesError::UnsupportedPair(_)), _) => {
+            panic!("{decoded:?} but streamed {streamed:?}")
+        }
+        (Err(_), _) => {}
     }
 
     // The order pairs are asked in changes nothing that is found.

@@ -57,13 +57,14 @@ use awc::error::{ConnectError, PayloadError, SendRequestError};
 use awc::http::Uri;
 use awc::http::header::CONTENT_LENGTH;
 use awc::{Client, Connector};
-use bytes::Bytes;
 use domain::CurrencyPair;
+use futures_util::StreamExt as _;
 use openssl::ssl::{SslConnector, SslMethod, SslVerifyMode};
 use openssl::x509::X509;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
-    connect_timeout_error, describe, io_error, tls, tls_error,
+    BodyDecode, BodyPieces, BoundedBody, BuildError, ClientSettings, HttpVersion, Received,
+    TlsStack, UpstreamCall, broken_transfer, connect_timeout_error, describe, io_error, tls,
+    tls_error,
 };
 
 /// awc's TLS backends; each (awc, backend) pair is its own registry entry.
@@ -120,6 +121,7 @@ pub struct AwcRates {
     client: Client,
     tls: AwcTls,
     http_version: HttpVersion,
+    decode: BodyDecode,
     call: UpstreamCall,
 }
 
@@ -137,6 +139,8 @@ impl AwcRates {
     pub const NAME: &'static str = "awc";
     /// The HTTP versions it speaks, with either backend: HTTP/1.1, and HTTP/2 over TLS.
     pub const HTTP_VERSIONS: &'static [HttpVersion] = &HttpVersion::ALL;
+    /// Both ways of decoding: streamed, from the chunks as awc received them.
+    pub const DECODES: &'static [BodyDecode] = &BodyDecode::ALL;
 
     /// The client as this adapter configured it (TLS, pool, timeouts), for calls that skip
     /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
@@ -205,13 +209,15 @@ impl AwcRates {
             client,
             tls: backend,
             http_version: settings.http_version,
+            decode: settings.decode,
             call: UpstreamCall::new(name, settings),
         })
     }
 
-    /// One GET, its status and its whole body. The body is read as bytes whatever the content
-    /// type: awc's `.json()` would refuse the real API's `text/html`.
-    async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Bytes), RatesError> {
+    /// One GET, its status and its body: whole, or as the chunks awc received. The body is
+    /// read as bytes whatever the content type: awc's `.json()` would refuse the real API's
+    /// `text/html`.
+    async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Received), RatesError> {
         let url = self.call.url(pairs);
         let mut response = self
             .client
@@ -226,22 +232,35 @@ impl AwcRates {
             .headers()
             .get(CONTENT_LENGTH)
             .and_then(|value| value.to_str().ok()?.parse::<usize>().ok());
-        // `limit` also refuses a declared Content-Length over the limit before reading.
-        let body = response
-            .body()
-            .limit(self.call.max_body_bytes)
-            .await
-            .map_err(|error| self.body_error(error))?;
+        let (body, read) = if self.decode == BodyDecode::Streamed {
+            let mut pieces = BodyPieces::new(
+                declared.map(|length| length as u64),
+                self.call.max_body_bytes,
+            )?;
+            while let Some(chunk) = response.next().await {
+                pieces.push(chunk.map_err(|error| self.body_error(error))?)?;
+            }
+            let read = pieces.len();
+            (Received::from(pieces), read)
+        } else {
+            // `limit` also refuses a declared Content-Length over the limit before reading.
+            let body = response
+                .body()
+                .limit(self.call.max_body_bytes)
+                .await
+                .map_err(|error| self.body_error(error))?;
+            let read = body.len();
+            (Received::from(body), read)
+        };
         // awc ends the body quietly when the connection closes early (`PlStream` in
         // `client/h1proto.rs` takes end of stream for end of body), so a body cut short of its
         // Content-Length is caught here. A chunked body cut short cannot be told apart from a
         // complete one this way; it fails to decode (`Malformed`) instead.
         if let Some(declared) = declared
-            && body.len() != declared
+            && read != declared
         {
             return Err(broken_transfer(format!(
-                "the body ended after {} of its {declared} bytes",
-                body.len()
+                "the body ended after {read} of its {declared} bytes"
             )));
         }
         Ok((status, body))

@@ -8,7 +8,7 @@ use domain::CurrencyPair;
 
 use crate::outcome::record_outcome;
 use crate::wire::interpret_response;
-use crate::{ClientSettings, ConcurrencyLimit, Permit, live_url, timeout_error};
+use crate::{ClientSettings, ConcurrencyLimit, Permit, Received, live_url, timeout_error};
 
 /// One upstream call as every adapter makes it: take a slot of the in-flight limit, bound the
 /// whole exchange (connect, send, status, body) by the total timeout, interpret the status and
@@ -54,13 +54,13 @@ impl UpstreamCall {
     }
 
     /// Runs `exchange` (lazy: nothing happens until a slot is taken) and interprets its
-    /// `(status, whole body)`. The slot is held until the exchange is over.
+    /// `(status, body)`. The slot is held until the exchange is over.
     ///
     /// # Errors
     /// `Unavailable` without a slot, `Timeout` past the total timeout, else the exchange's own
     /// error, `UpstreamStatus` for a non-2xx status, or what [`crate::decode_quotes`] makes of
     /// the body.
-    pub async fn run<B: AsRef<[u8]>>(
+    pub async fn run<B: Into<Received>>(
         &self,
         pairs: &[CurrencyPair],
         exchange: impl Future<Output = Result<(u16, B), RatesError>>,
@@ -89,7 +89,7 @@ impl UpstreamCall {
         exchange: impl FnOnce(Permit) -> F,
     ) -> Result<Quotes, RatesError>
     where
-        B: AsRef<[u8]>,
+        B: Into<Received>,
         F: Future<Output = Result<(u16, B), RatesError>>,
     {
         let started = Instant::now();
@@ -102,13 +102,13 @@ impl UpstreamCall {
     }
 }
 
-/// The quotes in an exchange's `(status, whole body)`, or its error.
-fn interpret<B: AsRef<[u8]>>(
+/// The quotes in an exchange's `(status, body)`, or its error.
+fn interpret<B: Into<Received>>(
     pairs: &[CurrencyPair],
     exchanged: Result<(u16, B), RatesError>,
 ) -> Result<Quotes, RatesError> {
     let (status, body) = exchanged?;
-    interpret_response(status, body.as_ref(), pairs)
+    interpret_response(status, body.into(), pairs)
 }
 
 /// Runs one whole upstream call (connect, send, status, body) under the total timeout.

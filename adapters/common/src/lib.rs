@@ -14,14 +14,14 @@ mod tls_stack;
 mod version;
 mod wire;
 
-pub use body::BoundedBody;
+pub use body::{BodyPieces, BoundedBody, Received};
 pub use call::UpstreamCall;
 pub use errors::{
     BuildError, broken_transfer, connect_timeout_error, describe, find_in_chain, find_io_error,
     io_error, timeout_error,
 };
 pub use limit::{ConcurrencyLimit, Permit};
-pub use settings::ClientSettings;
+pub use settings::{BodyDecode, ClientSettings};
 pub use tls_stack::TlsStack;
 pub use version::{HttpVersion, UnknownHttpVersion, not_http2, tls_error};
-pub use wire::{decode_quotes, live_url};
+pub use wire::{decode_quotes, decode_quotes_from_reader, live_url};

@@ -41,6 +41,35 @@ pub struct ClientSettings {
     /// caps calls in flight; over HTTP/2 those calls are streams, on as few connections as the
     /// client opens.
     pub http_version: HttpVersion,
+    /// How the answer is decoded: from one buffer holding it whole (the default), or as the
+    /// client receives it, where the adapter offers that.
+    pub decode: BodyDecode,
+}
+
+/// How an adapter decodes the upstream's answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BodyDecode {
+    /// Read whole into one buffer, then decoded from it (`serde_json::from_slice`, borrowing
+    /// from the buffer): every adapter.
+    #[default]
+    Whole,
+    /// Decoded from the body as the client receives it, with no buffer holding it whole
+    /// (`serde_json::from_reader`, keeping owned copies of the few values it needs): ureq
+    /// from the connection as it reads it; hyper, reqwest and awc from the pieces they
+    /// received, read in turn once the last is in (serde_json's parser pulls from a blocking
+    /// reader, which an async client's body is not). Each adapter says whether it offers it.
+    Streamed,
+}
+
+impl BodyDecode {
+    pub const ALL: [BodyDecode; 2] = [BodyDecode::Whole, BodyDecode::Streamed];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BodyDecode::Whole => "whole",
+            BodyDecode::Streamed => "streamed",
+        }
+    }
 }
 
 impl ClientSettings {
@@ -58,6 +87,7 @@ impl ClientSettings {
             max_body_bytes: 64 * 1024,
             extra_ca_pem: None,
             http_version: HttpVersion::Http11,
+            decode: BodyDecode::Whole,
         }
     }
 

@@ -156,6 +156,38 @@ pub(crate) async fn chunked_body_is_accepted(make: &MakeProvider) {
     assert_eq!(mock.state().stats().connections, 1);
 }
 
+/// A 1 MiB answer (mock-rates' `/size/N`: the pairs asked for, then a history of points the
+/// decoder reads past) under a limit above it: the exact rates, in content-length and chunked
+/// framing, two calls on one connection.
+pub(crate) async fn a_large_answer_is_read_whole(make: &MakeProvider) {
+    const SIZE: usize = 1024 * 1024;
+    for framing in [Framing::ContentLength, Framing::Chunked] {
+        let mock = start(Settings {
+            framing,
+            ..Settings::default()
+        });
+        let settings = settings_for(&mock);
+        let rates = make(&ClientSettings {
+            base_url: format!("{}/size/{SIZE}", settings.base_url),
+            max_body_bytes: 2 * SIZE,
+            // Ample for 2 MiB through a debug build.
+            timeout: std::time::Duration::from_secs(5),
+            ..settings
+        });
+        for _ in 0..2 {
+            let quotes = fetch(&*rates, &["EURUSD", "USDJPY"]).await;
+            assert_exact(&quotes, "EURUSD");
+            assert_exact(&quotes, "USDJPY");
+        }
+        let stats = mock.state().stats();
+        assert_eq!(
+            (stats.live_requests, stats.connections),
+            (2, 1),
+            "{framing:?}"
+        );
+    }
+}
+
 /// Seconds or milliseconds on the wire, the same instant once read.
 pub(crate) async fn millisecond_timestamps_mean_the_same_instant(make: &MakeProvider) {
     let mut instants = Vec::new();

@@ -31,7 +31,8 @@ mod pool;
 mod support;
 mod tls;
 
-pub use support::{MakeProvider, Protocol, run_over};
+pub use rates_common::BodyDecode;
+pub use support::{MakeProvider, Protocol, decode_with, run_over};
 
 /// The one list of contract cases, as `module::case`. Hands it to the macro `$callback`
 /// (a macro at this crate's root), after the tokens in braces.
@@ -51,6 +52,7 @@ macro_rules! for_each_case {
             answers::body_over_the_limit_is_malformed,
             answers::html_content_type_is_accepted,
             answers::chunked_body_is_accepted,
+            answers::a_large_answer_is_read_whole,
             answers::millisecond_timestamps_mean_the_same_instant,
             faults::connection_refused_is_connect,
             faults::connect_timeout_is_timeout,
@@ -207,15 +209,36 @@ macro_rules! contract_tests {
     };
 }
 
-/// One `#[actix_rt::test]` per case in the list, named for the case.
+/// The cases of [`for_each_case!`] again over HTTP/1.1 in the clear, the client decoding each
+/// answer as it receives it (`BodyDecode::Streamed`), in a module `http_streamed`: for an
+/// adapter that offers that decode, beside its `contract_tests!`.
+#[macro_export]
+macro_rules! streamed_contract_tests {
+    (make = $make:expr $(,)?) => {
+        mod http_streamed {
+            $crate::for_each_case!(test_functions {
+                $make, $crate::Protocol::Http, $crate::BodyDecode::Streamed
+            });
+        }
+    };
+}
+
+/// One `#[actix_rt::test]` per case in the list, named for the case; the clients decode the
+/// answer whole unless a decode is given.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! test_functions {
     ({ $make:expr, $protocol:expr } $($module:ident :: $case:ident),+ $(,)?) => {
+        $crate::test_functions! {
+            { $make, $protocol, $crate::BodyDecode::Whole } $($module :: $case),+
+        }
+    };
+    ({ $make:expr, $protocol:expr, $decode:expr } $($module:ident :: $case:ident),+ $(,)?) => {
         $(
             #[::actix_rt::test]
             async fn $case() {
                 $crate::run_over($protocol);
+                $crate::decode_with($decode);
                 let make = $make;
                 $crate::cases::$case(&make).await;
             }

@@ -15,7 +15,7 @@ use application::{
 };
 use domain::{Amount, Currency, CurrencyPair, Rate, RateTimestamp};
 use mock_rates::{FaultMode, Faults, MockServer, Settings, TlsSettings, rate_text};
-use rates_common::{ClientSettings, HttpVersion};
+use rates_common::{BodyDecode, ClientSettings, HttpVersion};
 
 /// Builds the adapter under test from the settings a case chooses.
 pub type MakeProvider = dyn Fn(&ClientSettings) -> Box<dyn RatesProvider>;
@@ -46,12 +46,20 @@ pub enum Protocol {
 thread_local! {
     /// The protocol of the case running on this thread (each test has its own thread).
     static PROTOCOL: Cell<Protocol> = const { Cell::new(Protocol::Http) };
+    /// How the clients of the case running on this thread decode the answer.
+    static DECODE: Cell<BodyDecode> = const { Cell::new(BodyDecode::Whole) };
 }
 
 /// Makes the cases run on this thread from now on go over `protocol`; the generated tests call
 /// it before their case.
 pub fn run_over(protocol: Protocol) {
     PROTOCOL.with(|cell| cell.set(protocol));
+}
+
+/// Makes the clients of the cases run on this thread from now on decode the answer as
+/// `decode` says; the generated tests of `streamed_contract_tests!` call it before their case.
+pub fn decode_with(decode: BodyDecode) {
+    DECODE.with(|cell| cell.set(decode));
 }
 
 pub(crate) fn protocol() -> Protocol {
@@ -102,10 +110,12 @@ pub(crate) fn status(code: u16) -> Faults {
     }
 }
 
-/// Short timeouts and this thread's HTTP version, everything else as configured by default.
+/// Short timeouts and this thread's HTTP version and decoding, everything else as configured
+/// by default.
 pub(crate) fn client_settings(base_url: String) -> ClientSettings {
     ClientSettings {
         http_version: http_version(),
+        decode: DECODE.with(Cell::get),
         connect_timeout: CONNECT_TIMEOUT,
         timeout: TIMEOUT,
         pool_wait: Duration::from_millis(100),

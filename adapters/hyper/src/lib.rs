@@ -32,8 +32,9 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
-    connect_timeout_error, describe, find_io_error, live_url, tls,
+    BodyDecode, BodyPieces, BoundedBody, BuildError, ClientSettings, HttpVersion, Received,
+    TlsStack, UpstreamCall, broken_transfer, connect_timeout_error, describe, find_io_error,
+    live_url, tls,
 };
 use std::io::ErrorKind;
 use std::sync::Arc;
@@ -43,6 +44,7 @@ use std::sync::Arc;
 pub struct HyperRates {
     client: Client<HttpsConnector<HttpConnector>, Empty<Bytes>>,
     http_version: HttpVersion,
+    decode: BodyDecode,
     call: UpstreamCall,
 }
 
@@ -61,6 +63,8 @@ impl HyperRates {
     };
     /// The HTTP versions it speaks: HTTP/1.1, and HTTP/2 over TLS.
     pub const HTTP_VERSIONS: &'static [HttpVersion] = &HttpVersion::ALL;
+    /// Both ways of decoding: streamed, from the body's frames as hyper received them.
+    pub const DECODES: &'static [BodyDecode] = &BodyDecode::ALL;
 
     /// Builds the client and its pool from `settings`.
     ///
@@ -97,12 +101,13 @@ impl HyperRates {
         Ok(Self {
             client,
             http_version: settings.http_version,
+            decode: settings.decode,
             call: UpstreamCall::new(Self::NAME, settings),
         })
     }
 
-    /// One GET, its status and its whole body.
-    async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Bytes), RatesError> {
+    /// One GET, its status and its body: whole, or as the pieces hyper received.
+    async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Received), RatesError> {
         // From the `String` itself: its buffer becomes the URI's, without a copy.
         let uri = Uri::try_from(self.call.url(pairs))
             .map_err(|error| RatesError::Connect(format!("invalid request URI: {error}")))?;
@@ -118,13 +123,24 @@ impl HyperRates {
             .check_answer(&response.version(), &http::Version::HTTP_2)?;
         let status = response.status().as_u16();
         let declared = hyper::body::Body::size_hint(response.body()).exact();
+        if self.decode == BodyDecode::Streamed {
+            let mut pieces = BodyPieces::new(declared, self.call.max_body_bytes)?;
+            let mut body = response.into_body();
+            while let Some(frame) = body.frame().await {
+                let frame = frame.map_err(|error| self.body_error(&error))?;
+                if let Ok(data) = frame.into_data() {
+                    pieces.push(data)?;
+                }
+            }
+            return Ok((status, pieces.into()));
+        }
         BoundedBody::check_declared(declared, self.call.max_body_bytes)?;
         let body = Limited::new(response.into_body(), self.call.max_body_bytes)
             .collect()
             .await
             .map_err(|error| self.body_error(&*error))?
             .to_bytes();
-        Ok((status, body))
+        Ok((status, body.into()))
     }
 
     fn send_error(&self, error: &hyper_util::client::legacy::Error) -> RatesError {

@@ -62,8 +62,9 @@ use isahc::tls::{TlsConfig, TrustStore};
 use isahc::{AsyncBody, HttpClient};
 use pem_rfc7468::LineEnding;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
-    connect_timeout_error, describe, find_in_chain, not_http2, timeout_error, tls_error,
+    BodyDecode, BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall,
+    broken_transfer, connect_timeout_error, describe, find_in_chain, not_http2, timeout_error,
+    tls_error,
 };
 use tempfile::NamedTempFile;
 
@@ -108,6 +109,11 @@ impl IsahcRates {
     };
     /// The HTTP versions it speaks: HTTP/1.1, and HTTP/2 over TLS (nghttp2).
     pub const HTTP_VERSIONS: &'static [HttpVersion] = &HttpVersion::ALL;
+    /// Whole only. libcurl's agent thread writes the body into a pipe that this adapter's
+    /// async body (`AsyncRead`) reads in the caller's buffer, so there are no received pieces
+    /// to keep, and serde_json cannot decode from an async reader: a streamed decode would
+    /// need isahc's blocking API on a thread of its own, another adapter.
+    pub const DECODES: &'static [BodyDecode] = &[BodyDecode::Whole];
 
     /// Builds the client, its connection cache and its agent thread from `settings`.
     ///
@@ -122,6 +128,12 @@ impl IsahcRates {
             client: name,
             reason,
         };
+        if !Self::DECODES.contains(&settings.decode) {
+            return Err(fail(format!(
+                "isahc decodes the answer whole only, not {}",
+                settings.decode.as_str()
+            )));
+        }
         let trusted_roots = if settings.is_https() {
             Some(trusted_roots(settings)?)
         } else {

@@ -28,8 +28,9 @@ use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use domain::CurrencyPair;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, HttpVersion, TlsStack, UpstreamCall, broken_transfer,
-    connect_timeout_error, describe, find_in_chain, timeout_error, tls, tls_error,
+    BodyDecode, BodyPieces, BoundedBody, BuildError, ClientSettings, HttpVersion, Received,
+    TlsStack, UpstreamCall, broken_transfer, connect_timeout_error, describe, find_in_chain,
+    timeout_error, tls, tls_error,
 };
 use std::sync::Arc;
 
@@ -122,6 +123,7 @@ fn hickory_dns(
 pub struct ReqwestRates {
     client: reqwest::Client,
     http_version: HttpVersion,
+    decode: BodyDecode,
     call: UpstreamCall,
 }
 
@@ -129,6 +131,8 @@ impl ReqwestRates {
     pub const NAME: &'static str = "reqwest";
     /// The HTTP versions it speaks, with either backend: HTTP/1.1, and HTTP/2 over TLS.
     pub const HTTP_VERSIONS: &'static [HttpVersion] = &HttpVersion::ALL;
+    /// Both ways of decoding: streamed, from the chunks as reqwest received them.
+    pub const DECODES: &'static [BodyDecode] = &BodyDecode::ALL;
 
     /// The client as this adapter configured it (TLS, pool, timeouts), for calls that skip
     /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
@@ -198,12 +202,13 @@ impl ReqwestRates {
         Ok(Self {
             client,
             http_version: settings.http_version,
+            decode: settings.decode,
             call: UpstreamCall::new(name, settings),
         })
     }
 
-    /// One GET, its status and its whole body.
-    async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Vec<u8>), RatesError> {
+    /// One GET, its status and its body: whole, or as the chunks reqwest received.
+    async fn exchange(&self, pairs: &[CurrencyPair]) -> Result<(u16, Received), RatesError> {
         let mut response = self
             .client
             .get(self.call.url(pairs))
@@ -213,11 +218,19 @@ impl ReqwestRates {
         self.http_version
             .check_answer(&response.version(), &reqwest::Version::HTTP_2)?;
         let status = response.status().as_u16();
-        let mut body = BoundedBody::new(response.content_length(), self.call.max_body_bytes)?;
+        let declared = response.content_length();
+        if self.decode == BodyDecode::Streamed {
+            let mut pieces = BodyPieces::new(declared, self.call.max_body_bytes)?;
+            while let Some(chunk) = response.chunk().await.map_err(|error| self.error(&error))? {
+                pieces.push(chunk)?;
+            }
+            return Ok((status, pieces.into()));
+        }
+        let mut body = BoundedBody::new(declared, self.call.max_body_bytes)?;
         while let Some(chunk) = response.chunk().await.map_err(|error| self.error(&error))? {
             body.extend(&chunk)?;
         }
-        Ok((status, body.into_vec()))
+        Ok((status, body.into_vec().into()))
     }
 
     fn error(&self, error: &reqwest::Error) -> RatesError {

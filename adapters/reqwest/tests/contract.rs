@@ -1,5 +1,6 @@
 //! The adapter contract, run against reqwest with its default TLS backend (rustls, aws-lc-rs)
 //! over plain HTTP, over TLS and over HTTP/2.
+//! Also over plain HTTP with the answer decoded as it is received (`BodyDecode::Streamed`).
 
 rates_contract::contract_tests!(
     make = |settings: &rates_common::ClientSettings| {
@@ -10,4 +11,12 @@ rates_contract::contract_tests!(
     tls,
     h2,
     cold_burst_on_one_connection
+);
+
+rates_contract::streamed_contract_tests!(
+    make = |settings: &rates_common::ClientSettings| {
+        Box::new(
+            rates_reqwest::ReqwestRates::new(settings).expect("the contract's settings are valid"),
+        ) as Box<dyn application::RatesProvider>
+    }
 );

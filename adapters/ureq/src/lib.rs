@@ -18,16 +18,16 @@
 //! server closes just as the request is written fails the call. `idle_timeout` below the
 //! server's keep-alive is what keeps that window shut.
 
-use std::io::ErrorKind;
+use std::io::{BufReader, ErrorKind};
 use std::time::Duration;
 
 use application::{Quotes, RatesError, RatesProvider};
 use async_trait::async_trait;
 use domain::CurrencyPair;
 use rates_common::{
-    BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, HttpVersion, Permit, TlsStack,
-    UpstreamCall, broken_transfer, connect_timeout_error, describe, find_in_chain, io_error,
-    timeout_error, tls,
+    BodyDecode, BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, HttpVersion, Permit,
+    Received, TlsStack, UpstreamCall, broken_transfer, connect_timeout_error,
+    decode_quotes_from_reader, describe, find_in_chain, io_error, timeout_error, tls,
 };
 use std::sync::Arc;
 use tokio::sync::OnceCell;
@@ -150,6 +150,7 @@ pub struct UreqRates {
     agent: Agent,
     /// Its slots cap calls in flight at `max_connections`, and at `blocking_threads` threads.
     call: UpstreamCall,
+    decode: BodyDecode,
     /// With [`TlsWarmUp::FirstCallAlone`] over `https://`: set once the first call returned.
     first_call_done: Option<OnceCell<()>>,
 }
@@ -158,6 +159,9 @@ impl UreqRates {
     pub const NAME: &'static str = "ureq";
     /// The HTTP versions it speaks, with either backend: HTTP/1.1 only.
     pub const HTTP_VERSIONS: &'static [HttpVersion] = &[HttpVersion::Http11];
+    /// Both ways of decoding: streamed, from the connection as ureq reads the body, on the
+    /// blocking thread.
+    pub const DECODES: &'static [BodyDecode] = &BodyDecode::ALL;
 
     /// The agent as this adapter configured it (TLS, pool, timeouts), for calls that skip
     /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
@@ -231,6 +235,7 @@ impl UreqRates {
         Ok(Self {
             agent,
             call: UpstreamCall::with_slots(name, settings, in_flight),
+            decode: settings.decode,
             first_call_done: (options.warm_up == TlsWarmUp::FirstCallAlone && settings.is_https())
                 .then(OnceCell::new),
         })
@@ -250,13 +255,15 @@ impl UreqRates {
         &self,
         pairs: &[CurrencyPair],
         slot: Permit,
-    ) -> Result<(u16, Vec<u8>), RatesError> {
+    ) -> Result<(u16, Received), RatesError> {
         let call = Call {
             agent: self.agent.clone(),
             url: self.call.url(pairs),
             timeout: self.call.timeout,
             connect_timeout: self.call.connect_timeout,
             max_body_bytes: self.call.max_body_bytes,
+            // Only a streamed decode needs the pairs on the blocking thread.
+            streamed: (self.decode == BodyDecode::Streamed).then(|| pairs.to_vec()),
         };
         let span = tracing::Span::current();
         let blocking = tokio::task::spawn_blocking(move || {
@@ -281,11 +288,14 @@ struct Call {
     timeout: Duration,
     connect_timeout: Duration,
     max_body_bytes: usize,
+    /// For a streamed decode, the pairs to decode.
+    streamed: Option<Vec<CurrencyPair>>,
 }
 
 impl Call {
-    /// One GET, its status and its whole body.
-    fn exchange(&self) -> Result<(u16, Vec<u8>), RatesError> {
+    /// One GET, its status and its body: whole, or for a successful status with a streamed
+    /// decode, the quotes decoded from the connection as ureq reads the body.
+    fn exchange(&self) -> Result<(u16, Received), RatesError> {
         let mut response = self
             .agent
             .get(&self.url)
@@ -294,12 +304,18 @@ impl Call {
         let status = response.status().as_u16();
         let body = response.body_mut();
         BoundedBody::check_declared(body.content_length(), self.max_body_bytes)?;
-        let bytes = body
-            .with_config()
-            .limit(self.max_body_bytes as u64)
-            .read_to_vec()
-            .map_err(|error| self.error(error))?;
-        Ok((status, bytes))
+        let reading = body.with_config().limit(self.max_body_bytes as u64);
+        if let Some(pairs) = &self.streamed
+            && (200..300).contains(&status)
+        {
+            // serde_json reads a byte at a time: through a buffer, not one call into ureq's
+            // body reader per byte.
+            let reader = BufReader::new(reading.reader());
+            let quotes = decode_quotes_from_reader(reader, pairs, |io| self.error(io.into()));
+            return Ok((status, Received::Decoded(quotes)));
+        }
+        let bytes = reading.read_to_vec().map_err(|error| self.error(error))?;
+        Ok((status, bytes.into()))
     }
 
     fn error(&self, error: Error) -> RatesError {
@@ -348,7 +364,7 @@ impl UreqRates {
         &self,
         pairs: &[CurrencyPair],
         slot: Permit,
-    ) -> Result<(u16, Vec<u8>), RatesError> {
+    ) -> Result<(u16, Received), RatesError> {
         let mut slot = Some(slot);
         if let Some(first_call_done) = &self.first_call_done
             && !first_call_done.initialized()

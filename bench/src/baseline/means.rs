@@ -122,6 +122,7 @@ mod tests {
             client,
             protocol: crate::model::Protocol::Http,
             body_bytes: None,
+            decode: crate::model::Decode::Whole,
             tls: None,
             calls: 100,
             failures: 0,

@@ -4,6 +4,38 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{ClientName, Noise, Protocol};
 
+/// How a client decoded the answer (the adapters' `rates_common::BodyDecode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decode {
+    /// Read whole into one buffer, then decoded from it.
+    #[default]
+    Whole,
+    /// Decoded from the body as the client received it, never held whole.
+    Streamed,
+}
+
+impl Decode {
+    pub fn is_whole(&self) -> bool {
+        *self == Decode::Whole
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decode::Whole => "whole",
+            Decode::Streamed => "streamed",
+        }
+    }
+
+    /// The adapters' setting for it.
+    pub fn client_decode(self) -> rates_common::BodyDecode {
+        match self {
+            Decode::Whole => rates_common::BodyDecode::Whole,
+            Decode::Streamed => rates_common::BodyDecode::Streamed,
+        }
+    }
+}
+
 /// One client's figures. Times in microseconds; `None` (JSON null) where a figure cannot be
 /// computed: Error and StdDev need two samples, Ratio needs hyper in the run, connection counts
 /// need the mock's admin endpoint, and every time needs at least one successful call.
@@ -17,6 +49,9 @@ pub struct LatencyRow {
     /// two pairs): mock-rates' `/size/N`, the same pairs with a history of points.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body_bytes: Option<u64>,
+    /// How the client decoded a larger answer: whole (absent in results.json), or streamed.
+    #[serde(default, skip_serializing_if = "Decode::is_whole")]
+    pub decode: Decode,
     /// For `https`: what mock-rates counted of the TLS the client negotiated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<NegotiatedTls>,

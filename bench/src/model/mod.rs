@@ -43,7 +43,7 @@ pub use faults::{
     FaultCase, FaultRow, FaultsSettings, FdCheck, PaymentOutcome, REUSE_PAYMENTS, StaleConnections,
 };
 pub use idle::{IdleError, IdleRow, IdleSettings, ServerClose};
-pub use latency::{BareFigures, CalibrationRow, LatencyRow, NegotiatedTls, size_name};
+pub use latency::{BareFigures, CalibrationRow, Decode, LatencyRow, NegotiatedTls, size_name};
 pub use load::{
     CurvePoint, FailureCounts, FailureKind, LargeBody, LatencySummary, LoadRound, LoadRow,
     LoadSettings, Scenario, SecondPoint, StatusCount,
@@ -80,6 +80,7 @@ pub mod test_rows {
             client,
             protocol,
             body_bytes: None,
+            decode: crate::model::Decode::Whole,
             tls: None,
             calls: 3000,
             failures: 0,

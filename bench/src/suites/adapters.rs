@@ -126,6 +126,22 @@ pub fn catalogue() -> Vec<ClientInfo> {
         .collect()
 }
 
+/// The ways `name`'s adapter can decode the answer, as it states them.
+pub fn decodes(name: ClientName) -> &'static [rates_common::BodyDecode] {
+    match name {
+        ClientName::Hyper => rates_hyper::HyperRates::DECODES,
+        ClientName::Awc | ClientName::AwcOpenssl => rates_awc::AwcRates::DECODES,
+        ClientName::Reqwest | ClientName::ReqwestNativeTls | ClientName::ReqwestHickoryDns => {
+            rates_reqwest::ReqwestRates::DECODES
+        }
+        ClientName::Ureq
+        | ClientName::UreqNativeTls
+        | ClientName::UreqInlineIp
+        | ClientName::UreqNativeTlsFirstAlone => rates_ureq::UreqRates::DECODES,
+        ClientName::Isahc => rates_isahc::IsahcRates::DECODES,
+    }
+}
+
 /// The TLS library and crypto provider `name` speaks TLS with, as its adapter states them.
 pub fn tls_stack(name: ClientName) -> TlsStack {
     match name {

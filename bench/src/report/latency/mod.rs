@@ -84,9 +84,10 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     notes.extend(results.latency_bodies.iter().filter_map(|row| {
         let error = row.first_error.as_ref()?;
         Some(format!(
-            "{} http, {} B answer: {} of {} calls failed; first: {error}",
+            "{} http, {} B answer, decoded {}: {} of {} calls failed; first: {error}",
             row.client,
             row.body_bytes.unwrap_or(0),
+            row.decode.as_str(),
             row.failures,
             row.calls
         ))
@@ -174,6 +175,7 @@ mod tests {
             client,
             protocol,
             body_bytes: None,
+            decode: crate::model::Decode::Whole,
             tls: None,
             calls: 10,
             failures: 0,
@@ -333,22 +335,40 @@ mod tests {
             body_bytes: Some(bytes),
             ..row(client, Protocol::Http, mean_us)
         };
+        let streamed = LatencyRow {
+            decode: crate::model::Decode::Streamed,
+            peak_bytes: Some(1_100_000.0),
+            ..sized(ClientName::Hyper, 1_048_576, 2_400.0)
+        };
         let bodies = [
-            sized(ClientName::Hyper, 1_048_576, 2_000.0),
+            streamed,
+            LatencyRow {
+                peak_bytes: Some(2_200_000.0),
+                ..sized(ClientName::Hyper, 1_048_576, 2_000.0)
+            },
             sized(ClientName::Ureq, 16_384, 160.0),
             sized(ClientName::Hyper, 16_384, 120.0),
         ];
         let table = bodies_table(&ordinary, &bodies);
-        let cells: Vec<(&str, &str)> = table
+        let cells: Vec<(&str, &str, &str)> = table
             .rows
             .iter()
-            .map(|row| (row[0].as_str(), row[8].as_str()))
+            .map(|row| (row[0].as_str(), row[2].as_str(), row[9].as_str()))
             .collect();
         assert_eq!(
             cells,
-            [("ureq", "2.0x"), ("hyper", "3.0x"), ("hyper", "50.0x")],
-            "by size, then in the suite's order; against the same client over http"
+            [
+                ("ureq", "whole", "2.0x"),
+                ("hyper", "whole", "3.0x"),
+                ("hyper", "whole", "50.0x"),
+                ("hyper", "streamed", "60.0x")
+            ],
+            "by size, whole before streamed, then in the suite's order; against the same \
+             client over http"
         );
-        assert_eq!(table.rows[0][7], "not measured", "no peak in the row");
+        assert_eq!(table.rows[0][8], "not measured", "no peak in the row");
+        // The streamed row against the same client's whole row: time, then peak heap.
+        assert_eq!(table.rows[3][10], "1.20x, 0.50x");
+        assert_eq!(table.rows[2][10], "-");
     }
 }

@@ -29,8 +29,11 @@ use std::path::Path;
 use domain::{Currency, CurrencyPair};
 
 use crate::error::BenchError;
-use crate::model::{CalibrationRow, ClientName, LatencyRow, Protocol, RunSettings, SuiteName};
+use crate::model::{
+    CalibrationRow, ClientName, Decode, LatencyRow, Protocol, RunSettings, SuiteName,
+};
 use crate::servers::MockEndpoint;
+use crate::suites::adapters;
 use crate::suites::progress::progress_bar;
 use protocol_run::{ProtocolRun, Round};
 use rows::{Part, calibration_row, summarize};
@@ -160,9 +163,23 @@ fn measure(
     };
     let calls_per_sample = part.calls(settings.calls_per_sample, 10);
     let warmup_calls = part.calls(settings.warmup_calls, 5);
+    // A larger answer is also decoded as it arrives, by the clients that offer it, side by
+    // side with the whole answer's calls.
+    let decodes: &[Decode] = match part {
+        Part::Body(_) => &[Decode::Whole, Decode::Streamed],
+        Part::Pinned | Part::Unpinned => &[Decode::Whole],
+    };
     let subjects: u64 = mocks
         .iter()
-        .map(|&(protocol, _)| settings.clients_over(protocol).len() as u64)
+        .flat_map(|&(protocol, _)| {
+            decodes.iter().map(move |&decode| {
+                settings
+                    .clients_over(protocol)
+                    .into_iter()
+                    .filter(|&name| adapters::decodes(name).contains(&decode.client_decode()))
+                    .count() as u64
+            })
+        })
         .sum();
     let bar = progress_bar(
         SuiteName::Latency,
@@ -178,7 +195,11 @@ fn measure(
     let measured = system.block_on(async {
         let mut protocols = Vec::with_capacity(mocks.len());
         for &(protocol, mock) in mocks {
-            protocols.push(ProtocolRun::build(settings, mock, protocol, part, &pairs).await?);
+            for &decode in decodes {
+                protocols.push(
+                    ProtocolRun::build(settings, (mock, protocol, decode), part, &pairs).await?,
+                );
+            }
         }
         let round = Round {
             settings,
@@ -211,7 +232,7 @@ fn measure(
     })?;
     bar.finish_and_clear();
     let mut results = LatencyResults::default();
-    for (protocol, runs, calibration) in measured {
+    for (protocol, decode, runs, calibration) in measured {
         // The URL of a foreign upstream, whose counters are not there to read.
         let foreign = mocks
             .iter()
@@ -223,7 +244,7 @@ fn measure(
             .map(|run| run.port.sample_means_ns.clone());
         results.rows.extend(
             runs.iter()
-                .map(|run| summarize(run, baseline.as_deref(), (protocol, foreign), part)),
+                .map(|run| summarize(run, baseline.as_deref(), (protocol, foreign, decode), part)),
         );
         results
             .calibration

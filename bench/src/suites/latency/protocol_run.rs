@@ -7,7 +7,7 @@ use rates_common::ClientSettings;
 
 use crate::clients::MockAdmin;
 use crate::error::BenchError;
-use crate::model::{Protocol, RunSettings};
+use crate::model::{ClientName, Decode, Protocol, RunSettings};
 use crate::process_cpu::ProcessCpu;
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
@@ -20,6 +20,8 @@ use crate::suites::latency::sampled::{ClientRun, Sampled, Timed, counting};
 /// Everything measured over one protocol.
 pub(super) struct ProtocolRun<'m> {
     pub(super) protocol: Protocol,
+    /// How its clients decode the answer.
+    pub(super) decode: Decode,
     pub(super) mock: &'m MockEndpoint,
     pub(super) admin: MockAdmin<'m>,
     pub(super) providers: Vec<Box<dyn RatesProvider>>,
@@ -30,12 +32,11 @@ pub(super) struct ProtocolRun<'m> {
 }
 
 impl<'m> ProtocolRun<'m> {
-    /// The clients over `protocol`, each built twice (through the port, and bare), and the
-    /// minimal client, all against `mock`.
+    /// The clients over `protocol` that decode the answer as `decode` says, each built twice
+    /// (through the port, and bare), and the minimal client, all against `mock`.
     pub(super) async fn build(
         settings: &RunSettings,
-        mock: &'m MockEndpoint,
-        protocol: Protocol,
+        (mock, protocol, decode): (&'m MockEndpoint, Protocol, Decode),
         part: Part,
         pairs: &[CurrencyPair],
     ) -> Result<Self, BenchError> {
@@ -49,11 +50,17 @@ impl<'m> ProtocolRun<'m> {
                     .unwrap_or(usize::MAX)
                     .max(defaults.max_body_bytes)
             }),
+            decode: decode.client_decode(),
             ..defaults
         };
-        let clients = settings.clients_over(protocol);
+        let clients: Vec<ClientName> = settings
+            .clients_over(protocol)
+            .into_iter()
+            .filter(|&name| adapters::decodes(name).contains(&client_settings.decode))
+            .collect();
         let mut run = Self {
             protocol,
+            decode,
             mock,
             admin: mock.admin(),
             providers: Vec::with_capacity(clients.len()),
@@ -76,7 +83,7 @@ impl<'m> ProtocolRun<'m> {
                 "bench: latency: the calibration over {protocol} is not measured: it measures \
                  mock-rates' own cost, and the upstream is not mock-rates"
             );
-        } else if part == Part::Pinned {
+        } else if part == Part::Pinned && decode == Decode::Whole {
             match MinimalClient::connect(
                 mock.base_url(),
                 mock.ca_pem().map(|pem| &pem[..]),
@@ -107,11 +114,12 @@ impl<'m> ProtocolRun<'m> {
     }
 
     /// The runs and the calibration's samples; the clients dropped (inside the runtime).
-    pub(super) fn finish(self) -> (Protocol, Vec<ClientRun>, Option<Sampled>) {
+    pub(super) fn finish(self) -> (Protocol, Decode, Vec<ClientRun>, Option<Sampled>) {
         drop(self.providers);
         drop(self.bare_calls);
         (
             self.protocol,
+            self.decode,
             self.runs,
             self.calibration.map(|(_, sampled)| sampled),
         )

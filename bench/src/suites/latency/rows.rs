@@ -1,7 +1,7 @@
 //! A client's samples made into its row of the report, and the minimal client's calibration
 //! row.
 
-use crate::model::{BareFigures, CalibrationRow, LatencyRow, Protocol};
+use crate::model::{BareFigures, CalibrationRow, Decode, LatencyRow, Protocol};
 use crate::stats::{SampleSummary, median, median_of, percentile_nearest_rank, ratio_mean_sd};
 use crate::suites::latency::sampled::{ClientRun, Sampled};
 use crate::suites::tls;
@@ -58,7 +58,7 @@ impl Part {
 pub(super) fn summarize(
     run: &ClientRun,
     baseline: Option<&[Option<f64>]>,
-    (protocol, foreign): (Protocol, Option<&str>),
+    (protocol, foreign, decode): (Protocol, Option<&str>, Decode),
     which: Part,
 ) -> LatencyRow {
     let (port, bare) = (&run.port, &run.bare);
@@ -100,6 +100,7 @@ pub(super) fn summarize(
         client: run.name,
         protocol,
         body_bytes: which.body_bytes(),
+        decode,
         tls,
         calls: port.calls,
         failures: port.failures,

@@ -3,7 +3,7 @@
 
 use super::judged::{any, judgement, mean_in_rounds, rounds};
 use crate::model::{
-    ClientName, ClientTrust, ConnectionMode, LatencyRow, Protocol, Results, SuiteName,
+    ClientName, ClientTrust, ConnectionMode, Decode, LatencyRow, Protocol, Results, SuiteName,
 };
 use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
 
@@ -34,7 +34,7 @@ pub(super) fn latency_of_answer(results: &Results, bytes: u64) -> Option<Judgeme
         results
             .latency_bodies
             .iter()
-            .filter(|row| row.body_bytes == Some(bytes)),
+            .filter(|row| row.body_bytes == Some(bytes) && row.decode == Decode::Whole),
         Criterion::LatencyOfAnswer(bytes),
         format!(
             "latency suite: mean per pooled call over http for an answer of {bytes} bytes, in \
