@@ -7,13 +7,14 @@
 //! on it and the samples agree within a few percent, so what is left to compare is the
 //! clients' own work. (Measured with `--samples 10`, pinned vs unpinned, in one session.)
 
-#![allow(unsafe_code)] // sched_{get,set}affinity have no safe wrapper in libc.
-
 use std::io;
+
+use nix::sched::{sched_getaffinity, sched_setaffinity};
+use nix::unistd::Pid;
 
 /// A thread's CPU set, to restore after pinning.
 #[derive(Clone, Copy)]
-pub struct CpuSet(libc::cpu_set_t);
+pub struct CpuSet(nix::sched::CpuSet);
 
 impl std::fmt::Debug for CpuSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -24,48 +25,27 @@ impl std::fmt::Debug for CpuSet {
 impl CpuSet {
     /// The calling thread's current set.
     pub fn of_current_thread() -> io::Result<Self> {
-        // SAFETY: an all-zero cpu_set_t is a valid empty set; the kernel writes at most
-        // `size_of::<cpu_set_t>()` bytes into it.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        let result = unsafe {
-            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw mut set)
-        };
-        if result == 0 {
-            Ok(Self(set))
-        } else {
-            Err(io::Error::last_os_error())
-        }
+        Ok(Self(sched_getaffinity(Pid::from_raw(0))?))
     }
 
-    /// A set of one CPU.
+    /// A set of one CPU (empty for a CPU past the largest a set holds).
     pub fn single(cpu: usize) -> Self {
-        // SAFETY: as above; CPU_SET only writes inside the set for cpu < CPU_SETSIZE, checked.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        if cpu < libc::CPU_SETSIZE as usize {
-            unsafe { libc::CPU_SET(cpu, &mut set) };
-        }
+        let mut set = nix::sched::CpuSet::new();
+        // Out of range is the empty set, which the kernel refuses when applied.
+        let _ = set.set(cpu);
         Self(set)
     }
 
     /// The CPUs in the set, ascending.
     pub fn cpus(&self) -> Vec<usize> {
-        (0..libc::CPU_SETSIZE as usize)
-            // SAFETY: CPU_ISSET only reads inside the set for cpu < CPU_SETSIZE.
-            .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &self.0) })
+        (0..nix::sched::CpuSet::count())
+            .filter(|&cpu| self.0.is_set(cpu).unwrap_or(false))
             .collect()
     }
 
     /// Makes this the calling thread's set; threads it starts afterwards inherit it.
     pub fn apply_to_current_thread(&self) -> io::Result<()> {
-        // SAFETY: the set is a valid cpu_set_t of the size given.
-        let result = unsafe {
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw const self.0)
-        };
-        if result == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
-        }
+        Ok(sched_setaffinity(Pid::from_raw(0), &self.0)?)
     }
 }
 

@@ -5,9 +5,10 @@
 //! the scheduler's own account); the split between user and system is its estimate from
 //! sampling at clock ticks, so over a short span only the sum is exact.
 
-#![allow(unsafe_code)] // getrusage has no safe wrapper in libc.
-
 use std::time::Duration;
+
+use nix::sys::resource::{UsageWho, getrusage};
+use nix::sys::time::TimeVal;
 
 /// The process's CPU time at one instant, since it started.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -19,24 +20,20 @@ pub struct CpuTime {
 impl CpuTime {
     /// Now; `None` if the kernel refuses (it does not for RUSAGE_SELF).
     pub fn now() -> Option<Self> {
-        Self::of(libc::RUSAGE_SELF)
+        Self::of(UsageWho::RUSAGE_SELF)
     }
 
     /// What the process's children that have ended and been waited for spent, with their own
     /// waited-for children (RUSAGE_CHILDREN): a build's compilers, for one.
     pub fn children() -> Option<Self> {
-        Self::of(libc::RUSAGE_CHILDREN)
+        Self::of(UsageWho::RUSAGE_CHILDREN)
     }
 
-    fn of(who: libc::c_int) -> Option<Self> {
-        // SAFETY: an all-zero rusage is a valid value of the plain C struct, and getrusage only
-        // writes into the one it is given.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `who` is RUSAGE_SELF or RUSAGE_CHILDREN; `usage` is a live, writable rusage.
-        let result = unsafe { libc::getrusage(who, &raw mut usage) };
-        (result == 0).then(|| Self {
-            user: duration(usage.ru_utime),
-            system: duration(usage.ru_stime),
+    fn of(who: UsageWho) -> Option<Self> {
+        let usage = getrusage(who).ok()?;
+        Some(Self {
+            user: duration(usage.user_time()),
+            system: duration(usage.system_time()),
         })
     }
 
@@ -65,9 +62,9 @@ impl CpuTime {
 
 /// A `timeval` (microseconds) as a `Duration`; a negative field, which the kernel never
 /// gives, as zero.
-fn duration(time: libc::timeval) -> Duration {
-    let seconds = u64::try_from(time.tv_sec).unwrap_or(0);
-    let micros = u64::try_from(time.tv_usec).unwrap_or(0);
+fn duration(time: TimeVal) -> Duration {
+    let seconds = u64::try_from(time.tv_sec()).unwrap_or(0);
+    let micros = u64::try_from(time.tv_usec()).unwrap_or(0);
     Duration::from_secs(seconds) + Duration::from_micros(micros)
 }
 

@@ -212,21 +212,13 @@ fn install_signal_handler() {
 }
 
 /// Asks the kernel to SIGKILL this process when its parent exits, even by SIGKILL.
+///
+/// The signal is sent when the parent's spawning thread ends: the bench spawns from its main
+/// thread, which lives as long as the run. Best effort: without it the child still follows
+/// through its closed stdin.
 #[cfg(target_os = "linux")]
-#[allow(unsafe_code)] // The one call below; libc has no safe wrapper for prctl.
 pub fn die_with_parent() {
-    // SAFETY: PR_SET_PDEATHSIG takes integer arguments only and touches no memory of ours.
-    // The signal is sent when the parent's spawning thread ends: the bench spawns from its
-    // main thread, which lives as long as the run.
-    unsafe {
-        libc::prctl(
-            libc::PR_SET_PDEATHSIG,
-            libc::SIGKILL as libc::c_ulong,
-            0,
-            0,
-            0,
-        );
-    }
+    let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 use crate::process_cpu::ProcessCpu;
 
 /// Clock ticks per second, the unit of utime and stime in /proc/<pid>/stat.
-#[allow(unsafe_code)] // sysconf has no preconditions; libc offers no safe wrapper.
 fn clock_ticks_per_second() -> f64 {
-    // SAFETY: sysconf only reads a configuration value.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    // USER_HZ is 100 on every mainstream Linux architecture.
-    if ticks > 0 { ticks as f64 } else { 100.0 }
+    match nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK) {
+        Ok(Some(ticks)) if ticks > 0 => ticks as f64,
+        // USER_HZ is 100 on every mainstream Linux architecture.
+        _ => 100.0,
+    }
 }
 
 /// utime + stime, in clock ticks, from the text of /proc/<pid>/stat. The command name (field 2)

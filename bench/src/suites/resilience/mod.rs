@@ -342,29 +342,19 @@ fn per_client_ms(sizes: &ResilienceSettings) -> u64 {
 /// and the generator's own could exceed it; the service and mock-rates children started after
 /// this inherit it. Best effort: if the limit cannot be raised, connections beyond it fail
 /// and are counted as failed.
-#[allow(unsafe_code)] // getrlimit and setrlimit only read and write the struct passed.
 fn raise_descriptor_limit(slow_connections: u32) {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
     let wanted = u64::from(slow_connections) + 4 * open::MAX_IN_FLIGHT as u64;
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return;
     };
-    // SAFETY: `limit` is a valid rlimit for the call to fill.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) } != 0
-        || limit.rlim_cur >= wanted
-    {
+    if soft >= wanted {
         return;
     }
-    let raised = libc::rlimit {
-        rlim_cur: limit.rlim_max.min(wanted.max(limit.rlim_cur)),
-        rlim_max: limit.rlim_max,
-    };
-    // SAFETY: `raised` is a valid rlimit, within the hard limit.
-    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raw const raised) } != 0 {
+    if setrlimit(Resource::RLIMIT_NOFILE, hard.min(wanted), hard).is_err() {
         eprintln!(
-            "bench: resilience: cannot raise the open-file limit from {}: slow connections \
-             beyond it will fail",
-            limit.rlim_cur
+            "bench: resilience: cannot raise the open-file limit from {soft}: slow connections \
+             beyond it will fail"
         );
     }
 }
