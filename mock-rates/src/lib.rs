@@ -7,6 +7,7 @@ mod dns;
 mod exchange;
 mod faults;
 mod history;
+mod identity;
 // Only for the fuzz targets in `fuzz/`.
 #[doc(hidden)]
 pub mod fuzzing;
@@ -24,6 +25,7 @@ mod tls;
 
 pub use dns::{DnsCounts, DnsServer, DnsSettings};
 pub use faults::{FaultMode, Faults};
+pub use identity::TlsIdentity;
 pub use rates::{rate_table, rate_text};
 pub use server::{MockServer, serve};
 pub use settings::{

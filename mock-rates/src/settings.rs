@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::faults::Faults;
+use crate::identity::TlsIdentity;
 
 /// Everything a server is started with. Only `faults` can change while it runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,6 +94,9 @@ pub struct TlsSettings {
     /// The `SETTINGS_MAX_CONCURRENT_STREAMS` sent on each HTTP/2 connection: most streams a
     /// client may have open on it at once. `None` sends no limit.
     pub max_concurrent_streams: Option<u32>,
+    /// The CA and certificate to serve; `None` makes fresh ones at start. Given, a server
+    /// started again serves what its clients already trust.
+    pub identity: Option<TlsIdentity>,
 }
 
 impl Default for TlsSettings {
@@ -103,6 +107,7 @@ impl Default for TlsSettings {
             handshake_timeout: Duration::from_secs(5),
             http2: true,
             max_concurrent_streams: None,
+            identity: None,
         }
     }
 }

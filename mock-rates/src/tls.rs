@@ -1,23 +1,19 @@
-//! HTTPS on the listener: a CA and a certificate for `localhost`/`127.0.0.1` made at start,
-//! the rustls server configuration (ALPN included), and the handshake, bounded in time.
+//! HTTPS on the listener: the identity served (see [`crate::identity`]), the rustls server
+//! configuration (ALPN included), and the handshake, bounded in time.
 
 use std::fmt;
 use std::io;
-use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose, SanType,
-};
-use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::server::NoServerSessionStorage;
 use rustls::{HandshakeKind, ProtocolVersion, ServerConfig};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 
+use crate::identity::TlsIdentity;
 use crate::settings::TlsSettings;
 
 /// Protocols offered by ALPN, in the server's order of preference; the negotiated one
@@ -52,11 +48,20 @@ pub(crate) struct Handshake {
 }
 
 impl Tls {
-    /// A fresh CA and leaf certificate, and a rustls configuration serving the leaf.
+    /// A rustls configuration serving the settings' identity, or a fresh CA and leaf made
+    /// here when it has none.
     ///
     /// Nothing is read from disk, so no key can go stale or leak into the repository.
     pub(crate) fn generate(settings: &TlsSettings) -> io::Result<Self> {
-        let (ca, leaf) = certificates().map_err(io::Error::other)?;
+        let identity = match &settings.identity {
+            Some(identity) => identity.clone(),
+            None => TlsIdentity::generate()?,
+        };
+        let (ca, leaf_cert_der, leaf_key_der) = identity.into_parts();
+        let leaf = Leaf {
+            cert: CertificateDer::from(leaf_cert_der),
+            key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key_der)),
+        };
         // Passed explicitly: with more than one provider compiled into the workspace rustls
         // cannot pick a process-wide default, and would panic if asked to.
         let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -114,41 +119,6 @@ impl Tls {
 }
 
 struct Leaf {
-    cert: rustls::pki_types::CertificateDer<'static>,
+    cert: CertificateDer<'static>,
     key: PrivateKeyDer<'static>,
-}
-
-/// The CA's PEM, and a leaf it signed naming `localhost` and `127.0.0.1`.
-fn certificates() -> Result<(String, Leaf), rcgen::Error> {
-    let ca_key = KeyPair::generate()?;
-    let mut ca_params = CertificateParams::default();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
-    // A name of its own per start: a client holding the CA of an earlier run is then told
-    // the issuer is unknown, rather than that a signature is bad.
-    ca_params.distinguished_name.push(
-        DnType::CommonName,
-        format!("mock-rates test CA {:016x}", fastrand::u64(..)),
-    );
-    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let ca_pem = ca_params.self_signed(&ca_key)?.pem();
-
-    let leaf_key = KeyPair::generate()?;
-    let mut leaf_params = CertificateParams::default();
-    leaf_params
-        .distinguished_name
-        .push(DnType::CommonName, "localhost");
-    // Both kinds of name, so clients can connect by host name or by address.
-    leaf_params.subject_alt_names = vec![
-        SanType::DnsName("localhost".try_into()?),
-        SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)),
-    ];
-    leaf_params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
-    leaf_params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    let issuer = Issuer::new(ca_params, ca_key);
-    let leaf_cert = leaf_params.signed_by(&leaf_key, &issuer)?;
-    let leaf = Leaf {
-        cert: leaf_cert.der().clone(),
-        key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der())),
-    };
-    Ok((ca_pem, leaf))
 }

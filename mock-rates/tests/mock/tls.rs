@@ -4,7 +4,7 @@
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
 
-use mock_rates::{MockServer, Settings, Stats, TlsSettings};
+use mock_rates::{MockServer, Settings, Stats, TlsIdentity, TlsSettings};
 use rustls::version::{TLS12, TLS13};
 use rustls::{CertificateError, SupportedProtocolVersion};
 
@@ -179,6 +179,28 @@ fn a_client_that_does_not_trust_the_ca_fails_the_handshake() {
     );
     // The server carries on.
     assert_eq!(get(&server, "/health").status, 200);
+}
+
+#[test]
+fn a_server_given_an_identity_serves_it_to_clients_of_an_earlier_one() {
+    let identity = TlsIdentity::generate().unwrap();
+    let with = || {
+        tls_server_with(TlsSettings {
+            identity: Some(identity.clone()),
+            ..TlsSettings::default()
+        })
+    };
+    let first = with();
+    assert_eq!(ca_pem(&first), identity.ca_pem);
+    let config = tls_client::trusting(ca_pem(&first));
+    drop(first);
+    // Started again (as an upstream restarted in place), it is still trusted.
+    let again = with();
+    let stream = tls_client::connect(again.addr(), "localhost", &config).unwrap();
+    assert_eq!(Client::over(stream).get("/health").status, 200);
+    // A server left to make its own is not.
+    let fresh = tls_server();
+    assert!(tls_client::connect(fresh.addr(), "localhost", &config).is_err());
 }
 
 #[test]
