@@ -252,29 +252,37 @@ pub enum Command {
     },
     /// Internal: serve mock-rates in this process (the bench starts itself this way).
     #[command(name = "__mock-rates", hide = true)]
-    MockRates {
-        /// Address to bind; port 0 picks a free one.
-        #[arg(long, default_value = "127.0.0.1:0")]
-        listen: SocketAddr,
-        /// Run on this CPU only (the latency suite's own mock).
-        #[arg(long)]
-        cpu: Option<usize>,
-        /// Serve HTTPS with a CA made at start, written as PEM to `--ca-out`.
-        #[arg(long, requires = "ca_out")]
-        tls: bool,
-        /// Where `--tls` writes its CA.
-        #[arg(long, value_name = "PATH")]
-        ca_out: Option<std::path::PathBuf>,
-        /// With `--tls`: refuse session resumption, so that every handshake is a full one.
-        #[arg(long, requires = "tls")]
-        no_resumption: bool,
-        /// With `--tls`: the HTTP/2 connections' SETTINGS_MAX_CONCURRENT_STREAMS.
-        #[arg(long, requires = "tls", value_name = "N")]
-        max_concurrent_streams: Option<u32>,
-        /// Exit at once if this process is not our parent any more.
-        #[arg(long)]
-        parent_pid: Option<u32>,
-    },
+    MockRates(MockChild),
+}
+
+/// The hidden `__mock-rates` sub-command's flags.
+#[derive(Clone, Debug, clap::Args)]
+pub struct MockChild {
+    /// Address to bind; port 0 picks a free one.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Run on this CPU only (the latency suite's own mock).
+    #[arg(long)]
+    pub cpu: Option<usize>,
+    /// Serve HTTPS with a CA made at start, written as PEM to `--ca-out`.
+    #[arg(long, requires = "ca_out")]
+    pub tls: bool,
+    /// Where `--tls` writes its CA.
+    #[arg(long, value_name = "PATH")]
+    pub ca_out: Option<std::path::PathBuf>,
+    /// With `--tls`: refuse session resumption, so that every handshake is a full one.
+    #[arg(long, requires = "tls")]
+    pub no_resumption: bool,
+    /// With `--tls`: the HTTP/2 connections' SETTINGS_MAX_CONCURRENT_STREAMS.
+    #[arg(long, requires = "tls", value_name = "N")]
+    pub max_concurrent_streams: Option<u32>,
+    /// With `--tls`: serve the identity (CA, certificate and key, JSON) in this file
+    /// rather than a fresh one, as a mock restarted in place.
+    #[arg(long, requires = "tls", value_name = "PATH")]
+    pub tls_identity: Option<std::path::PathBuf>,
+    /// Exit at once if this process is not our parent any more.
+    #[arg(long)]
+    pub parent_pid: Option<u32>,
 }
 
 /// The run's settings: every flag given, else its default (or `--quick`'s).
@@ -512,10 +520,10 @@ mod tests {
         let cli = Cli::parse_from(["bench", "__mock-rates", "--listen", "127.0.0.1:0"]);
         assert!(matches!(
             cli.command,
-            Some(Command::MockRates {
+            Some(Command::MockRates(MockChild {
                 no_resumption: false,
                 ..
-            })
+            }))
         ));
         let tls = [
             "__mock-rates",
@@ -527,11 +535,11 @@ mod tests {
         let cli = Cli::parse_from(std::iter::once("bench").chain(tls));
         assert!(matches!(
             cli.command,
-            Some(Command::MockRates {
+            Some(Command::MockRates(MockChild {
                 tls: true,
                 no_resumption: true,
                 ..
-            })
+            }))
         ));
         // Resumption is a TLS matter.
         assert!(Cli::try_parse_from(["bench", "__mock-rates", "--no-resumption"]).is_err());

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ClientName, FailureCounts, StatusCount};
+use crate::model::{ClientName, FailureCounts, NegotiatedTls, Protocol, StatusCount};
 
 /// The sizes of the suite's four parts (`--quick`, the default, or `--resilience-full`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +45,10 @@ pub struct ResilienceSettings {
     /// again under, the service held to each by a CFS quota (`--cpu-quota`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpu_quotas_millicpus: Vec<u32>,
+    /// Whether every part ran over the run's protocols over TLS too (`--resilience-tls`), each
+    /// against a mock-rates over TLS and a service of its own; http only otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_tls: bool,
 }
 
 /// Milliseconds as a `Duration`.
@@ -94,6 +98,9 @@ impl PhaseCounts {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RestartRow {
     pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
     pub rps: u32,
     /// From the kill to the new mock-rates listening, as measured.
     pub outage_ms: f64,
@@ -117,6 +124,9 @@ pub struct RestartRow {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OverloadRow {
     pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
     /// The capacity measured just before (closed model, successful payments per second).
     pub capacity_rps: f64,
     pub normal_rps: u32,
@@ -149,6 +159,9 @@ impl OverloadRow {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SlowClientsRow {
     pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
     pub rps: u32,
     pub without: PhaseCounts,
     pub with: PhaseCounts,
@@ -188,6 +201,9 @@ pub struct SoakSample {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SoakRow {
     pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
     pub rps: u32,
     pub duration_ms: u64,
     pub requests: PhaseCounts,
@@ -237,6 +253,9 @@ pub struct CapacityRound {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClientCapacity {
     pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
     /// The median of the rounds (a round with no confirmed rate counts as 0); `None` when no
     /// round confirmed one.
     pub capacity_rps: Option<u32>,
@@ -251,7 +270,42 @@ pub struct ClientCapacity {
     /// verdict ranks, and the overload and soak are sized from, is the one without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_quota_millicpus: Option<u32>,
+    /// Over https or h2: the TLS and HTTP version mock-rates counted for the client's
+    /// capacity rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<NegotiatedTls>,
+    /// Over https or h2: why the row could not be checked (mock-rates counted no TLS, or
+    /// another HTTP version): the bench says so and goes on, and the row is no figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<String>,
 }
+
+impl ClientCapacity {
+    /// Whether the verdict ranks this capacity: over http, without a CPU quota (the rows over
+    /// TLS and under quotas are shown beside it).
+    pub fn is_ranked(&self) -> bool {
+        self.protocol == Protocol::Http && self.cpu_quota_millicpus.is_none()
+    }
+}
+
+/// A row's client as the tables name it: bare over http, `client over https` otherwise.
+macro_rules! labelled {
+    ($($row:ty),*) => {$(
+        impl $row {
+            pub fn label(&self) -> String {
+                self.protocol.qualify(self.client)
+            }
+        }
+    )*};
+}
+
+labelled!(
+    RestartRow,
+    OverloadRow,
+    SlowClientsRow,
+    SoakRow,
+    ClientCapacity
+);
 
 /// Everything the suite measured.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -314,6 +368,7 @@ mod tests {
     fn soak_growth_from_the_warm_up_on() {
         let row = SoakRow {
             client: ClientName::BASELINE,
+            protocol: Protocol::Http,
             rps: 100,
             duration_ms: 1_000,
             requests: PhaseCounts::default(),

@@ -196,7 +196,7 @@ fn latency_line(settings: &RunSettings, protocols: &str) -> String {
 fn resilience_line(sizes: &ResilienceSettings) -> String {
     let seconds = |ms: u64| ms as f64 / 1_000.0;
     format!(
-        "resilience ({}): capacity in rounds, each a ramp of {} s steps, then confirmation \
+        "resilience ({}; {}): capacity in rounds, each a ramp of {} s steps, then confirmation \
          stretches of {} s; restart at {} RPS, {} s down; overload \
          at {}% of capacity for {} s; {} slow connections beside {} RPS for {} s per client; \
          soak at {}% of capacity for {} s per client, {} s of it warm-up",
@@ -204,6 +204,11 @@ fn resilience_line(sizes: &ResilienceSettings) -> String {
             "full sizes"
         } else {
             "short sizes; --resilience-full for the full ones"
+        },
+        if sizes.over_tls {
+            "over http, and over https and h2 against a mock-rates over TLS of its own"
+        } else {
+            "over http; --resilience-tls for https and h2"
         },
         seconds(sizes.ramp_step_ms),
         seconds(sizes.confirm_ms),

@@ -9,7 +9,7 @@ use clap::Parser as _;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::cli::{self, Cli, Command};
+use crate::cli::{self, Cli, Command, MockChild};
 use crate::error::BenchError;
 use crate::machine::Sampler;
 use crate::model::{Protocol, Results};
@@ -38,34 +38,7 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Some(Command::MockRates {
-            listen,
-            cpu,
-            tls,
-            ca_out,
-            no_resumption,
-            max_concurrent_streams,
-            parent_pid,
-        }) => match servers::mock::run_child(
-            listen,
-            cpu,
-            ca_out
-                .as_deref()
-                .filter(|_| tls)
-                .map(|ca_out| TlsChild {
-                    ca_out,
-                    resumption: !no_resumption,
-                    max_concurrent_streams,
-                })
-                .as_ref(),
-            parent_pid,
-        ) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("mock-rates: {error}");
-                ExitCode::FAILURE
-            }
-        },
+        Some(Command::MockRates(child)) => serve_mock(&child),
         Some(Command::Report { results, out }) => match rerender(&results, out.as_deref()) {
             Ok(dir) => {
                 print(&format!("\nWrote {}\n", dir.display()));
@@ -329,4 +302,25 @@ fn target_dir() -> PathBuf {
                 .map(Path::to_path_buf)
         })
         .unwrap_or_else(|| PathBuf::from("target"))
+}
+
+/// The hidden `__mock-rates` sub-command: mock-rates served in this process.
+fn serve_mock(child: &MockChild) -> ExitCode {
+    let tls = child
+        .ca_out
+        .as_deref()
+        .filter(|_| child.tls)
+        .map(|ca_out| TlsChild {
+            ca_out,
+            resumption: !child.no_resumption,
+            max_concurrent_streams: child.max_concurrent_streams,
+            identity: child.tls_identity.as_deref(),
+        });
+    match servers::mock::run_child(child.listen, child.cpu, tls.as_ref(), child.parent_pid) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mock-rates: {error}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mock_rates::{MockState, Settings, TlsSettings};
+use mock_rates::{MockState, Settings, TlsIdentity, TlsSettings};
 
 use crate::clients::MockAdmin;
 use crate::process_cpu::ProcessCpu;
@@ -74,13 +74,35 @@ impl MockEndpoint {
         cpu: Option<usize>,
         serving: Serving,
     ) -> Result<Self, ChildError> {
-        Self::spawn_listening(exe, cpu, serving, "127.0.0.1:0")
+        Self::spawn_listening(exe, cpu, serving, "127.0.0.1:0", None)
     }
 
-    /// Starts a mock-rates child serving plain HTTP on `listen`, such as the address of one
-    /// that was just stopped, to restart an upstream in place.
-    pub fn spawn_at(exe: &Path, listen: SocketAddr) -> Result<Self, ChildError> {
-        Self::spawn_listening(exe, None, Serving::Http, &listen.to_string())
+    /// Starts a mock-rates child on `listen`, such as the address of one that was just
+    /// stopped, to restart an upstream in place: over plain HTTP, or over TLS serving
+    /// `identity` (as production servers do, resumption allowed), so that the clients that
+    /// trusted the stopped one trust it.
+    pub fn spawn_at(
+        exe: &Path,
+        listen: SocketAddr,
+        identity: Option<&IdentityFile>,
+    ) -> Result<Self, ChildError> {
+        let (serving, identity) = match identity {
+            Some(identity) => (Serving::HTTPS, Some(identity.path())),
+            None => (Serving::Http, None),
+        };
+        Self::spawn_listening(exe, None, serving, &listen.to_string(), identity)
+    }
+
+    /// Starts a mock-rates child over TLS on a free loopback port, serving `identity`, so that
+    /// a later [`MockEndpoint::spawn_at`] can replace it.
+    pub fn spawn_with_identity(exe: &Path, identity: &IdentityFile) -> Result<Self, ChildError> {
+        Self::spawn_listening(
+            exe,
+            None,
+            Serving::HTTPS,
+            "127.0.0.1:0",
+            Some(identity.path()),
+        )
     }
 
     fn spawn_listening(
@@ -88,6 +110,7 @@ impl MockEndpoint {
         cpu: Option<usize>,
         serving: Serving,
         listen: &str,
+        identity: Option<&Path>,
     ) -> Result<Self, ChildError> {
         let cpu = cpu.map(|cpu| cpu.to_string());
         let ca_out = matches!(serving, Serving::Https { .. }).then(ca_path);
@@ -105,6 +128,9 @@ impl MockEndpoint {
                 OsStr::new("--ca-out"),
                 path.as_os_str(),
             ]);
+            if let Some(identity) = identity {
+                args.extend([OsStr::new("--tls-identity"), identity.as_os_str()]);
+            }
         }
         let streams;
         if let Serving::Https {
@@ -232,6 +258,65 @@ fn ca_path() -> PathBuf {
     child::scratch_path("mock-ca", "pem")
 }
 
+/// A TLS identity for mock-rates children to serve (see [`MockEndpoint::spawn_at`]), written
+/// for them to read to a file of the temporary directory that only its owner can read (it
+/// holds a private key), removed when this is dropped.
+#[derive(Debug)]
+pub struct IdentityFile {
+    path: PathBuf,
+    ca_pem: Arc<[u8]>,
+}
+
+impl IdentityFile {
+    /// A fresh identity, written.
+    ///
+    /// # Errors
+    /// It cannot be made or written.
+    pub fn generate() -> io::Result<Self> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let identity = TlsIdentity::generate()?;
+        let path = child::scratch_path("mock-identity", "json");
+        let json = serde_json::to_vec(&identity).map_err(io::Error::other)?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)?
+            .write_all(&json)?;
+        Ok(Self {
+            path,
+            ca_pem: Arc::from(identity.ca_pem.into_bytes()),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The CA the identity's certificate is signed by.
+    pub fn ca_pem(&self) -> &Arc<[u8]> {
+        &self.ca_pem
+    }
+}
+
+impl Drop for IdentityFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Reads an identity written by [`IdentityFile::generate`].
+fn read_identity(path: &Path) -> io::Result<TlsIdentity> {
+    let json = std::fs::read(path)?;
+    serde_json::from_slice(&json).map_err(|error| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: not a TLS identity: {error}", path.display()),
+        )
+    })
+}
+
 /// How a mock-rates child serves TLS.
 #[derive(Debug)]
 pub struct TlsChild<'a> {
@@ -241,6 +326,8 @@ pub struct TlsChild<'a> {
     pub resumption: bool,
     /// Each HTTP/2 connection's stream limit.
     pub max_concurrent_streams: Option<u32>,
+    /// The identity to serve (see [`IdentityFile`]); `None` makes a fresh one.
+    pub identity: Option<&'a Path>,
 }
 
 /// The child's side: serve mock-rates on `listen` until stdin closes or the parent dies; over
@@ -264,12 +351,18 @@ pub fn run_child(
         .worker_threads(2)
         .enable_all()
         .build()?;
+    let tls_settings = tls
+        .map(|tls| {
+            Ok::<_, io::Error>(TlsSettings {
+                resumption: tls.resumption,
+                max_concurrent_streams: tls.max_concurrent_streams,
+                identity: tls.identity.map(read_identity).transpose()?,
+                ..TlsSettings::default()
+            })
+        })
+        .transpose()?;
     let state = MockState::try_new(Settings {
-        tls: tls.map(|tls| TlsSettings {
-            resumption: tls.resumption,
-            max_concurrent_streams: tls.max_concurrent_streams,
-            ..TlsSettings::default()
-        }),
+        tls: tls_settings,
         ..Settings::default()
     })?;
     if let (Some(tls), Some(pem)) = (tls, state.ca_pem()) {

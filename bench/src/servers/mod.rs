@@ -6,7 +6,7 @@ pub mod child;
 pub mod mock;
 
 pub use api::ApiEndpoint;
-pub use mock::{MockEndpoint, Serving};
+pub use mock::{IdentityFile, MockEndpoint, Serving};
 
 use crate::model::Protocol;
 

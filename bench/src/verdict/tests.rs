@@ -41,11 +41,14 @@ fn capacity(client: ClientName, rps: u32) -> ClientCapacity {
     };
     ClientCapacity {
         client,
+        protocol: Protocol::Http,
         capacity_rps: Some(rps),
         latency_objective_ms: 25.0,
         rounds: vec![round(rps * 9 / 10), round(rps), round(rps * 11 / 10)],
         refuted: None,
         cpu_quota_millicpus: None,
+        tls: None,
+        unchecked: None,
     }
 }
 
@@ -396,6 +399,33 @@ fn awc_stays_the_actix_pick_unless_beaten_beyond_the_noise() {
     assert_eq!(pick(&verdict(&results), ON_ACTIX), Some(Awc));
     results.resilience.capacity = vec![capacity(Hyper, 8000), capacity(Awc, 4000)];
     assert_eq!(pick(&verdict(&results), ON_ACTIX), Some(Hyper));
+}
+
+#[test]
+fn capacities_over_tls_are_shown_not_ranked() {
+    let mut results = clear_run();
+    let over_tls = |protocol| ClientCapacity {
+        protocol,
+        ..capacity(Awc, 64_000)
+    };
+    results
+        .resilience
+        .capacity
+        .extend([over_tls(Protocol::Https), over_tls(Protocol::H2)]);
+    let verdict = verdict(&results);
+    let capacity = ranking(&verdict, Criterion::Capacity);
+    assert_eq!(
+        capacity.best.client, Hyper,
+        "awc's rows over TLS are not ranked"
+    );
+    assert_eq!(
+        capacity
+            .order
+            .iter()
+            .filter(|figure| figure.client == Awc)
+            .count(),
+        1
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The capacity table, and the capacity under each CPU quota beside it.
 
-use crate::model::{ClientCapacity, ClientName, ResilienceResults};
+use crate::model::{ClientCapacity, ClientName, Protocol, ResilienceResults};
 use crate::report::format::format_ms;
 use crate::report::table::{Align, Table};
 
@@ -48,10 +48,14 @@ pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
                             )
                     })
                     .collect();
+                let capacity = match (&row.unchecked, row.capacity_rps) {
+                    (Some(_), _) => "not checked".to_owned(),
+                    (None, Some(rps)) => format!("{rps} RPS"),
+                    (None, None) => "none held".to_owned(),
+                };
                 vec![
-                    row.client.to_string(),
-                    row.capacity_rps
-                        .map_or_else(|| "none held".to_owned(), |rps| format!("{rps} RPS")),
+                    row.label(),
+                    capacity,
                     rounds.join(" / "),
                     p99s.join(" / "),
                     row.refuted
@@ -68,7 +72,11 @@ pub(super) fn quota_table(rows: &ResilienceResults) -> Table {
     let free = |client| {
         rows.capacity
             .iter()
-            .find(|row| row.client == client && row.cpu_quota_millicpus.is_none())
+            .find(|row| {
+                row.client == client
+                    && row.protocol == Protocol::Http
+                    && row.cpu_quota_millicpus.is_none()
+            })
             .and_then(|row| row.capacity_rps)
     };
     let rps =

@@ -63,8 +63,8 @@ pub fn section(results: &Results) -> Option<Section> {
 mod tests {
     use super::*;
     use crate::model::{
-        ClientName, FailureCounts, OverloadRow, PhaseCounts, ResilienceResults, RestartRow,
-        SoakRow, StatusCount,
+        ClientName, FailureCounts, OverloadRow, PhaseCounts, Protocol, ResilienceResults,
+        RestartRow, SoakRow, StatusCount,
     };
 
     fn phase(sent: u64, ok: u64, other: &[(u16, u64)]) -> PhaseCounts {
@@ -92,6 +92,7 @@ mod tests {
     fn notes_name_the_missed_targets_only() {
         let restart = |client, outage| RestartRow {
             client,
+            protocol: Protocol::Http,
             rps: 200,
             outage_ms: 500.0,
             before: phase(100, 100, &[]),
@@ -104,6 +105,7 @@ mod tests {
         };
         let overload = |client, recovered_after_ms| OverloadRow {
             client,
+            protocol: Protocol::Http,
             capacity_rps: 1_000.0,
             normal_rps: 500,
             overload_rps: 2_000,
@@ -117,6 +119,7 @@ mod tests {
         };
         let soak = |client, end| SoakRow {
             client,
+            protocol: Protocol::Http,
             rps: 500,
             duration_ms: 3_000,
             requests: phase(1_500, 1_500, &[]),
@@ -172,11 +175,12 @@ mod tests {
 #[cfg(test)]
 mod quota_tests {
     use super::*;
-    use crate::model::{CapacityRound, ClientCapacity, ClientName, ResilienceResults};
+    use crate::model::{CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults};
 
     fn capacity(client: ClientName, rps: u32, quota: Option<u32>) -> ClientCapacity {
         ClientCapacity {
             client,
+            protocol: Protocol::Http,
             capacity_rps: Some(rps),
             latency_objective_ms: 25.0,
             rounds: vec![CapacityRound {
@@ -186,6 +190,8 @@ mod quota_tests {
             }],
             refuted: None,
             cpu_quota_millicpus: quota,
+            tls: None,
+            unchecked: None,
         }
     }
 
@@ -222,6 +228,43 @@ mod quota_tests {
                 ],
                 ["ureq", "0.5 CPU", "1000 RPS", "1000 RPS", "4000 RPS", "25%"],
             ]
+        );
+    }
+
+    #[test]
+    fn rows_over_tls_are_named_by_protocol_and_an_unchecked_one_is_no_figure() {
+        let rows = ResilienceResults {
+            capacity: vec![
+                capacity(ClientName::Hyper, 8_000, None),
+                ClientCapacity {
+                    protocol: Protocol::H2,
+                    ..capacity(ClientName::Hyper, 5_657, None)
+                },
+                ClientCapacity {
+                    protocol: Protocol::Https,
+                    unchecked: Some("mock-rates counted no TLS".to_owned()),
+                    ..capacity(ClientName::Ureq, 4_000, None)
+                },
+            ],
+            ..ResilienceResults::default()
+        };
+        let table = capacity_table(&rows);
+        let cells: Vec<[&str; 2]> = table
+            .rows
+            .iter()
+            .map(|row| [row[0].as_str(), row[1].as_str()])
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ["hyper", "8000 RPS"],
+                ["hyper over h2", "5657 RPS"],
+                ["ureq over https", "not checked"]
+            ]
+        );
+        assert_eq!(
+            notes(&rows),
+            ["ureq over https: not a figure: mock-rates counted no TLS"]
         );
     }
 

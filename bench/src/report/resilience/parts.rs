@@ -36,7 +36,7 @@ pub(super) fn restart_table(rows: &ResilienceResults) -> Table {
             .iter()
             .map(|row| {
                 vec![
-                    row.client.to_string(),
+                    row.label(),
                     row.rps.to_string(),
                     format_ms(Some(row.outage_ms)),
                     format!(
@@ -92,7 +92,7 @@ pub(super) fn overload_table(rows: &ResilienceResults) -> Table {
                     overload.ok + overload.with_status(503) + overload.unanswered(),
                 );
                 vec![
-                    row.client.to_string(),
+                    row.label(),
                     format!("{} -> {}", row.normal_rps, row.overload_rps),
                     overload.ok.to_string(),
                     overload.with_status(503).to_string(),
@@ -135,7 +135,7 @@ pub(super) fn slow_table(rows: &ResilienceResults) -> Table {
             .iter()
             .map(|row| {
                 vec![
-                    row.client.to_string(),
+                    row.label(),
                     row.rps.to_string(),
                     format_ms(row.without.ok_p99_ms),
                     format_ms(row.with.ok_p99_ms),
@@ -195,7 +195,7 @@ pub(super) fn soak_table(rows: &ResilienceResults) -> Table {
                 let count =
                     |value: Option<u64>| value.map_or_else(|| "NA".to_owned(), |n| n.to_string());
                 vec![
-                    row.client.to_string(),
+                    row.label(),
                     row.rps.to_string(),
                     format!("{:.0} s", row.duration_ms as f64 / 1_000.0),
                     format!("{} / {}", row.requests.ok, row.requests.sent),

@@ -10,12 +10,16 @@
 //! - a soak at half the capacity, memory and descriptors sampled (see [`soak`]).
 //!
 //! The service is let go idle between parts. The default sizes are short; `--resilience-full`
-//! runs the full ones. Against servers given by URL the suite cannot kill the upstream or read
+//! runs the full ones. Over http by default; with `--resilience-tls` every part again over
+//! https and h2, against servers over TLS of the suite's own (see [`servers`]); the CPU
+//! quotas stay over http. Against servers given by URL the suite cannot kill the upstream or read
 //! the service's process, so it is skipped and says so.
 
 mod capacity;
 mod overload;
+mod plan;
 mod restart;
+mod servers;
 pub mod settings;
 mod slow;
 mod soak;
@@ -25,10 +29,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
 use crate::model::{
     CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults, ResilienceSettings,
-    RunSettings, Scenario, SlowClientsRow, SoakRow, SuiteName, millis,
+    RunSettings, Scenario, SlowClientsRow, SuiteName, millis,
 };
 use crate::servers::{ApiEndpoint, MockEndpoint};
 use crate::suites::load::http::{LoadClient, Target};
@@ -36,7 +41,9 @@ use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
 use crate::suites::load::{generator, open, server};
 use crate::suites::progress::progress_bar;
+use crate::suites::resilience::servers::Servers;
 use crate::suites::resilience::slow::SlowClients;
+use crate::suites::tls;
 use indicatif::ProgressBar;
 
 /// The longest the suite waits for the service to go idle after a part.
@@ -49,7 +56,8 @@ pub enum Outcome {
     Skipped(String),
 }
 
-/// Runs the suite, unless `mock` or `api` were given by URL.
+/// Runs the suite, unless `mock` or `api` were given by URL: over http, and with
+/// `--resilience-tls` over the run's protocols over TLS too, each against servers of its own.
 pub fn run(
     settings: &RunSettings,
     mock: &MockEndpoint,
@@ -63,114 +71,133 @@ pub fn run(
                 .to_owned(),
         ));
     }
-    raise_descriptor_limit(settings.resilience.slow_connections);
+    slow::raise_descriptor_limit(settings.resilience.slow_connections);
     let exe = std::env::current_exe()
         .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
-    let mut mock = Some(MockEndpoint::spawn(&exe)?);
-    let rates_url = mock.as_ref().map(|mock| mock.base_url().to_owned());
-    let mut api = ApiEndpoint::spawn(&exe, rates_url.as_deref().unwrap_or_default())?;
-    let pid = api
-        .pid()
-        .ok_or_else(|| BenchError::Resilience("the service has no process id".to_owned()))?;
     let (runtime, client) = generator("resilience-generator")
         .map_err(|error| BenchError::Resilience(format!("cannot start the generator: {error}")))?;
     let _slack = open::TimerSlack::tighten();
     let sizes = &settings.resilience;
-    let clients = settings.clients_over(Protocol::Http);
-    let targets = clients
-        .iter()
-        .map(|&name| Target::new(api.base_url(), Scenario::Payments(name)).map(Arc::new))
-        .collect::<Result<Vec<_>, _>>()?;
-    let health = Arc::new(Target::new(api.base_url(), Scenario::Health)?);
-    let bar = progress_bar(
-        SuiteName::Resilience,
-        clients.len() as u64
-            * (per_client_ms(sizes)
-                + (1 + sizes.cpu_quotas_millicpus.len() as u64)
-                    * u64::from(settings.rounds.max(1))
-                    * capacity::round_ms(sizes.ramp_step_ms, sizes.confirm_ms))
-            + slow::CLOSE_WAIT_LIMIT.as_millis() as u64,
-    );
-    let parts = Parts {
-        runtime: &runtime,
-        client: &client,
-        sizes,
-        clients: clients.iter().copied().zip(targets).collect(),
-        bar: &bar,
-        pid,
-    };
-    let mut results = ResilienceResults::default();
     let rounds = settings.rounds.max(1);
-    results.capacity = parts.capacities(rounds, None)?;
-    // The overload and the soak are sized from the capacity without a quota (the ramp's first
-    // step where no round confirmed a rate).
-    let capacities: Vec<f64> = results
-        .capacity
-        .iter()
-        .map(|row| {
-            f64::from(
-                row.capacity_rps
-                    .filter(|&rps| rps > 0)
-                    .unwrap_or(capacity::RAMP_RPS[0]),
-            )
-        })
+    let over: Vec<(Protocol, Vec<ClientName>)> = plan::protocols(settings)
+        .into_iter()
+        .map(|protocol| (protocol, settings.clients_over(protocol)))
+        .filter(|(_, clients)| !clients.is_empty())
         .collect();
-    for (name, target) in &parts.clients {
-        bar.set_message(format!("restart {name}"));
-        results.restart.push(restart::run(
-            &runtime, &client, *name, target, sizes, &mut mock, &exe,
-        )?);
-        parts.settle();
-        bar.inc(sizes.restart_before_ms + sizes.restart_outage_ms + sizes.restart_after_ms);
-    }
-    for ((name, target), &capacity_rps) in parts.clients.iter().zip(&capacities) {
-        bar.set_message(format!("overload {name}"));
-        results.overload.push(overload::run(
-            &runtime,
-            &client,
-            *name,
-            target,
-            &health,
+    let bar = progress_bar(SuiteName::Resilience, plan::planned_ms(settings, &over));
+    let mut results = ResilienceResults::default();
+    for (protocol, clients) in &over {
+        let mut servers = Servers::start(&exe, *protocol)?;
+        let parts = Parts {
+            runtime: &runtime,
+            client: &client,
             sizes,
-            capacity_rps,
-        )?);
-        parts.settle();
-        bar.inc(sizes.overload_before_ms + sizes.overload_ms + sizes.overload_after_ms);
+            clients: servers.targets(clients)?,
+            health: Arc::new(Target::new(servers.api.base_url(), Scenario::Health)?),
+            bar: &bar,
+            pid: servers.pid()?,
+        };
+        parts.run(&mut servers, rounds, &mut results)?;
     }
-    parts.slow_clients(health.address, &mut results)?;
-    for ((name, target), &capacity_rps) in parts.clients.iter().zip(&capacities) {
-        bar.set_message(format!("soak {name}"));
-        let soak = soak::run(&runtime, &client, *name, target, sizes, capacity_rps, pid)?;
-        if let Some(capacity) = results
-            .capacity
-            .iter_mut()
-            .find(|row| row.client == *name && row.cpu_quota_millicpus.is_none())
-        {
-            capacity.refuted = refuted_by(&soak, sizes.soak_percent);
-        }
-        results.soak.push(soak);
-        parts.settle();
-        bar.inc(sizes.soak_ms);
-    }
-    parts.under_quotas(&mut api, rounds, &mut results)?;
     bar.finish_and_clear();
     drop(client);
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(Outcome::Ran(Box::new(results)))
 }
 
-/// What every part of the suite works with.
+/// What every part of the suite works with, over one protocol.
 struct Parts<'a> {
     runtime: &'a tokio::runtime::Runtime,
     client: &'a Arc<LoadClient>,
     sizes: &'a ResilienceSettings,
     /// Each client with its payments target, in table order.
     clients: Vec<(ClientName, Arc<Target>)>,
+    /// The service's `GET /health/live`.
+    health: Arc<Target>,
     bar: &'a ProgressBar,
     pid: u32,
 }
 
 impl Parts<'_> {
+    /// Every part, in turn, over the protocol `servers` serve: the capacities, which size the
+    /// overload and the soak, the restart, the overload, the slow clients, the soak (which may
+    /// refute a capacity) and, over http, the capacities under each CPU quota.
+    fn run(
+        &self,
+        servers: &mut Servers,
+        rounds: u32,
+        results: &mut ResilienceResults,
+    ) -> Result<(), BenchError> {
+        let sizes = self.sizes;
+        let bar = self.bar;
+        let capacity = self.capacities(rounds, None, servers)?;
+        // The overload and the soak are sized from the capacity without a quota (the ramp's
+        // first step where no round confirmed a rate).
+        let capacities: Vec<f64> = capacity
+            .iter()
+            .map(|row| {
+                f64::from(
+                    row.capacity_rps
+                        .filter(|&rps| rps > 0)
+                        .unwrap_or(capacity::RAMP_RPS[0]),
+                )
+            })
+            .collect();
+        let first = results.capacity.len();
+        results.capacity.extend(capacity);
+        for (name, target) in &self.clients {
+            let who = servers.subject(*name);
+            bar.set_message(format!("restart {}", servers.protocol.qualify(name)));
+            results.restart.push(restart::run(
+                self.runtime,
+                self.client,
+                who,
+                target,
+                sizes,
+                servers,
+            )?);
+            self.settle();
+            bar.inc(sizes.restart_before_ms + sizes.restart_outage_ms + sizes.restart_after_ms);
+        }
+        for ((name, target), &capacity_rps) in self.clients.iter().zip(&capacities) {
+            bar.set_message(format!("overload {}", servers.protocol.qualify(name)));
+            results.overload.push(overload::run(
+                self.runtime,
+                self.client,
+                servers.subject(*name),
+                target,
+                &self.health,
+                sizes,
+                capacity_rps,
+            )?);
+            self.settle();
+            bar.inc(sizes.overload_before_ms + sizes.overload_ms + sizes.overload_after_ms);
+        }
+        self.slow_clients(servers, results)?;
+        for (((name, target), &capacity_rps), row) in
+            self.clients.iter().zip(&capacities).zip(first..)
+        {
+            bar.set_message(format!("soak {}", servers.protocol.qualify(name)));
+            let soak = soak::run(
+                self.runtime,
+                self.client,
+                servers.subject(*name),
+                target,
+                sizes,
+                capacity_rps,
+                self.pid,
+            )?;
+            results.capacity[row].refuted = soak::refuted_by(&soak, sizes.soak_percent);
+            results.soak.push(soak);
+            self.settle();
+            bar.inc(sizes.soak_ms);
+        }
+        if !servers.protocol.is_tls() {
+            self.under_quotas(servers, rounds, results)?;
+        }
+        Ok(())
+    }
+
     /// Waits until the service is idle, so that a part's leftovers do not fall on the next.
     fn settle(&self) {
         if server::settle(self.pid, SETTLE_LIMIT).is_none() {
@@ -183,26 +210,41 @@ impl Parts<'_> {
     }
 
     /// Each client's capacity (see [`capacity`]) with the service held to `quota` millicpus
-    /// (or not): `rounds` rounds, in turn over the clients, recorded with their median.
+    /// (or not): `rounds` rounds, in turn over the clients, recorded with their median. Over
+    /// TLS, what mock-rates counted during a client's rounds is checked (see
+    /// [`tls::negotiated`]): a row that fails it says why and is no figure.
     fn capacities(
         &self,
         rounds: u32,
         quota: Option<u32>,
+        servers: &Servers,
     ) -> Result<Vec<ClientCapacity>, BenchError> {
         let sizes = (
             millis(self.sizes.ramp_step_ms),
             millis(self.sizes.confirm_ms),
         );
+        let protocol = servers.protocol;
         let under = quota.map_or_else(String::new, |millicpus| {
             format!(" at {} CPU", f64::from(millicpus) / 1_000.0)
         });
+        let admin = servers
+            .mock
+            .as_ref()
+            .filter(|_| protocol.is_tls())
+            .map(MockEndpoint::admin);
+        let counters = || admin.as_ref().and_then(MockAdmin::counters);
         let mut measured: Vec<Vec<CapacityRound>> = vec![Vec::new(); self.clients.len()];
+        let mut counted: Vec<Option<Counted>> = vec![Some(Counted::default()); self.clients.len()];
         for round in 0..rounds {
-            for ((name, target), rounds_of) in self.clients.iter().zip(&mut measured) {
+            for (((name, target), rounds_of), counted) in
+                self.clients.iter().zip(&mut measured).zip(&mut counted)
+            {
                 self.bar.set_message(format!(
-                    "capacity {name}{under}, round {}/{rounds}",
+                    "capacity {}{under}, round {}/{rounds}",
+                    protocol.qualify(name),
                     round + 1
                 ));
+                let before = counters();
                 rounds_of.push(capacity::round(
                     self.runtime,
                     self.client,
@@ -210,6 +252,10 @@ impl Parts<'_> {
                     sizes,
                     &|| self.settle(),
                 )?);
+                *counted = Counted::add(
+                    *counted,
+                    Counted::between(before.as_ref(), counters().as_ref()),
+                );
                 self.settle();
                 self.bar.inc(capacity::round_ms(
                     self.sizes.ramp_step_ms,
@@ -221,13 +267,31 @@ impl Parts<'_> {
             .clients
             .iter()
             .zip(measured)
-            .map(|((name, _), rounds)| ClientCapacity {
-                client: *name,
-                capacity_rps: capacity::median(&rounds),
-                latency_objective_ms: capacity::LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0,
-                rounds,
-                refuted: None,
-                cpu_quota_millicpus: quota,
+            .zip(counted)
+            .map(|(((name, _), rounds), counted)| {
+                let label = protocol.qualify(name);
+                let (tls, unchecked) = if protocol.is_tls() {
+                    match tls::negotiated(*name, protocol, &label, counted) {
+                        Ok(negotiated) => (Some(negotiated), None),
+                        Err(error) => {
+                            eprintln!("bench: resilience: {label} is not a figure: {error}");
+                            (None, Some(error.to_string()))
+                        }
+                    }
+                } else {
+                    (None, None)
+                };
+                ClientCapacity {
+                    client: *name,
+                    protocol,
+                    capacity_rps: capacity::median(&rounds),
+                    latency_objective_ms: capacity::LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0,
+                    rounds,
+                    refuted: None,
+                    cpu_quota_millicpus: quota,
+                    tls,
+                    unchecked,
+                }
             })
             .collect())
     }
@@ -236,19 +300,19 @@ impl Parts<'_> {
     /// service held to it and let go after; where no quota can be set, why, and none.
     fn under_quotas(
         &self,
-        api: &mut ApiEndpoint,
+        servers: &mut Servers,
         rounds: u32,
         results: &mut ResilienceResults,
     ) -> Result<(), BenchError> {
         for &millicpus in &self.sizes.cpu_quotas_millicpus {
-            if let Err(why) = api.limit_cpu(f64::from(millicpus) / 1_000.0) {
+            if let Err(why) = servers.api.limit_cpu(f64::from(millicpus) / 1_000.0) {
                 eprintln!("bench: resilience: no capacity under a CPU quota: {why}");
                 results.cpu_quota_skipped = Some(why);
                 break;
             }
             self.settle();
-            let measured = self.capacities(rounds, Some(millicpus));
-            let lifted = api.unlimit_cpu();
+            let measured = self.capacities(rounds, Some(millicpus), servers);
+            let lifted = servers.api.unlimit_cpu();
             results.capacity.extend(measured?);
             lifted.map_err(|why| {
                 BenchError::Resilience(format!("cannot lift the service's CPU quota: {why}"))
@@ -262,12 +326,14 @@ impl Parts<'_> {
     /// [`slow`]), then how the service ended them.
     fn slow_clients(
         &self,
-        address: std::net::SocketAddr,
+        servers: &Servers,
         results: &mut ResilienceResults,
     ) -> Result<(), BenchError> {
         let sizes = self.sizes;
+        let address = self.health.address;
         let payments = |name: ClientName, target: &Arc<Target>| {
-            self.bar.set_message(format!("slow clients {name}"));
+            self.bar
+                .set_message(format!("slow clients {}", servers.protocol.qualify(name)));
             let schedule = Schedule::new(sizes.slow_rps, millis(sizes.slow_phase_ms));
             let (timeline, _) =
                 open::run_into(self.runtime, self.client, target, schedule, |start| {
@@ -291,6 +357,7 @@ impl Parts<'_> {
             let with = payments(*name, target)?;
             results.slow_clients.push(SlowClientsRow {
                 client: *name,
+                protocol: servers.protocol,
                 rps: sizes.slow_rps,
                 without,
                 with,
@@ -299,62 +366,11 @@ impl Parts<'_> {
         }
         self.bar
             .set_message("waiting for the service to close the slow connections");
-        results.slow_connections = Some(slow_clients.finish());
+        let finished = slow_clients.finish();
+        // The service ends them alike whatever its upstream speaks: http's are kept.
+        results.slow_connections.get_or_insert(finished);
         self.bar.inc(slow::CLOSE_WAIT_LIMIT.as_millis() as u64);
         self.settle();
         Ok(())
-    }
-}
-
-/// Why a soak at `percent` % of the capacity refutes it: a failure, a request never sent, or
-/// a p99 past the capacity's objective; `None` when the soak held.
-fn refuted_by(soak: &SoakRow, percent: u32) -> Option<String> {
-    let requests = &soak.requests;
-    let objective_ms = capacity::LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0;
-    let scheduled = Schedule::new(soak.rps, millis(soak.duration_ms)).count();
-    let failed = requests.sent - requests.ok;
-    let unsent = scheduled.saturating_sub(requests.sent);
-    let p99 = requests.ok_p99_ms;
-    if failed == 0 && unsent == 0 && p99.is_some_and(|p99| p99 <= objective_ms) {
-        return None;
-    }
-    Some(format!(
-        "its soak at {percent}% of it ({} RPS) failed {failed} and left {unsent} unsent of \
-         {scheduled}, p99 {}",
-        soak.rps,
-        p99.map_or_else(|| "none".to_owned(), |p99| format!("{p99:.1} ms"))
-    ))
-}
-
-/// The planned time of one client's parts, for the progress bar (capacity rounds apart).
-fn per_client_ms(sizes: &ResilienceSettings) -> u64 {
-    sizes.restart_before_ms
-        + sizes.restart_outage_ms
-        + sizes.restart_after_ms
-        + sizes.overload_before_ms
-        + sizes.overload_ms
-        + sizes.overload_after_ms
-        + 2 * sizes.slow_phase_ms
-        + sizes.soak_ms
-}
-
-/// Raises this process's soft limit on open files to its hard limit when the slow connections
-/// and the generator's own could exceed it; the service and mock-rates children started after
-/// this inherit it. Best effort: if the limit cannot be raised, connections beyond it fail
-/// and are counted as failed.
-fn raise_descriptor_limit(slow_connections: u32) {
-    use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    let wanted = u64::from(slow_connections) + 4 * open::MAX_IN_FLIGHT as u64;
-    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
-        return;
-    };
-    if soft >= wanted {
-        return;
-    }
-    if setrlimit(Resource::RLIMIT_NOFILE, hard.min(wanted), hard).is_err() {
-        eprintln!(
-            "bench: resilience: cannot raise the open-file limit from {soft}: slow connections \
-             beyond it will fail"
-        );
     }
 }

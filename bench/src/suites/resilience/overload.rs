@@ -7,11 +7,12 @@
 use std::sync::Arc;
 
 use crate::error::BenchError;
-use crate::model::{ClientName, OverloadRow, ResilienceSettings, millis};
+use crate::model::{OverloadRow, ResilienceSettings, millis};
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
 use crate::suites::load::schedule::{Phases, Schedule, Timetable as _};
 use crate::suites::load::timeline::{Timeline, counts};
+use crate::suites::resilience::servers::Subject;
 use crate::suites::resilience::timeline::recovered_after;
 
 /// A rate of `percent` % of `capacity_rps`, at least 1.
@@ -22,7 +23,7 @@ pub fn share_of(capacity_rps: f64, percent: u32) -> u32 {
 pub fn run(
     runtime: &tokio::runtime::Runtime,
     client: &Arc<LoadClient>,
-    name: ClientName,
+    who: Subject,
     target: &Arc<Target>,
     health: &Arc<Target>,
     sizes: &ResilienceSettings,
@@ -62,7 +63,8 @@ pub fn run(
         .ok_p99_ms
         .and_then(|normal| recovered_after(&payments, overload_to, phases.span(), normal));
     Ok(OverloadRow {
-        client: name,
+        client: who.client,
+        protocol: who.protocol,
         capacity_rps,
         normal_rps,
         overload_rps,

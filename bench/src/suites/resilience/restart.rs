@@ -2,19 +2,21 @@
 //! killed (SIGKILL, as a crash or an OOM kill ends it) and, after the outage, started again on
 //! the same port. The requests are split by their due time into before, during and after, and
 //! after the restart the figures are the failed calls and the time to the first success (a
-//! client whose pool keeps the dead connections fails on them first).
+//! client whose pool keeps the dead connections fails on them first). Over TLS the new
+//! mock-rates serves the same certificate, under new session keys: a client that resumes
+//! falls back to a full handshake.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::error::BenchError;
-use crate::model::{ClientName, ResilienceSettings, RestartRow, millis};
+use crate::model::{ResilienceSettings, RestartRow, millis};
 use crate::servers::MockEndpoint;
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
+use crate::suites::resilience::servers::{Servers, Subject};
 use crate::suites::resilience::timeline::{first_success_after, last_failure_after};
 
 /// What the restarting thread hands back: the new mock-rates, when the old one was killed and
@@ -25,18 +27,19 @@ struct Restarted {
     ready: Instant,
 }
 
-/// Runs the restart for `target`'s client. `mock` is the service's upstream: it is replaced by
-/// the restarted one, and left `None` if that could not start.
+/// Runs the restart for `target`'s client. The servers' mock is the service's upstream: it
+/// is replaced by the restarted one, and left `None` if that could not start.
 pub fn run(
     runtime: &tokio::runtime::Runtime,
     client: &Arc<LoadClient>,
-    name: ClientName,
+    who: Subject,
     target: &Arc<Target>,
     sizes: &ResilienceSettings,
-    mock: &mut Option<MockEndpoint>,
-    exe: &Path,
+    servers: &mut Servers,
 ) -> Result<RestartRow, BenchError> {
-    let running = mock
+    let (exe, identity) = (servers.exe.as_path(), servers.identity.as_ref());
+    let running = servers
+        .mock
         .take()
         .ok_or_else(|| BenchError::Resilience("mock-rates is not running".to_owned()))?;
     let address = running.address().ok_or_else(|| {
@@ -64,7 +67,7 @@ pub fn run(
         // Dropping the guard kills the child and reaps it: its sockets are closed by then.
         drop(running);
         sleep_until(stopped + outage);
-        let restarted = MockEndpoint::spawn_at(exe, address).map(|mock| Restarted {
+        let restarted = MockEndpoint::spawn_at(exe, address, identity).map(|mock| Restarted {
             mock,
             stopped,
             ready: Instant::now(),
@@ -78,9 +81,10 @@ pub fn run(
     let (timeline, skipped) = run??;
     let stopped = timeline.offset(restarted.stopped);
     let ready = timeline.offset(restarted.ready);
-    *mock = Some(restarted.mock);
+    servers.mock = Some(restarted.mock);
     Ok(RestartRow {
-        client: name,
+        client: who.client,
+        protocol: who.protocol,
         rps: schedule.rate(),
         outage_ms: ready.saturating_sub(stopped).as_secs_f64() * 1_000.0,
         before: counts(timeline.due_in(Duration::ZERO, stopped)),

@@ -26,6 +26,13 @@ pub struct ResilienceArgs {
     /// About 40 s per client and quota at the default size. [default: none]
     #[arg(long, value_name = "CPUS", value_delimiter = ',', value_parser = parse_cpus)]
     pub cpu_quota: Vec<u32>,
+
+    /// resilience: every part over https and h2 too (those of `--protocol`), each against a
+    /// mock-rates over TLS restarted in place with the same certificate, and a service of its
+    /// own trusting its CA; the CPU quotas stay over http. About three times the suite's time
+    /// (the pairs of each TLS backend). [default: http only]
+    #[arg(long)]
+    pub resilience_tls: bool,
 }
 
 /// A CPU quota as Kubernetes writes it, in millicpus: `0.5` and `500m` are 500.
@@ -97,6 +104,7 @@ pub fn resolve(args: &ResilienceArgs, quick: bool) -> ResilienceSettings {
         soak_warmup_ms: soak_warmup_ms.min(soak_ms / 3),
         soak_sample_ms,
         cpu_quotas_millicpus: args.cpu_quota.clone(),
+        over_tls: args.resilience_tls,
     }
 }
 
@@ -144,6 +152,9 @@ mod tests {
             default.cpu_quotas_millicpus.is_empty(),
             "no quota unless asked"
         );
+        assert!(!default.over_tls, "http only unless asked");
+        let cli = <crate::cli::Cli as clap::Parser>::parse_from(["bench", "--resilience-tls"]);
+        assert!(resolve(&cli.resilience, false).over_tls);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 
 use crate::model::SlowConnections;
 use crate::stats::percentile_nearest_rank;
+use crate::suites::load::open;
 
 /// Half a request head: no blank line ends it, so the service waits for the rest.
 const HALF_HEAD: &[u8] =
@@ -175,6 +176,27 @@ fn summarize(ended: &[Ended], opened: u64, failed: u64, still_open: u64) -> Slow
         lifetime_min_ms: lifetimes.first().copied(),
         lifetime_p50_ms: percentile_nearest_rank(&lifetimes, 50.0),
         lifetime_max_ms: lifetimes.last().copied(),
+    }
+}
+
+/// Raises this process's soft limit on open files to its hard limit when the slow connections
+/// and the generator's own could exceed it; the service and mock-rates children started after
+/// this inherit it. Best effort: if the limit cannot be raised, connections beyond it fail
+/// and are counted as failed.
+pub fn raise_descriptor_limit(slow_connections: u32) {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    let wanted = u64::from(slow_connections) + 4 * open::MAX_IN_FLIGHT as u64;
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return;
+    };
+    if soft >= wanted {
+        return;
+    }
+    if setrlimit(Resource::RLIMIT_NOFILE, hard.min(wanted), hard).is_err() {
+        eprintln!(
+            "bench: resilience: cannot raise the open-file limit from {soft}: slow connections \
+             beyond it will fail"
+        );
     }
 }
 

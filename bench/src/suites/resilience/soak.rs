@@ -7,14 +7,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::BenchError;
-use crate::model::{ClientName, ResilienceSettings, SoakRow, SoakSample, millis};
+use crate::model::{ResilienceSettings, SoakRow, SoakSample, millis};
 use crate::suites::faults::fds::read_fds;
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::server::{read_status, rss_kib};
 use crate::suites::load::timeline::{Timeline, counts};
+use crate::suites::resilience::capacity;
 use crate::suites::resilience::overload::share_of;
+use crate::suites::resilience::servers::Subject;
 
 fn sample(pid: u32, at: Duration) -> Option<SoakSample> {
     let status = read_status(pid)?;
@@ -28,7 +30,7 @@ fn sample(pid: u32, at: Duration) -> Option<SoakSample> {
 pub fn run(
     runtime: &tokio::runtime::Runtime,
     client: &Arc<LoadClient>,
-    name: ClientName,
+    who: Subject,
     target: &Arc<Target>,
     sizes: &ResilienceSettings,
     capacity_rps: f64,
@@ -60,7 +62,7 @@ pub fn run(
     });
     let (timeline, _) = run?;
     Ok(soak_row(
-        name,
+        who,
         schedule,
         sizes.soak_warmup_ms,
         counts(&timeline.records),
@@ -69,7 +71,7 @@ pub fn run(
 }
 
 fn soak_row(
-    client: ClientName,
+    who: Subject,
     schedule: Schedule,
     warmup_ms: u64,
     requests: crate::model::PhaseCounts,
@@ -78,7 +80,8 @@ fn soak_row(
     let after_warmup = samples.iter().find(|sample| sample.at_ms >= warmup_ms);
     let end = samples.last().filter(|end| end.at_ms >= warmup_ms);
     SoakRow {
-        client,
+        client: who.client,
+        protocol: who.protocol,
         rps: schedule.rate(),
         duration_ms: u64::try_from(schedule.span().as_millis()).unwrap_or(u64::MAX),
         requests,
@@ -90,10 +93,35 @@ fn soak_row(
     }
 }
 
+/// Why a soak at `percent` % of the capacity refutes it: a failure, a request never sent, or
+/// a p99 past the capacity's objective; `None` when the soak held.
+pub fn refuted_by(soak: &SoakRow, percent: u32) -> Option<String> {
+    let requests = &soak.requests;
+    let objective_ms = capacity::LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0;
+    let scheduled = Schedule::new(soak.rps, millis(soak.duration_ms)).count();
+    let failed = requests.sent - requests.ok;
+    let unsent = scheduled.saturating_sub(requests.sent);
+    let p99 = requests.ok_p99_ms;
+    if failed == 0 && unsent == 0 && p99.is_some_and(|p99| p99 <= objective_ms) {
+        return None;
+    }
+    Some(format!(
+        "its soak at {percent}% of it ({} RPS) failed {failed} and left {unsent} unsent of \
+         {scheduled}, p99 {}",
+        soak.rps,
+        p99.map_or_else(|| "none".to_owned(), |p99| format!("{p99:.1} ms"))
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::PhaseCounts;
+    use crate::model::{ClientName, PhaseCounts, Protocol};
+
+    const HYPER: Subject = Subject {
+        client: ClientName::BASELINE,
+        protocol: Protocol::Https,
+    };
 
     fn at(at_ms: u64, rss_kib: u64, fds: u64) -> SoakSample {
         SoakSample {
@@ -113,7 +141,7 @@ mod tests {
             at(2_000, 20_200, 33),
         ];
         let row = soak_row(
-            ClientName::BASELINE,
+            HYPER,
             Schedule::new(100, Duration::from_secs(2)),
             1_000,
             PhaseCounts::default(),
@@ -126,9 +154,10 @@ mod tests {
         assert_eq!(row.rss_growth_percent(), Some(1.0));
         assert_eq!(row.fd_growth(), Some(1));
         assert_eq!(row.duration_ms, 2_000);
+        assert_eq!(row.label(), "hyper over https");
         // Without a reading after the warm-up there is no growth to tell.
         let early = soak_row(
-            ClientName::BASELINE,
+            HYPER,
             Schedule::new(100, Duration::from_secs(2)),
             5_000,
             PhaseCounts::default(),

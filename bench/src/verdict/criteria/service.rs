@@ -14,7 +14,7 @@ pub(super) fn capacity(results: &Results) -> Judgement {
         .resilience
         .capacity
         .iter()
-        .filter(|row| row.cpu_quota_millicpus.is_none() && row.refuted.is_none())
+        .filter(|row| row.is_ranked() && row.refuted.is_none())
         .filter_map(|row| capacity_figure(row, ""))
         .collect();
     judgement(
@@ -33,7 +33,7 @@ pub(super) fn capacity(results: &Results) -> Judgement {
             .resilience
             .capacity
             .iter()
-            .filter(|row| row.cpu_quota_millicpus.is_none())
+            .filter(|row| row.is_ranked())
             .filter_map(|row| match (&row.refuted, row.capacity_rps) {
                 (Some(why), Some(rps)) => Some((row.client, format!("{rps} RPS, but {why}"))),
                 (None, None) => Some((
@@ -50,7 +50,7 @@ pub(super) fn capacity(results: &Results) -> Judgement {
             .resilience
             .capacity
             .iter()
-            .filter(|row| row.cpu_quota_millicpus.is_none() && row.refuted.is_some())
+            .filter(|row| row.is_ranked() && row.refuted.is_some())
             .filter_map(|row| capacity_figure(row, ", refuted"))
             .collect(),
     )
