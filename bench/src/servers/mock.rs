@@ -264,7 +264,6 @@ fn ca_path() -> PathBuf {
 #[derive(Debug)]
 pub struct IdentityFile {
     path: PathBuf,
-    ca_pem: Arc<[u8]>,
 }
 
 impl IdentityFile {
@@ -284,19 +283,11 @@ impl IdentityFile {
             .mode(0o600)
             .open(&path)?
             .write_all(&json)?;
-        Ok(Self {
-            path,
-            ca_pem: Arc::from(identity.ca_pem.into_bytes()),
-        })
+        Ok(Self { path })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// The CA the identity's certificate is signed by.
-    pub fn ca_pem(&self) -> &Arc<[u8]> {
-        &self.ca_pem
     }
 }
 

@@ -1,5 +1,5 @@
 //! Suite `resilience`: the payment service measured the way servers are hardened, per client
-//! over plain HTTP, against a mock-rates and a service of the suite's own (so that mock-rates
+//! and protocol, against a mock-rates and a service of the suite's own (so that mock-rates
 //! can be killed, and the service's memory and descriptors start clean):
 //! - each client's capacity first (see [`capacity`]), which the overload and the soak are
 //!   sized from;
@@ -12,8 +12,8 @@
 //! The service is let go idle between parts. The default sizes are short; `--resilience-full`
 //! runs the full ones. Over http by default; with `--resilience-tls` every part again over
 //! https and h2, against servers over TLS of the suite's own (see [`servers`]); the CPU
-//! quotas stay over http. Against servers given by URL the suite cannot kill the upstream or read
-//! the service's process, so it is skipped and says so.
+//! quotas stay over http. Against servers given by URL the suite cannot kill the upstream or
+//! read the service's process, so it is skipped and says so.
 
 mod capacity;
 mod overload;

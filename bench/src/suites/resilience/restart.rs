@@ -3,8 +3,8 @@
 //! the same port. The requests are split by their due time into before, during and after, and
 //! after the restart the figures are the failed calls and the time to the first success (a
 //! client whose pool keeps the dead connections fails on them first). Over TLS the new
-//! mock-rates serves the same certificate, under new session keys: a client that resumes
-//! falls back to a full handshake.
+//! mock-rates serves the same certificate from an empty session cache: a client that tries to
+//! resume gets a full handshake.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
