@@ -53,7 +53,8 @@ pub use noise::Noise;
 pub use protocol::Protocol;
 pub use resilience::{
     CapacityRound, ClientCapacity, OverloadRow, PhaseCounts, RampStep, ResilienceResults,
-    ResilienceSettings, RestartRow, SlowClientsRow, SlowConnections, SoakRow, SoakSample, millis,
+    ResilienceSettings, RestartRow, SlowClientsRow, SlowConnections, SoakRow, SoakSample, StepDown,
+    millis,
 };
 pub use resolution::{ResolutionRow, ResolutionSettings, resolution_cost_us};
 pub use results::{Results, SCHEMA_VERSION};

@@ -266,6 +266,11 @@ pub struct ClientCapacity {
     /// verdict does not rank it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refuted: Option<String>,
+    /// After a refutation, the lower rates the suite tried, a quarter step (2^¼) apart, in
+    /// order: each a confirmation stretch at it, then a soak at `soak_percent` of it. The
+    /// first that held both is the capacity sustained (see [`Self::sustained_rps`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_downs: Vec<StepDown>,
     /// The CPU quota the service was held to (millicpus), `None` for none: the capacity the
     /// verdict ranks, and the overload and soak are sized from, is the one without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -280,7 +285,35 @@ pub struct ClientCapacity {
     pub unchecked: Option<String>,
 }
 
+/// A lower rate tried after a soak refuted a capacity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepDown {
+    pub rps: u32,
+    /// The confirmation stretch at `rps`.
+    pub confirmation: RampStep,
+    /// The soak at `soak_percent` of `rps`, when the confirmation held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soak: Option<RampStep>,
+    /// Why the rate did not hold (its confirmation or its soak); `None` when it held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refuted: Option<String>,
+}
+
 impl ClientCapacity {
+    /// The capacity the suite stands behind: the median of the rounds when its soak held;
+    /// after a refutation, the first lower rate whose confirmation and soak both held; `None`
+    /// when none did (or no round confirmed a rate).
+    pub fn sustained_rps(&self) -> Option<u32> {
+        match &self.refuted {
+            None => self.capacity_rps,
+            Some(_) => self
+                .step_downs
+                .iter()
+                .find(|step| step.refuted.is_none())
+                .map(|step| step.rps),
+        }
+    }
+
     /// Whether the verdict ranks this capacity: over http, without a CPU quota (the rows over
     /// TLS and under quotas are shown beside it).
     pub fn is_ranked(&self) -> bool {

@@ -91,8 +91,10 @@ pub enum Better {
 pub enum NoiseRule {
     /// The figure was measured in rounds spread over the run (and, across runs, in each run):
     /// the ranges of the two clients' rounds must not overlap, and where the figures carry a
-    /// 99.9% confidence interval, neither may those. A margin smaller than what the figure
-    /// moved between rounds is a tie; with fewer than two rounds there is no claim.
+    /// 99.9% confidence interval, neither may those; and the margin must exceed what either
+    /// figure moved between its rounds (three rounds of two equal figures fall apart by chance
+    /// one time in ten; a margin past their own spread as well rarely). With fewer than two
+    /// rounds there is no claim.
     Rounds,
     /// As `Rounds`, for a figure whose rounds within a run agree more closely than runs do
     /// (callgrind's counts): the margin must also exceed this fraction, the most the figure
@@ -112,7 +114,11 @@ impl NoiseRule {
     /// The rule in a few words, for the table.
     pub fn describe(self) -> String {
         match self {
-            Self::Rounds => "ranges of the rounds (and 99.9% CIs) must not overlap".to_owned(),
+            Self::Rounds => {
+                "ranges of the rounds (and 99.9% CIs) must not overlap, the margin past each \
+                 one's spread"
+                    .to_owned()
+            }
             Self::RoundsAndBand(band) => format!(
                 "ranges of the rounds must not overlap, and ties within {:.0}% (between runs)",
                 band * 100.0
@@ -296,16 +302,20 @@ pub fn compare(
     let decisive = match rule {
         NoiseRule::Exact => high > low,
         NoiseRule::Once(band) | NoiseRule::Band(band) => margin > band,
-        NoiseRule::Rounds => rounds_apart(better_one, other, better),
-        NoiseRule::RoundsAndBand(band) => margin > band && rounds_apart(better_one, other, better),
+        NoiseRule::Rounds => rounds_apart(better_one, other, better, margin),
+        NoiseRule::RoundsAndBand(band) => {
+            margin > band && rounds_apart(better_one, other, better, margin)
+        }
     };
     (margin, decisive)
 }
 
 /// Whether the two figures' rounds, and their 99.9% confidence intervals where both have one,
-/// do not overlap.
-fn rounds_apart(better_one: &Figure, other: &Figure, better: Better) -> bool {
-    apart(better_one.range(), other.range(), better)
+/// do not overlap, and `margin` exceeds the spread of each one's rounds.
+fn rounds_apart(better_one: &Figure, other: &Figure, better: Better, margin: f64) -> bool {
+    let spread = |figure: &Figure| figure.spread().unwrap_or(f64::INFINITY);
+    margin > spread(better_one).max(spread(other))
+        && apart(better_one.range(), other.range(), better)
         && match (better_one.half_width, other.half_width) {
             (Some(a), Some(b)) => apart(
                 Some((better_one.value - a, better_one.value + a)),

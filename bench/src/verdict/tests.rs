@@ -4,8 +4,8 @@
 use super::*;
 use crate::model::test_rows::{latency_row, load_row};
 use crate::model::{
-    AdoptionRow, CapacityRound, ClientCapacity, ClientName, Environment, LoadRow, ProbeBuild,
-    Protocol, Results, RunSettings,
+    AdoptionRow, CapacityRound, ClientCapacity, ClientName, Environment, LoadRow, PhaseCounts,
+    ProbeBuild, Protocol, RampStep, Results, RunSettings, StepDown,
 };
 
 use ClientName::{Awc, Hyper, Isahc, Reqwest, Ureq};
@@ -46,6 +46,7 @@ fn capacity(client: ClientName, rps: u32) -> ClientCapacity {
         latency_objective_ms: 25.0,
         rounds: vec![round(rps * 9 / 10), round(rps), round(rps * 11 / 10)],
         refuted: None,
+        step_downs: Vec::new(),
         cpu_quota_millicpus: None,
         tls: None,
         unchecked: None,
@@ -671,4 +672,109 @@ fn a_refuted_capacity_far_below_the_pick_does_not_hold_it_up() {
     let capacity = judged(&verdict, Criterion::Capacity);
     assert_eq!(capacity.left_out.len(), 1);
     assert_eq!(capacity.claimed[0].shown, "2000 RPS, refuted");
+}
+
+#[test]
+fn rounds_apart_by_less_than_their_own_spread_are_a_tie() {
+    let mut results = clear_run();
+    // Ranges apart (7100-9000 against 6000-7000), but hyper's margin (7200 against 6500: 11%)
+    // is within the 26% its own rounds moved: three rounds of two equal figures fall apart one
+    // time in ten.
+    results.resilience.capacity = vec![
+        capacity_rounds(Hyper, &[7_100, 9_000, 7_200]),
+        capacity_rounds(Awc, &[6_000, 6_500, 7_000]),
+    ];
+    let run = verdict(&results);
+    let capacity = ranking(&run, Criterion::Capacity);
+    assert_eq!(capacity.best.client, Hyper);
+    assert!(!capacity.decisive, "a margin of 11% within a spread of 26%");
+    results.resilience.capacity[0] = capacity_rounds(Hyper, &[9_000, 9_500, 9_200]);
+    let run = verdict(&results);
+    let capacity = ranking(&run, Criterion::Capacity);
+    assert!(
+        capacity.decisive,
+        "42% against spreads of 5% and 15%: {capacity:?}"
+    );
+}
+
+#[test]
+fn a_timed_margin_within_what_runs_move_is_a_tie() {
+    let mut results = clear_run();
+    // 7% apart, the rounds and CIs far apart: still within the 10% that runs moved.
+    results.latency = vec![
+        latency_row(Hyper, Protocol::Http, 40.0, 0.2, 20.0),
+        latency_row(Awc, Protocol::Http, 42.8, 0.2, 25.0),
+    ];
+    let run = verdict(&results);
+    let latency = ranking(&run, Criterion::Latency(Protocol::Http));
+    assert!(!latency.decisive, "{latency:?}");
+    results.latency[1] = latency_row(Awc, Protocol::Http, 46.0, 0.2, 25.0);
+    let run = verdict(&results);
+    let latency = ranking(&run, Criterion::Latency(Protocol::Http));
+    assert!(latency.decisive, "15% apart");
+}
+
+/// A stretch of `rps` with `ok` of `sent` answered.
+fn stretch(rps: u32, sent: u64, ok: u64) -> RampStep {
+    RampStep {
+        rps,
+        requests: PhaseCounts {
+            sent,
+            ok,
+            ok_p99_ms: Some(5.0),
+            ..PhaseCounts::default()
+        },
+    }
+}
+
+#[test]
+fn a_refuted_capacity_is_ranked_at_the_rate_it_stepped_down_to() {
+    let mut results = clear_run();
+    let hyper = &mut results.resilience.capacity[0];
+    hyper.refuted = Some("its soak at 50% of it (4000 RPS) failed 519".to_owned());
+    hyper.step_downs = vec![
+        StepDown {
+            rps: 6_727,
+            confirmation: stretch(6_727, 100, 100),
+            soak: Some(stretch(3_364, 500, 499)),
+            refuted: Some("its soak at 50% of it (3364 RPS) failed 1".to_owned()),
+        },
+        StepDown {
+            rps: 5_657,
+            confirmation: stretch(5_657, 100, 100),
+            soak: Some(stretch(2_828, 500, 500)),
+            refuted: None,
+        },
+    ];
+    assert_eq!(hyper.sustained_rps(), Some(5_657));
+    let verdict = verdict(&results);
+    let capacity = ranking(&verdict, Criterion::Capacity);
+    let figure = capacity.order.iter().find(|f| f.client == Hyper).unwrap();
+    assert!((figure.value - 5_657.0).abs() < 1e-9);
+    assert_eq!(
+        figure.shown,
+        "5657 RPS, stepped down from 8000 (its soak failed)"
+    );
+    assert!(judged(&verdict, Criterion::Capacity).left_out.is_empty());
+    let table = crate::report::markdown(&results, &[]);
+    assert!(
+        table.contains("at 5657 RPS its confirmation and its soak at 2828 RPS held"),
+        "{table}"
+    );
+
+    // Neither step held: no figure, and why, down to the last rate tried.
+    let hyper = &mut results.resilience.capacity[0];
+    hyper.step_downs[1].refuted = Some("its confirmation at 5657 RPS did not hold".to_owned());
+    assert_eq!(hyper.sustained_rps(), None);
+    let verdict = super::verdict(&results);
+    let capacity = judged(&verdict, Criterion::Capacity);
+    assert_eq!(capacity.left_out[0].0, Hyper);
+    assert!(
+        capacity.left_out[0]
+            .1
+            .ends_with("stepped down to 5657 RPS, where its confirmation at 5657 RPS did not hold"),
+        "{:?}",
+        capacity.left_out
+    );
+    assert_eq!(capacity.claimed[0].shown, "8000 RPS, refuted");
 }

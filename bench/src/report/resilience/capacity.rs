@@ -19,6 +19,7 @@ pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
             ("Rounds", Align::Left),
             ("p99 of the confirmations", Align::Left),
             ("Soak at half of it", Align::Left),
+            ("Sustained", Align::Right),
         ],
         rows: rows
             .capacity
@@ -53,18 +54,42 @@ pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
                     (None, Some(rps)) => format!("{rps} RPS"),
                     (None, None) => "none held".to_owned(),
                 };
+                let sustained = match (&row.unchecked, row.sustained_rps()) {
+                    (Some(_), _) => "not checked".to_owned(),
+                    (None, Some(rps)) => format!("{rps} RPS"),
+                    (None, None) => "none held".to_owned(),
+                };
                 vec![
                     row.label(),
                     capacity,
                     rounds.join(" / "),
                     p99s.join(" / "),
-                    row.refuted
-                        .as_ref()
-                        .map_or_else(|| "held".to_owned(), |why| format!("refuted: {why}")),
+                    soak_outcome(row),
+                    sustained,
                 ]
             })
             .collect(),
     }
+}
+
+/// How the soak at half of the capacity went and, where it failed, each lower rate the suite
+/// stepped down to.
+fn soak_outcome(row: &ClientCapacity) -> String {
+    let Some(why) = &row.refuted else {
+        return "held".to_owned();
+    };
+    let mut said = vec![format!("refuted: {why}")];
+    for step in &row.step_downs {
+        said.push(match &step.refuted {
+            Some(why) => format!("at {} RPS {why}", step.rps),
+            None => format!(
+                "at {} RPS its confirmation and its soak at {} RPS held",
+                step.rps,
+                step.soak.as_ref().map_or(0, |soak| soak.rps)
+            ),
+        });
+    }
+    said.join("; ")
 }
 
 /// Each client's capacity under each CPU quota, against its own without one.

@@ -189,6 +189,7 @@ mod quota_tests {
                 confirmations: Vec::new(),
             }],
             refuted: None,
+            step_downs: Vec::new(),
             cpu_quota_millicpus: quota,
             tls: None,
             unchecked: None,

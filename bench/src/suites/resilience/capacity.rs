@@ -93,8 +93,19 @@ pub fn round(
     })
 }
 
+/// One confirmation stretch at `rps`, `confirm` long: what it gave, and whether it held.
+pub fn confirm(
+    runtime: &Runtime,
+    client: &Arc<LoadClient>,
+    target: &Arc<Target>,
+    rps: u32,
+    confirm: Duration,
+) -> Result<(RampStep, bool), BenchError> {
+    stretch(runtime, client, target, Schedule::new(rps, confirm))
+}
+
 /// `rps` times 2^(quarters/4), rounded, at least 1.
-fn quarter_steps(rps: u32, quarters: i32) -> u32 {
+pub fn quarter_steps(rps: u32, quarters: i32) -> u32 {
     (f64::from(rps) * 2f64.powf(f64::from(quarters) / 4.0))
         .round()
         .max(1.0) as u32

@@ -7,7 +7,9 @@
 //! - overload at twice the capacity, `/health/live` alongside (see [`overload`]);
 //! - a thousand slow connections held open while payments run, against the same payments
 //!   without them (see [`slow`]);
-//! - a soak at half the capacity, memory and descriptors sampled (see [`soak`]).
+//! - a soak at half the capacity, memory and descriptors sampled (see [`soak`]); a soak that
+//!   fails refutes the capacity, and the suite steps it down to a rate it sustains (see
+//!   [`sustain`]).
 //!
 //! The service is let go idle between parts. The default sizes are short; `--resilience-full`
 //! runs the full ones. Over http by default; with `--resilience-tls` every part again over
@@ -23,6 +25,7 @@ mod servers;
 pub mod settings;
 mod slow;
 mod soak;
+mod sustain;
 mod timeline;
 
 use std::path::Path;
@@ -187,15 +190,37 @@ impl Parts<'_> {
                 capacity_rps,
                 self.pid,
             )?;
-            results.capacity[row].refuted = soak::refuted_by(&soak, sizes.soak_percent);
+            let refuted = soak::refuted_by(&soak, sizes.soak_percent);
             results.soak.push(soak);
             self.settle();
             bar.inc(sizes.soak_ms);
+            let capacity = &mut results.capacity[row];
+            if let (Some(why), Some(rps)) = (refuted, capacity.capacity_rps) {
+                bar.set_message(format!(
+                    "stepping {} down from {rps} RPS",
+                    servers.protocol.qualify(name)
+                ));
+                capacity.refuted = Some(why);
+                capacity.step_downs =
+                    self.sustain()
+                        .step_down(servers.subject(*name), target, rps, &|| self.settle())?;
+                self.settle();
+            }
         }
         if !servers.protocol.is_tls() {
             self.under_quotas(servers, rounds, results)?;
         }
         Ok(())
+    }
+
+    /// What stepping a refuted capacity down works with (see [`sustain`]).
+    fn sustain(&self) -> sustain::Sustain<'_> {
+        sustain::Sustain {
+            runtime: self.runtime,
+            client: self.client,
+            sizes: self.sizes,
+            pid: self.pid,
+        }
     }
 
     /// Waits until the service is idle, so that a part's leftovers do not fall on the next.
@@ -288,6 +313,7 @@ impl Parts<'_> {
                     latency_objective_ms: capacity::LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0,
                     rounds,
                     refuted: None,
+                    step_downs: Vec::new(),
                     cpu_quota_millicpus: quota,
                     tls,
                     unchecked,

@@ -7,21 +7,23 @@ use crate::model::{
 };
 use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
 
-/// Capacity: the resilience suite's sustained capacity over http, the median of its rounds; a
-/// capacity that its own soak (at half of it) refuted is not a figure.
+/// Capacity: the resilience suite's sustained capacity over http: the median of its rounds,
+/// or, where its own soak (at half of it) refuted that, the lower rate the suite stepped down
+/// to that held a confirmation and a soak. A refuted capacity with no such rate is no figure.
 pub(super) fn capacity(results: &Results) -> Judgement {
-    let figures: Vec<Figure> = results
-        .resilience
-        .capacity
-        .iter()
-        .filter(|row| row.is_ranked() && row.refuted.is_none())
-        .filter_map(|row| capacity_figure(row, ""))
-        .collect();
+    let ranked = || {
+        results
+            .resilience
+            .capacity
+            .iter()
+            .filter(|row| row.is_ranked())
+    };
+    let figures: Vec<Figure> = ranked().filter_map(sustained_figure).collect();
     judgement(
         Criterion::Capacity,
         "resilience suite: the highest rate the service sustained through a confirmation \
-         stretch (nothing failed or unsent, p99 within the objective), over http; the median \
-         of its rounds"
+         stretch (nothing failed or unsent, p99 within the objective) and a soak at half of it, \
+         over http; the median of its rounds, stepped down where its soak failed"
             .to_owned(),
         figures,
         Better::Higher,
@@ -29,49 +31,69 @@ pub(super) fn capacity(results: &Results) -> Judgement {
         SuiteName::Resilience,
     )
     .leaving_out(
-        results
-            .resilience
-            .capacity
-            .iter()
-            .filter(|row| row.is_ranked())
-            .filter_map(|row| match (&row.refuted, row.capacity_rps) {
-                (Some(why), Some(rps)) => Some((row.client, format!("{rps} RPS, but {why}"))),
-                (None, None) => Some((
+        ranked()
+            .filter(|row| row.sustained_rps().is_none())
+            .map(|row| match (&row.refuted, row.capacity_rps) {
+                (Some(why), Some(rps)) => {
+                    (row.client, format!("{rps} RPS, but {why}{}", stepped(row)))
+                }
+                (_, None) => (
                     row.client,
                     "no round confirmed a rate, not even the ramp's first".to_owned(),
-                )),
-                (Some(why), None) => Some((row.client, why.clone())),
-                (None, Some(_)) => None,
+                ),
+                (None, Some(_)) => unreachable!("an unrefuted capacity is sustained"),
             })
             .collect(),
     )
     .claiming(
-        results
-            .resilience
-            .capacity
-            .iter()
-            .filter(|row| row.is_ranked() && row.refuted.is_some())
-            .filter_map(|row| capacity_figure(row, ", refuted"))
+        ranked()
+            .filter(|row| row.sustained_rps().is_none() && row.refuted.is_some())
+            .filter_map(|row| {
+                row.capacity_rps
+                    .map(|rps| capacity_figure(row, f64::from(rps), ", refuted"))
+            })
             .collect(),
     )
 }
 
-/// A capacity row as a figure, its rounds as the figure's rounds (a round with no confirmed
-/// rate counts as 0), shown as `8000 RPS` and `suffix`; `None` when no round confirmed one.
-fn capacity_figure(row: &ClientCapacity, suffix: &str) -> Option<Figure> {
-    let rps = f64::from(row.capacity_rps?);
+/// A capacity row's sustained rate as a figure (see [`capacity_figure`]), saying so where the
+/// suite stepped it down.
+fn sustained_figure(row: &ClientCapacity) -> Option<Figure> {
+    let rps = row.sustained_rps()?;
+    let suffix = match (row.refuted.is_some(), row.capacity_rps) {
+        (true, Some(median)) => format!(", stepped down from {median} (its soak failed)"),
+        _ => String::new(),
+    };
+    Some(capacity_figure(row, f64::from(rps), &suffix))
+}
+
+/// What the suite tried below a refuted capacity, for why it is no figure.
+fn stepped(row: &ClientCapacity) -> String {
+    match row.step_downs.last() {
+        Some(last) => format!(
+            "; stepped down to {} RPS, where {}",
+            last.rps,
+            last.refuted.as_deref().unwrap_or("it held")
+        ),
+        None => String::new(),
+    }
+}
+
+/// A capacity row as a figure of `rps`, its rounds as the figure's rounds (a round with no
+/// confirmed rate counts as 0), shown as `8000 RPS` and `suffix`.
+fn capacity_figure(row: &ClientCapacity, rps: f64, suffix: &str) -> Figure {
     let per_round = row
         .rounds
         .iter()
         .map(|round| round.capacity_rps.map_or(0.0, f64::from))
         .collect();
-    Some(rounds(
+    rounds(
         row.client,
         rps,
         per_round,
         None,
         format!("{rps:.0} RPS{suffix}"),
-    ))
+    )
 }
 
 /// Capacity with the service held to `millicpus` by a CFS quota (`--cpu-quota`): the median
@@ -85,7 +107,9 @@ pub(super) fn capacity_under_quota(results: &Results, millicpus: u32) -> Judgeme
             .iter()
             .filter(move |row| row.cpu_quota_millicpus == Some(millicpus))
     };
-    let figures: Vec<Figure> = rows().filter_map(|row| capacity_figure(row, "")).collect();
+    let figures: Vec<Figure> = rows()
+        .filter_map(|row| Some(capacity_figure(row, f64::from(row.capacity_rps?), "")))
+        .collect();
     judgement(
         Criterion::CapacityUnderQuota(millicpus),
         format!(
