@@ -6,12 +6,14 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::model::{
+use crate::suites::{connections, fanout, faults, load, resilience};
+use bench_model::{
     ClientName, CostSettings, IdleSettings, LargeBody, LoadSettings, Protocol, ResolutionSettings,
     RunSettings, SuiteName,
 };
-use crate::suites::{connections, fanout, faults, load, resilience};
 
+#[cfg(test)]
+mod fixtures;
 mod parse;
 
 pub use parse::{BodySize, DEFAULT_BODIES, DEFAULT_LOAD_BODY};

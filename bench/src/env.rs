@@ -2,7 +2,7 @@
 
 use std::fs;
 
-use crate::model::{CrateVersion, Environment};
+use bench_model::{CrateVersion, Environment};
 
 /// Reads the machine's description; anything unreadable becomes "unknown".
 pub fn collect(started_utc: String) -> Environment {

@@ -4,8 +4,8 @@ use std::io;
 use std::path::Path;
 
 use crate::clients::MockError;
-use crate::model::SuiteName;
 use crate::servers::child::ChildError;
+use bench_model::SuiteName;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
@@ -25,24 +25,22 @@ pub enum BenchError {
     Upstream(#[from] crate::upstream::target::UpstreamError),
     #[error(transparent)]
     Build(#[from] rates_common::BuildError),
+    #[error(transparent)]
+    Reporting(#[from] bench_report::ReportError),
     #[error("{path}: {source}")]
     Io {
         path: String,
         #[source]
         source: io::Error,
     },
-    #[error("cannot write results.json: {0}")]
+    #[error("JSON: {0}")]
     Json(#[source] serde_json::Error),
-    #[error("baseline: {0}")]
-    Baseline(String),
     #[error("latency suite: {0}")]
     Latency(String),
     #[error("decode suite: {0}")]
     Decode(String),
     #[error("cost suite: {0}")]
     Cost(String),
-    #[error("report: {0}")]
-    Report(String),
     #[error("faults suite: {0}")]
     Faults(String),
     #[error("load suite: {0}")]
@@ -57,8 +55,6 @@ pub enum BenchError {
     Adoption(String),
     #[error("TLS: {0}")]
     Tls(String),
-    #[error("cannot draw chart {0}")]
-    Chart(String),
 }
 
 impl BenchError {

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::model::{MachineLoad, SuiteName};
+use bench_model::{MachineLoad, SuiteName};
 
 /// Time between two readings: often enough to catch a burst of steal, rarely enough to cost
 /// nothing measurable (two small /proc reads).

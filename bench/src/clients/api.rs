@@ -8,7 +8,7 @@ use api::routes::health::ClientList;
 use api::routes::payment_dto::PaymentResponse;
 
 use crate::clients::loopback;
-use crate::model::ClientName;
+use bench_model::ClientName;
 
 /// Limit on reading the service's settings.
 const SETTINGS_TIMEOUT: Duration = Duration::from_secs(5);

@@ -12,12 +12,14 @@ use time::format_description::well_known::Rfc3339;
 use crate::cli::{self, Cli, Command, MockChild};
 use crate::error::BenchError;
 use crate::machine::Sampler;
-use crate::model::{Protocol, Results};
 use crate::servers::mock::TlsChild;
 use crate::servers::{self, MockEndpoint, TlsServers};
 use crate::suites::{self, SuiteContext};
 use crate::upstream::{self, Target};
-use crate::{baseline, env, release, report};
+use bench_report::{baseline, report};
+
+use crate::{env, release};
+use bench_model::{Protocol, Results};
 
 mod start;
 

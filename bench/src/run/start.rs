@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use crate::error::BenchError;
-use crate::model::{Protocol, RunSettings, SuiteName};
 use crate::servers::{ApiEndpoint, MockEndpoint, Serving, TlsServers};
 use crate::upstream::{self};
+use bench_model::{Protocol, RunSettings, SuiteName};
 use rates_common::HttpVersion;
 
 /// The process entry point.

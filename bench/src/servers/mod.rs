@@ -8,7 +8,7 @@ pub mod mock;
 pub use api::ApiEndpoint;
 pub use mock::{IdentityFile, MockEndpoint, Serving};
 
-use crate::model::Protocol;
+use bench_model::Protocol;
 
 /// What a suite that drives the payment service uses over one protocol: the service, and the
 /// mock-rates it calls over that protocol.

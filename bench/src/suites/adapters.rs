@@ -1,9 +1,25 @@
 //! How the bench builds the adapters it calls in its own process.
 
 use application::RatesProvider;
-use rates_common::{BuildError, ClientSettings, TlsStack};
+use rates_common::{BodyDecode, BuildError, ClientSettings, HttpVersion, TlsStack};
 
-use crate::model::{ClientInfo, ClientName, Protocol};
+use bench_model::{ClientInfo, ClientName, Decode, Protocol};
+
+/// The `rates.http_version` the clients are built with over `protocol`.
+pub fn http_version(protocol: Protocol) -> HttpVersion {
+    match protocol {
+        Protocol::Http | Protocol::Https => HttpVersion::Http11,
+        Protocol::H2 => HttpVersion::Http2,
+    }
+}
+
+/// The adapters' setting for `decode`.
+pub fn body_decode(decode: Decode) -> BodyDecode {
+    match decode {
+        Decode::Whole => BodyDecode::Whole,
+        Decode::Streamed => BodyDecode::Streamed,
+    }
+}
 
 /// ureq's setting of docs/findings/ureq-resolver-thread.md (`ureq-inline-ip`).
 const UREQ_INLINE_IP: rates_ureq::UreqOptions = rates_ureq::UreqOptions {
@@ -108,7 +124,7 @@ pub fn catalogue() -> Vec<ClientInfo> {
                 http_versions: Protocol::ALL
                     .into_iter()
                     .filter(|&protocol| name.speaks(protocol))
-                    .map(|protocol| protocol.client_http_version().as_str().to_owned())
+                    .map(|protocol| http_version(protocol).as_str().to_owned())
                     .fold(Vec::new(), |mut versions, version| {
                         if !versions.contains(&version) {
                             versions.push(version);

@@ -16,7 +16,7 @@ use rustls_pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
-use crate::model::Protocol;
+use bench_model::Protocol;
 
 /// The minimal client of one protocol, connected.
 pub struct MinimalClient {

@@ -23,12 +23,12 @@ use rates_common::{ClientSettings, HttpVersion};
 use crate::alloc::AllocSnapshot;
 use crate::clients::Counted;
 use crate::error::BenchError;
-use crate::model::{ClientName, CostRow, Protocol, RunSettings, SuiteName};
 use crate::servers::MockEndpoint;
 use crate::servers::child::scratch_path;
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
+use bench_model::{ClientName, CostRow, Protocol, RunSettings, SuiteName};
 
 /// The child's connect and call timeouts.
 const CHILD_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
@@ -173,7 +173,7 @@ fn row(
     protocol: Protocol,
     calls: (u32, u32),
     (shorter, longer): (&RunCounts, &RunCounts),
-    tls: Option<crate::model::NegotiatedTls>,
+    tls: Option<bench_model::NegotiatedTls>,
 ) -> CostRow {
     let extra = f64::from(calls.1 - calls.0);
     let per_call = |low: u64, high: u64| high.saturating_sub(low) as f64 / extra;

@@ -21,10 +21,10 @@ use crate::alloc::AllocSnapshot;
 use crate::error::BenchError;
 use indicatif::ProgressBar;
 
-use crate::model::{DecodeBody, DecodeMethod, DecodeRow, Noise, RunSettings, SuiteName};
-use crate::noise;
-use crate::stats::{SampleSummary, median, ratio_mean_sd};
 use crate::suites::progress::progress_bar;
+use bench_model::noise;
+use bench_model::stats::{SampleSummary, median, ratio_mean_sd};
+use bench_model::{DecodeBody, DecodeMethod, DecodeRow, Noise, RunSettings, SuiteName};
 
 /// Decodes `body` and looks up every requested pair; the number of quotes found.
 fn decode(method: DecodeMethod, body: &[u8], wanted: &Wanted) -> Result<usize, String> {

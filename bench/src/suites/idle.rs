@@ -26,11 +26,11 @@ use rates_common::ClientSettings;
 
 use crate::clients::mock_admin::Counted;
 use crate::error::BenchError;
-use crate::model::{
-    ClientName, IdleError, IdleRow, IdleSettings, Protocol, RunSettings, ServerClose, SuiteName,
-};
 use crate::servers::MockEndpoint;
 use crate::suites::{adapters, latency, progress::progress_bar};
+use bench_model::{
+    ClientName, IdleError, IdleRow, IdleSettings, Protocol, RunSettings, ServerClose, SuiteName,
+};
 
 /// What the suite did.
 #[derive(Debug)]

@@ -34,7 +34,6 @@ use std::time::Duration;
 
 use crate::clients::{ApiClient, Counted};
 use crate::error::BenchError;
-use crate::model::{LargeBody, LoadRow, Protocol, RunSettings, Scenario, SuiteName, size_name};
 use crate::servers::{ApiEndpoint, Stack};
 use crate::suites::load::http::Target;
 use crate::suites::load::schedule::Schedule;
@@ -42,6 +41,7 @@ use crate::suites::load::server::ProcessProbe;
 use crate::suites::load::tally::Tally;
 use crate::suites::load::timeline::Timeline;
 use crate::suites::progress::progress_bar;
+use bench_model::{LargeBody, LoadRow, Protocol, RunSettings, Scenario, SuiteName, size_name};
 use scenario::ScenarioRun;
 
 /// Worker threads of the generator's runtime: the machine's cores, at most 4 (the service and

@@ -1,8 +1,8 @@
 //! The suites: each reads the run settings and the servers it needs, and fills its rows of
 //! the results. Adding one is a `SuiteName` variant, a module here, its rows in
-//! [`crate::model::Results`] and its section in `report`.
+//! [`bench_model::Results`] and its section in `report`.
 
-mod adapters;
+pub(crate) mod adapters;
 pub mod adoption;
 mod bare;
 mod calibration;
@@ -22,8 +22,8 @@ mod tls;
 pub use adapters::catalogue;
 
 use crate::error::BenchError;
-use crate::model::{Protocol, Results, RunSettings, SuiteName};
 use crate::servers::{ApiEndpoint, MockEndpoint, Stack};
+use bench_model::{Protocol, Results, RunSettings, SuiteName};
 
 /// What a suite gets to work with.
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::model::SuiteName;
+use bench_model::SuiteName;
 
 /// A progress bar on stderr (hidden when stderr is not a terminal). It has no ticker thread
 /// and is only touched between samples, so drawing it never lands in a measurement.

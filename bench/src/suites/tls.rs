@@ -5,8 +5,8 @@ use std::fmt::Display;
 
 use crate::clients::Counted;
 use crate::error::BenchError;
-use crate::model::{ClientName, NegotiatedTls, Protocol};
 use crate::suites::adapters;
+use bench_model::{ClientName, NegotiatedTls, Protocol};
 
 /// The TLS and HTTP version mock-rates counted for `client`'s calls over `protocol` (`who`
 /// names the row in errors): a row whose calls negotiated no TLS (or whose handshakes could

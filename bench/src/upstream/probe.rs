@@ -10,7 +10,7 @@ use rates_common::ClientSettings;
 use rustls_pki_types::ServerName;
 use tokio::net::TcpStream;
 
-use crate::model::{Protocol, UpstreamProbe};
+use bench_model::{Protocol, UpstreamProbe};
 
 /// Limit on the connection and the handshake together.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -72,7 +72,7 @@ async fn handshake(
         .map_err(|error| format!("cannot connect to {host}:{port}: {error}"))?;
     let settings = ClientSettings {
         extra_ca_pem: ca_pem.cloned(),
-        http_version: protocol.client_http_version(),
+        http_version: crate::suites::adapters::http_version(protocol),
         ..ClientSettings::for_base_url(url)
     };
     let provider = Arc::new(rustls::crypto::ring::default_provider());

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use rates_common::HttpVersion;
 
 use crate::error::BenchError;
-use crate::model::{Protocol, RunSettings, UpstreamProbe};
 use crate::servers::{ApiEndpoint, MockEndpoint, TlsServers};
 use crate::upstream::probe::probe;
 use crate::upstream::target::{Target, UpstreamError};
+use bench_model::{Protocol, RunSettings, UpstreamProbe};
 
 /// The upstream of a run, ready: where it is and the CA its clients trust besides the
 /// system's roots.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rates_common::ClientSettings;
 
-use crate::model::{ConnectionMode, ForeignUpstream, Protocol, RunSettings, SuiteName};
+use bench_model::{ConnectionMode, ForeignUpstream, Protocol, RunSettings, SuiteName};
 
 /// The flags (flattened into the bench's).
 #[derive(Clone, Debug, Default, clap::Args)]

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::cpu::CpuTime;
-use crate::model::ProbeBuild;
 use crate::suites::adoption::probes::{self, Probe};
 use crate::suites::adoption::tree::{self, Tree};
+use bench_model::ProbeBuild;
 
 /// The cargo that builds the probes: the one running the bench (`$CARGO`), else the one on
 /// PATH.

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::model::ClientName;
+use bench_model::ClientName;
 
 /// Lines of `adapters/<library>/src/*.rs` that are code: blank lines, comment lines and each
 /// file's `#[cfg(test)]` module (from that line to the end) not counted. `None` when the

@@ -13,15 +13,15 @@ mod tree;
 use std::path::{Path, PathBuf};
 
 use crate::error::BenchError;
-use crate::model::{
-    AdoptionResults, AdoptionRow, AdoptionSettings, ClientName, DependenciesResults, DependencyRow,
-    RunSettings, SuiteName,
-};
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
 use crate::suites::adoption::build::{Cargo, Scratch};
 use crate::suites::adoption::probes::Probe;
 use crate::suites::progress::progress_bar;
+use bench_model::{
+    AdoptionResults, AdoptionRow, AdoptionSettings, ClientName, DependenciesResults, DependencyRow,
+    RunSettings, SuiteName,
+};
 
 /// What the suite did.
 #[derive(Debug)]
@@ -119,7 +119,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
         probes::PAIR
     );
     let clients: Vec<ClientName> = settings.clients_listed();
-    let bar = progress_bar(crate::model::SuiteName::Adoption, clients.len() as u64 + 1);
+    let bar = progress_bar(bench_model::SuiteName::Adoption, clients.len() as u64 + 1);
     let scratch = Scratch::new().map_err(|error| BenchError::Adoption(error.to_string()))?;
     bar.set_message("no client (the base)");
     // Without the base nothing can be counted over it: the suite is skipped, the run goes on.
@@ -169,7 +169,7 @@ fn row(
     client: ClientName,
     probe: &Probe,
     measured: build::Measured,
-    base: &crate::model::ProbeBuild,
+    base: &bench_model::ProbeBuild,
     workspace: &Path,
 ) -> Result<AdoptionRow, String> {
     let library_name = probe.library.unwrap_or_default();

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::ClientName;
+use bench_model::ClientName;
 
 /// One dependency line of a probe's manifest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -30,15 +30,15 @@ use rates_common::ClientSettings;
 
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
-use crate::model::{
-    ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow, Protocol,
-    RunSettings, SuiteName,
-};
 use crate::servers::{MockEndpoint, Serving};
-use crate::stats::block_means;
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::upstream;
+use bench_model::stats::block_means;
+use bench_model::{
+    ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow, Protocol,
+    RunSettings, SuiteName,
+};
 use subject::{Subject, Work};
 use tally::{BatchOutcome, Tally, calls_per_sample, fill_ratios};
 

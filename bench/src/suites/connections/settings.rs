@@ -1,7 +1,7 @@
 //! The connections suite's flags and the settings they resolve to (recorded in results.json
 //! under `settings.connections`).
 
-use crate::model::ConnectionsSettings;
+use bench_model::ConnectionsSettings;
 
 const DEFAULT_SAMPLES: u32 = 15;
 const QUICK_SAMPLES: u32 = 3;

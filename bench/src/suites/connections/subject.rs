@@ -10,10 +10,10 @@ use rates_common::{BuildError, ClientSettings};
 
 use crate::alloc::AllocSnapshot;
 use crate::cpu::CpuTime;
-use crate::model::{ClientName, ClientTrust, ConnectionMode};
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
 use crate::suites::connections::tally::BatchOutcome;
+use bench_model::{ClientName, ClientTrust, ConnectionMode};
 
 /// What a subject does, once per unit of its batches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,12 +4,12 @@
 use crate::alloc::AllocSnapshot;
 use crate::clients::Counted;
 use crate::cpu::CpuTime;
-use crate::model::{
+use crate::suites::tls;
+use bench_model::stats::{SampleSummary, ratio_mean_sd};
+use bench_model::{
     ClientName, ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow,
     Protocol,
 };
-use crate::stats::{SampleSummary, ratio_mean_sd};
-use crate::suites::tls;
 
 /// What one batch of calls (or builds) gave.
 #[derive(Debug, Default)]

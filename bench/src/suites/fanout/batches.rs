@@ -6,7 +6,7 @@ use api::routes::batch::{BatchMode, BatchResponse};
 
 use crate::clients::ApiClient;
 use crate::clients::api::Answer;
-use crate::model::{ClientName, FanoutMode};
+use bench_model::{ClientName, FanoutMode};
 
 /// Added to the longest a batch could legitimately take before the bench gives up on it.
 const BATCH_TIMEOUT_MARGIN: Duration = Duration::from_secs(30);

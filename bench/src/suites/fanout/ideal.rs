@@ -1,6 +1,6 @@
 //! What a group would take with no overhead, and how close a measured group came to it.
 
-use crate::model::FanoutMode;
+use bench_model::FanoutMode;
 
 /// The ideal wall time of a group of `size` payments: each upstream call takes `latency_ms`
 /// plus a uniform draw from the integers 0..=`jitter_ms`. In sequence the expectations add

@@ -35,16 +35,16 @@ use mock_rates::Faults;
 
 use crate::clients::{ApiClient, Counted, FaultsGuard, MockAdmin};
 use crate::error::BenchError;
-use crate::model::{
-    ClientName, FanoutMode, FanoutRow, FanoutSeries, H2Spread, NegotiatedTls, Protocol,
-    RunSettings, SuiteName,
-};
 use crate::servers::Stack;
-use crate::stats::median_of;
 use crate::suites::fanout::batches::{BatchOutcome, Batches};
 use crate::suites::fanout::ideal::{efficiency, ideal_ms};
 use crate::suites::progress::progress_bar;
 use crate::suites::tls;
+use bench_model::stats::median_of;
+use bench_model::{
+    ClientName, FanoutMode, FanoutRow, FanoutSeries, H2Spread, NegotiatedTls, Protocol,
+    RunSettings, SuiteName,
+};
 
 /// The api's default upstream timeout, assumed per item when `GET /clients` cannot be read.
 const DEFAULT_UPSTREAM_TIMEOUT_MS: u64 = 2_000;

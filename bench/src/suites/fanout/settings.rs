@@ -1,7 +1,7 @@
 //! The fanout suite's flags and the settings they resolve to (recorded in results.json under
 //! `settings.fanout`).
 
-use crate::model::FanoutSettings;
+use bench_model::FanoutSettings;
 
 /// The reference's group sizes.
 pub const DEFAULT_GROUP_SIZES: [u32; 9] = [5, 10, 15, 20, 25, 30, 40, 50, 70];
@@ -89,7 +89,7 @@ pub fn resolve(args: &FanoutArgs, quick: bool) -> FanoutSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::FanoutMode;
+    use bench_model::FanoutMode;
 
     fn resolved(flags: &[&str]) -> FanoutSettings {
         use clap::Parser as _;

@@ -6,7 +6,7 @@ use api::problem::ProblemType;
 
 use crate::clients::ApiClient;
 use crate::clients::api::{Answer, Failure};
-use crate::model::{ClientName, FaultCase, PaymentOutcome};
+use bench_model::{ClientName, FaultCase, PaymentOutcome};
 
 /// The payment every cell makes: a cross rate, so one upstream call for two pairs.
 const PAYMENT: &[u8] =

@@ -28,15 +28,15 @@ use mock_rates::Faults;
 
 use crate::clients::{ApiClient, FaultsGuard};
 use crate::error::BenchError;
-use crate::model::{
-    ClientName, FaultRow, FdCheck, PaymentOutcome, Protocol, RunSettings, SuiteName,
-};
 use crate::servers::{ApiEndpoint, MockEndpoint};
 use crate::suites::faults::driver::Driver;
 use crate::suites::faults::fds::read_fds;
 use crate::suites::faults::settings::mock_faults;
 use crate::suites::faults::storm::{at_once, reuse, storm, wait_for_idle};
 use crate::suites::progress::progress_bar;
+use bench_model::{
+    ClientName, FaultRow, FdCheck, PaymentOutcome, Protocol, RunSettings, SuiteName,
+};
 
 /// How long past the service's timeout a request may take before the bench calls it hung.
 const HANG_BOUND: Duration = Duration::from_secs(5);

@@ -3,7 +3,7 @@
 
 use mock_rates::{FaultMode, Faults};
 
-use crate::model::{FaultCase, FaultsSettings};
+use bench_model::{FaultCase, FaultsSettings};
 
 /// Storm payments per client. [default; --quick]
 const STORM_REQUESTS: (u32, u32) = (200, 40);

@@ -9,10 +9,10 @@ use indicatif::ProgressBar;
 
 use crate::clients::FaultsGuard;
 use crate::error::BenchError;
-use crate::model::{ClientName, FaultCase, PaymentOutcome, REUSE_PAYMENTS, StaleConnections};
 use crate::suites::faults::driver::{self, Driver, Payment};
 use crate::suites::faults::fds::{FdReading, read_fds};
 use crate::suites::faults::settings::mock_faults;
+use bench_model::{ClientName, FaultCase, PaymentOutcome, REUSE_PAYMENTS, StaleConnections};
 
 /// Storm payments in flight at once per client; more are queued behind them.
 const STORM_CONCURRENCY: u32 = 25;

@@ -29,12 +29,12 @@ use std::path::Path;
 use domain::{Currency, CurrencyPair};
 
 use crate::error::BenchError;
-use crate::model::{
-    CalibrationRow, ClientName, Decode, LatencyRow, Protocol, RunSettings, SuiteName,
-};
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
 use crate::suites::progress::progress_bar;
+use bench_model::{
+    CalibrationRow, ClientName, Decode, LatencyRow, Protocol, RunSettings, SuiteName,
+};
 use protocol_run::{ProtocolRun, Round};
 use rows::{Part, calibration_row, summarize};
 
@@ -176,7 +176,9 @@ fn measure(
                 settings
                     .clients_over(protocol)
                     .into_iter()
-                    .filter(|&name| adapters::decodes(name).contains(&decode.client_decode()))
+                    .filter(|&name| {
+                        adapters::decodes(name).contains(&adapters::body_decode(decode))
+                    })
                     .count() as u64
             })
         })

@@ -7,7 +7,6 @@ use rates_common::ClientSettings;
 
 use crate::clients::MockAdmin;
 use crate::error::BenchError;
-use crate::model::{ClientName, Decode, Protocol, RunSettings};
 use crate::process_cpu::ProcessCpu;
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
@@ -16,6 +15,7 @@ use crate::suites::bare::BareCall;
 use crate::suites::calibration::MinimalClient;
 use crate::suites::latency::rows::Part;
 use crate::suites::latency::sampled::{ClientRun, Sampled, Timed, counting};
+use bench_model::{ClientName, Decode, Protocol, RunSettings};
 
 /// Everything measured over one protocol.
 pub(super) struct ProtocolRun<'m> {
@@ -43,14 +43,14 @@ impl<'m> ProtocolRun<'m> {
         let defaults = ClientSettings::for_base_url(part.base_url(mock.base_url()));
         let client_settings = ClientSettings {
             extra_ca_pem: mock.ca_pem().cloned(),
-            http_version: protocol.client_http_version(),
+            http_version: adapters::http_version(protocol),
             // Room for a larger answer, twice over; the ordinary limit otherwise.
             max_body_bytes: part.body_bytes().map_or(defaults.max_body_bytes, |bytes| {
                 usize::try_from(bytes.saturating_mul(2))
                     .unwrap_or(usize::MAX)
                     .max(defaults.max_body_bytes)
             }),
-            decode: decode.client_decode(),
+            decode: adapters::body_decode(decode),
             ..defaults
         };
         let clients: Vec<ClientName> = settings

@@ -1,11 +1,13 @@
 //! A client's samples made into its row of the report, and the minimal client's calibration
 //! row.
 
-use crate::model::{BareFigures, CalibrationRow, Decode, LatencyRow, Protocol};
-use crate::stats::{SampleSummary, median, median_of, percentile_nearest_rank, ratio_mean_sd};
 use crate::suites::latency::sampled::{ClientRun, Sampled};
 use crate::suites::tls;
 use crate::upstream;
+use bench_model::stats::{
+    SampleSummary, median, median_of, percentile_nearest_rank, ratio_mean_sd,
+};
+use bench_model::{BareFigures, CalibrationRow, Decode, LatencyRow, Protocol};
 
 /// Which part of the suite a measurement is: the whole (pinned, when the run pins), the
 /// unpinned check (http only, fewer samples, one round, no bare calls, no calibration), or a

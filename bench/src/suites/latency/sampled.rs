@@ -8,9 +8,9 @@ use domain::CurrencyPair;
 
 use crate::alloc::{AllocSnapshot, PeakWindow};
 use crate::clients::{Counted, MockAdmin};
-use crate::model::{ClientName, Noise, RunSettings};
-use crate::noise;
 use crate::process_cpu::ProcessCpu;
+use bench_model::noise;
+use bench_model::{ClientName, Noise, RunSettings};
 
 /// One client's measurements over the run.
 pub(super) struct ClientRun {

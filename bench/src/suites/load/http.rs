@@ -19,7 +19,7 @@ use api::routes::health::HealthStatus;
 use api::routes::payment_dto::PaymentResponse;
 
 use crate::error::BenchError;
-use crate::model::{FailureKind, Scenario};
+use bench_model::{FailureKind, Scenario};
 
 /// The generator's client: HTTP/1.1, TCP_NODELAY, an unbounded idle pool, so that a request is
 /// never queued behind another: when no idle connection is free, a new one opens.
@@ -304,7 +304,7 @@ pub fn head_bytes(status: http::StatusCode, headers: impl Iterator<Item = (usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ClientName;
+    use bench_model::ClientName;
     use http::Method;
 
     fn payments(client: ClientName) -> Target {

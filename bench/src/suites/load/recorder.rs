@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
-use crate::model::{CurvePoint, LatencySummary};
-use crate::stats;
+use bench_model::stats;
+use bench_model::{CurvePoint, LatencySummary};
 
 /// The longest latency a histogram tells apart; longer ones are recorded as this. Every request
 /// is bounded by a timeout of a few seconds, plus however late it was sent.

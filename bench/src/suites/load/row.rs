@@ -3,10 +3,10 @@
 use std::time::Duration;
 
 use crate::clients::Counted;
-use crate::model::{LoadRow, NegotiatedTls, Protocol, Scenario, StatusCount};
 use crate::suites::load::schedule::{Schedule, achieved_rps};
 use crate::suites::load::server::reuse_ratio;
 use crate::suites::load::tally::Tally;
+use bench_model::{LoadRow, NegotiatedTls, Protocol, Scenario, StatusCount};
 
 /// What the servers did during a scenario's rounds.
 #[derive(Clone, Debug, Default)]

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clients::Counted;
-use crate::model::{LoadRound, LoadRow, SecondPoint, size_name};
 use crate::servers::Stack;
 use crate::suites::load::http::Target;
 use crate::suites::load::row::{ServerReadings, load_row};
@@ -14,6 +13,7 @@ use crate::suites::load::tally::Tally;
 use crate::suites::load::timeline::{Timeline, per_second};
 use crate::suites::tls;
 use crate::upstream;
+use bench_model::{LoadRound, LoadRow, SecondPoint, size_name};
 
 /// One scenario over one stack, round after round.
 pub(super) struct ScenarioRun<'s> {

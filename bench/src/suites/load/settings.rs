@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::model::LoadSettings;
+use bench_model::LoadSettings;
 
 /// The load suite's command-line flags (flattened into the bench's).
 #[derive(Clone, Debug, Default, clap::Args)]

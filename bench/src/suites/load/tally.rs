@@ -3,10 +3,10 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::model::FailureCounts;
 use crate::suites::load::http::Exchange;
 use crate::suites::load::recorder::LatencyRecorder;
 use crate::suites::load::schedule::Lateness;
+use bench_model::FailureCounts;
 
 /// One request, completed (or failed) and checked.
 #[derive(Debug)]
@@ -114,7 +114,7 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::FailureKind;
+    use bench_model::FailureKind;
 
     fn record(
         start: Instant,

@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::model::{FailureCounts, FailureKind, PhaseCounts, SecondPoint, StatusCount};
-use crate::stats::percentile_nearest_rank;
 use crate::suites::load::open::Collector;
 use crate::suites::load::tally::{RequestRecord, Tally};
+use bench_model::stats::percentile_nearest_rank;
+use bench_model::{FailureCounts, FailureKind, PhaseCounts, SecondPoint, StatusCount};
 
 /// One request: its times after the run's start, and how it ended.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -281,8 +281,8 @@ mod tests {
 pub mod test_records {
     use std::time::Duration;
 
-    use crate::model::FailureKind;
     use crate::suites::load::timeline::Timed;
+    use bench_model::FailureKind;
 
     /// A request due at `due_ms` that ended `took_ms` later: 200, another status, or no answer.
     pub fn timed(due_ms: u64, took_ms: u64, status: Option<u16>) -> Timed {

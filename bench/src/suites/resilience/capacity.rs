@@ -21,11 +21,11 @@ use std::time::Duration;
 use tokio::runtime::Runtime;
 
 use crate::error::BenchError;
-use crate::model::{CapacityRound, RampStep};
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
+use bench_model::{CapacityRound, RampStep};
 
 /// A step is sustained when its p99, from the due time, is within this.
 pub const LATENCY_OBJECTIVE: Duration = Duration::from_millis(25);
@@ -179,7 +179,7 @@ pub fn round_ms(step_ms: u64, confirm_ms: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::PhaseCounts;
+    use bench_model::PhaseCounts;
 
     fn step(rps: u32, held: bool) -> (RampStep, bool) {
         (

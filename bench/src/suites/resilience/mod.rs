@@ -34,10 +34,6 @@ use std::time::Duration;
 
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
-use crate::model::{
-    CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults, ResilienceSettings,
-    RunSettings, Scenario, SlowClientsRow, SuiteName, millis,
-};
 use crate::servers::{ApiEndpoint, MockEndpoint};
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::schedule::Schedule;
@@ -47,6 +43,10 @@ use crate::suites::progress::progress_bar;
 use crate::suites::resilience::servers::Servers;
 use crate::suites::resilience::slow::SlowClients;
 use crate::suites::tls;
+use bench_model::{
+    CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults, ResilienceSettings,
+    RunSettings, Scenario, SlowClientsRow, SuiteName, millis,
+};
 use indicatif::ProgressBar;
 
 /// The longest the suite waits for the service to go idle after a part.

@@ -7,13 +7,13 @@
 use std::sync::Arc;
 
 use crate::error::BenchError;
-use crate::model::{OverloadRow, ResilienceSettings, millis};
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
 use crate::suites::load::schedule::{Phases, Schedule, Timetable as _};
 use crate::suites::load::timeline::{Timeline, counts};
 use crate::suites::resilience::servers::Subject;
 use crate::suites::resilience::timeline::recovered_after;
+use bench_model::{OverloadRow, ResilienceSettings, millis};
 
 /// A rate of `percent` % of `capacity_rps`, at least 1.
 pub fn share_of(capacity_rps: f64, percent: u32) -> u32 {

@@ -1,8 +1,8 @@
 //! What the suite runs over and for how long: the protocols, and the planned time the
 //! progress bar counts down.
 
-use crate::model::{ClientName, Protocol, ResilienceSettings, RunSettings};
 use crate::suites::resilience::{capacity, slow};
+use bench_model::{ClientName, Protocol, ResilienceSettings, RunSettings};
 
 /// The protocols the suite runs over: http, and with `--resilience-tls` those of the run over
 /// TLS.

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::error::BenchError;
-use crate::model::{ResilienceSettings, RestartRow, millis};
 use crate::servers::MockEndpoint;
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
@@ -18,6 +17,7 @@ use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
 use crate::suites::resilience::servers::{Servers, Subject};
 use crate::suites::resilience::timeline::{first_success_after, last_failure_after};
+use bench_model::{ResilienceSettings, RestartRow, millis};
 
 /// What the restarting thread hands back: the new mock-rates, when the old one was killed and
 /// when the new one listened.

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::BenchError;
-use crate::model::{ClientName, Protocol};
 use crate::servers::{ApiEndpoint, IdentityFile, MockEndpoint};
 use crate::suites::load::http::Target;
+use bench_model::{ClientName, Protocol};
 
 /// A client over a protocol: whose row a part makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +48,11 @@ impl Servers {
             (MockEndpoint::spawn(exe)?, None)
         };
         let api = if protocol.is_tls() {
-            ApiEndpoint::spawn_over_tls(exe, &mock, protocol.client_http_version())?
+            ApiEndpoint::spawn_over_tls(
+                exe,
+                &mock,
+                crate::suites::adapters::http_version(protocol),
+            )?
         } else {
             ApiEndpoint::spawn(exe, mock.base_url())?
         };
@@ -76,7 +80,7 @@ impl Servers {
         clients
             .iter()
             .map(|&name| {
-                Target::new(self.api.base_url(), crate::model::Scenario::Payments(name))
+                Target::new(self.api.base_url(), bench_model::Scenario::Payments(name))
                     .map(|target| (name, Arc::new(target)))
             })
             .collect()

@@ -1,7 +1,7 @@
 //! The resilience suite's flags and the sizes they resolve to (recorded in results.json under
 //! `settings.resilience`).
 
-use crate::model::ResilienceSettings;
+use bench_model::ResilienceSettings;
 
 /// The suite's command-line flags (flattened into the bench's).
 #[derive(Clone, Debug, Default, clap::Args)]

@@ -13,9 +13,9 @@ use tokio::net::TcpStream;
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
-use crate::model::SlowConnections;
-use crate::stats::percentile_nearest_rank;
 use crate::suites::load::open;
+use bench_model::SlowConnections;
+use bench_model::stats::percentile_nearest_rank;
 
 /// Half a request head: no blank line ends it, so the service waits for the rest.
 const HALF_HEAD: &[u8] =

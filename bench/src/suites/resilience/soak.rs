@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::BenchError;
-use crate::model::{ResilienceSettings, SoakRow, SoakSample, millis};
 use crate::suites::faults::fds::read_fds;
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::load::open;
@@ -17,6 +16,7 @@ use crate::suites::load::timeline::{Timeline, counts};
 use crate::suites::resilience::capacity;
 use crate::suites::resilience::overload::share_of;
 use crate::suites::resilience::servers::Subject;
+use bench_model::{ResilienceSettings, SoakRow, SoakSample, millis};
 
 fn sample(pid: u32, at: Duration) -> Option<SoakSample> {
     let status = read_status(pid)?;
@@ -74,7 +74,7 @@ fn soak_row(
     who: Subject,
     schedule: Schedule,
     warmup_ms: u64,
-    requests: crate::model::PhaseCounts,
+    requests: bench_model::PhaseCounts,
     samples: Vec<SoakSample>,
 ) -> SoakRow {
     let after_warmup = samples.iter().find(|sample| sample.at_ms >= warmup_ms);
@@ -116,7 +116,7 @@ pub fn refuted_by(soak: &SoakRow, percent: u32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ClientName, PhaseCounts, Protocol};
+    use bench_model::{ClientName, PhaseCounts, Protocol};
 
     const HYPER: Subject = Subject {
         client: ClientName::BASELINE,

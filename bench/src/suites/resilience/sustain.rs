@@ -8,10 +8,10 @@
 use std::sync::Arc;
 
 use crate::error::BenchError;
-use crate::model::{PhaseCounts, RampStep, ResilienceSettings, StepDown, millis};
 use crate::suites::load::http::{LoadClient, Target};
 use crate::suites::resilience::servers::Subject;
 use crate::suites::resilience::{capacity, soak};
+use bench_model::{PhaseCounts, RampStep, ResilienceSettings, StepDown, millis};
 
 /// The most quarter steps the suite goes down after a refutation: two reach 71% of it.
 pub const STEP_DOWNS: i32 = 2;

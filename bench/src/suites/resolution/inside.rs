@@ -14,11 +14,11 @@ use rates_common::ClientSettings;
 
 use crate::clients::mock_admin::Counted;
 use crate::error::BenchError;
-use crate::model::{ClientName, ResolutionRow, ResolutionSettings, SuiteName};
 use crate::servers::MockEndpoint;
-use crate::stats::{mean, median_of};
 use crate::suites::latency::{self, call_repeatedly};
 use crate::suites::{adapters, progress::progress_bar};
+use bench_model::stats::{mean, median_of};
+use bench_model::{ClientName, ResolutionRow, ResolutionSettings, SuiteName};
 
 /// The name the clients call mock-rates by; the DNS server answers `127.0.0.1` for any name.
 pub const HOST: &str = "rates.resolution.test";

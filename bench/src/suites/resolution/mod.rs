@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use crate::error::BenchError;
-use crate::model::{ClientName, Protocol, ResolutionRow, RunSettings};
+use bench_model::{ClientName, Protocol, ResolutionRow, RunSettings};
 use namespace::Namespace;
 
 /// What the suite did.

@@ -1,0 +1,422 @@
+//! The resilience suite's sizes and rows: an upstream restart under load, overload at twice
+//! the capacity, slow and idle connections, and a soak, per client through the service.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ClientName, FailureCounts, NegotiatedTls, Protocol, StatusCount};
+
+/// The sizes of the suite's four parts (`--quick`, the default, or `--resilience-full`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResilienceSettings {
+    /// Whether the full sizes were asked for (`--resilience-full`).
+    pub full: bool,
+    /// Each client's capacity: `RunSettings::rounds` rounds of an open-model ramp of steps
+    /// this long, then confirmation stretches of `confirm_ms` (see the suite).
+    pub ramp_step_ms: u64,
+    #[serde(default)]
+    pub confirm_ms: u64,
+    /// Upstream restart: the open model's rate, the time before mock-rates is stopped, how
+    /// long it stays down, and the time measured after it is back.
+    pub restart_rps: u32,
+    pub restart_before_ms: u64,
+    pub restart_outage_ms: u64,
+    pub restart_after_ms: u64,
+    /// Overload: half the capacity before and after, `overload_percent` of it in between.
+    pub overload_percent: u32,
+    pub overload_before_ms: u64,
+    pub overload_ms: u64,
+    pub overload_after_ms: u64,
+    /// `GET /health/live` sent alongside the overload, at this rate.
+    pub health_rps: u32,
+    /// Slow clients: connections that send half a request head and wait, and the payments'
+    /// open model (rate, time per client) measured without them and with them.
+    pub slow_connections: u32,
+    pub slow_rps: u32,
+    pub slow_phase_ms: u64,
+    /// Soak: `soak_percent` of the capacity for `soak_ms` per client, the service's memory
+    /// and descriptors read every `soak_sample_ms`, growth counted from `soak_warmup_ms` on.
+    pub soak_percent: u32,
+    pub soak_ms: u64,
+    pub soak_warmup_ms: u64,
+    pub soak_sample_ms: u64,
+    /// The CPU quotas (millicpus: 500 is half a CPU) each client's capacity was measured
+    /// again under, the service held to each by a CFS quota (`--cpu-quota`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_quotas_millicpus: Vec<u32>,
+    /// Whether every part ran over the run's protocols over TLS too (`--resilience-tls`), each
+    /// against a mock-rates over TLS and a service of its own; http only otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_tls: bool,
+}
+
+/// Milliseconds as a `Duration`.
+pub fn millis(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+/// The requests of one stretch of time (by their due time): how many were sent, how they
+/// ended, the answers by status.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseCounts {
+    /// Requests sent in the stretch (those the generator skipped are not).
+    pub sent: u64,
+    /// Answered 200 with the expected body.
+    pub ok: u64,
+    /// Every answer by status, 200 included.
+    pub statuses: Vec<StatusCount>,
+    /// Failures by kind: `status` counts the non-200 answers above; `connect`, `reset` and
+    /// `timeout` (the generator's 5 s) are requests that got no answer.
+    pub failures: FailureCounts,
+    /// Median and 99th percentile time to answer, from the due time, of every answer (failed
+    /// ones included: a fast 502 and a slow 504 differ here); `None` without answers.
+    pub answer_p50_ms: Option<f64>,
+    pub answer_p99_ms: Option<f64>,
+    /// The 99th percentile of the successful payments alone, from the due time.
+    pub ok_p99_ms: Option<f64>,
+}
+
+impl PhaseCounts {
+    /// Answers with `status`.
+    pub fn with_status(&self, status: u16) -> u64 {
+        self.statuses
+            .iter()
+            .filter(|count| count.status == status)
+            .map(|count| count.count)
+            .sum()
+    }
+
+    /// Requests that got no answer at all.
+    pub fn unanswered(&self) -> u64 {
+        self.failures.connect + self.failures.reset + self.failures.timeout
+    }
+}
+
+/// One client through an upstream restart: mock-rates killed under a steady load, started
+/// again on the same port.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RestartRow {
+    pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
+    pub rps: u32,
+    /// From the kill to the new mock-rates listening, as measured.
+    pub outage_ms: f64,
+    pub before: PhaseCounts,
+    /// Requests due while mock-rates was down.
+    pub outage: PhaseCounts,
+    /// Requests due after it was back.
+    pub after: PhaseCounts,
+    /// From mock-rates listening again to the first successful payment sent after that.
+    pub first_success_ms: Option<f64>,
+    /// From mock-rates listening again to the answer of the last failed payment sent after
+    /// that; `None` when none failed.
+    pub last_failure_ms: Option<f64>,
+    /// Requests the generator skipped (too many in flight).
+    pub skipped: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}
+
+/// One client at `overload_percent` of its capacity, between two stretches at half of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OverloadRow {
+    pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
+    /// The capacity measured just before (closed model, successful payments per second).
+    pub capacity_rps: f64,
+    pub normal_rps: u32,
+    pub overload_rps: u32,
+    pub before: PhaseCounts,
+    pub overload: PhaseCounts,
+    pub after: PhaseCounts,
+    /// Requests the generator skipped because too many were in flight (never sent).
+    pub skipped: u64,
+    /// Requests on the timetable: each was either sent (and counted in a stretch) or skipped.
+    pub scheduled: u64,
+    /// `GET /health/live` during the overload: sent, answered 200, and its p99 from the due
+    /// time.
+    pub health: PhaseCounts,
+    /// After the overload ended, when latency was back to normal for good: the start of the
+    /// first 100 ms window from which every window has no failure and a p99 within twice the
+    /// p99 before the overload (at least 1 ms); `None` if that never happened.
+    pub recovered_after_ms: Option<f64>,
+}
+
+impl OverloadRow {
+    /// Whether every request of the timetable is accounted for: counted in a stretch (an
+    /// answer, or a counted error) or skipped by the generator.
+    pub fn accounted(&self) -> bool {
+        self.before.sent + self.overload.sent + self.after.sent + self.skipped == self.scheduled
+    }
+}
+
+/// One client's payments without and with the slow connections held open.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SlowClientsRow {
+    pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
+    pub rps: u32,
+    pub without: PhaseCounts,
+    pub with: PhaseCounts,
+    /// Slow connections open when the `with` run started.
+    pub held_at_start: u64,
+}
+
+/// The slow connections themselves: how the service ended them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SlowConnections {
+    /// Connections opened (one per slot, again each time the service closed one while the
+    /// payments ran).
+    pub opened: u64,
+    /// Connections the bench could not open or write to.
+    pub failed: u64,
+    /// Connections the service closed, and those of them that got a 408 first.
+    pub closed_by_server: u64,
+    pub answered_408: u64,
+    /// Still open when the bench stopped waiting (its wait: the request timeout + 5 s).
+    pub still_open: u64,
+    /// From opening to the service's close: min, median, max.
+    pub lifetime_min_ms: Option<f64>,
+    pub lifetime_p50_ms: Option<f64>,
+    pub lifetime_max_ms: Option<f64>,
+}
+
+/// One reading of the service's process during the soak.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SoakSample {
+    /// After the start of the client's soak.
+    pub at_ms: u64,
+    pub rss_kib: u64,
+    pub fds: u64,
+}
+
+/// One client's soak.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SoakRow {
+    pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
+    pub rps: u32,
+    pub duration_ms: u64,
+    pub requests: PhaseCounts,
+    pub samples: Vec<SoakSample>,
+    /// The first reading from the warm-up's end on, and the last.
+    pub rss_after_warmup_kib: Option<u64>,
+    pub rss_end_kib: Option<u64>,
+    pub fds_after_warmup: Option<u64>,
+    pub fds_end: Option<u64>,
+}
+
+impl SoakRow {
+    /// RSS growth after the warm-up, in percent of the reading at its end.
+    pub fn rss_growth_percent(&self) -> Option<f64> {
+        let (start, end) = (self.rss_after_warmup_kib?, self.rss_end_kib?);
+        (start > 0).then(|| (end as f64 - start as f64) * 100.0 / start as f64)
+    }
+
+    /// Descriptors opened after the warm-up and still open at the end.
+    pub fn fd_growth(&self) -> Option<i64> {
+        Some(self.fds_end?.cast_signed() - self.fds_after_warmup?.cast_signed())
+    }
+}
+
+/// One step of a capacity ramp as it went.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RampStep {
+    pub rps: u32,
+    pub requests: PhaseCounts,
+}
+
+/// One round of a client's capacity search: a ramp to find the region, then confirmation
+/// stretches from the highest candidate down until one holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CapacityRound {
+    /// The rate confirmed: its stretch had nothing failed or unsent and a p99 within the
+    /// objective; `None` if no candidate held.
+    pub capacity_rps: Option<u32>,
+    /// The ramp as it went (steps of √2, each `ramp_step_ms`, until two misses in a row).
+    pub steps: Vec<RampStep>,
+    /// The confirmation stretches, in the order tried (each `confirm_ms`).
+    pub confirmations: Vec<RampStep>,
+}
+
+/// A client's capacity as the suite measured it, which sizes its overload and soak: the
+/// median of its rounds' confirmed rates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClientCapacity {
+    pub client: ClientName,
+    /// What the service's client spoke to mock-rates.
+    #[serde(default)]
+    pub protocol: Protocol,
+    /// The median of the rounds (a round with no confirmed rate counts as 0); `None` when no
+    /// round confirmed one.
+    pub capacity_rps: Option<u32>,
+    pub latency_objective_ms: f64,
+    pub rounds: Vec<CapacityRound>,
+    /// Why the figure is refuted, when its own soak at `soak_percent` of it failed requests
+    /// or missed the objective: the suite caught a capacity that was not sustained, and the
+    /// verdict does not rank it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refuted: Option<String>,
+    /// After a refutation, the lower rates the suite tried, a quarter step (2^¼) apart, in
+    /// order: each a confirmation stretch at it, then a soak at `soak_percent` of it. The
+    /// first that held both is the capacity sustained (see [`Self::sustained_rps`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_downs: Vec<StepDown>,
+    /// The CPU quota the service was held to (millicpus), `None` for none: the capacity the
+    /// verdict ranks, and the overload and soak are sized from, is the one without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_quota_millicpus: Option<u32>,
+    /// Over https or h2: the TLS and HTTP version mock-rates counted for the client's
+    /// capacity rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<NegotiatedTls>,
+    /// Over https or h2: why the row could not be checked (mock-rates counted no TLS, or
+    /// another HTTP version): the bench says so and goes on, and the row is no figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<String>,
+}
+
+/// A lower rate tried after a soak refuted a capacity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepDown {
+    pub rps: u32,
+    /// The confirmation stretch at `rps`.
+    pub confirmation: RampStep,
+    /// The soak at `soak_percent` of `rps`, when the confirmation held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soak: Option<RampStep>,
+    /// Why the rate did not hold (its confirmation or its soak); `None` when it held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refuted: Option<String>,
+}
+
+impl ClientCapacity {
+    /// The capacity the suite stands behind: the median of the rounds when its soak held;
+    /// after a refutation, the first lower rate whose confirmation and soak both held; `None`
+    /// when none did (or no round confirmed a rate).
+    pub fn sustained_rps(&self) -> Option<u32> {
+        match &self.refuted {
+            None => self.capacity_rps,
+            Some(_) => self
+                .step_downs
+                .iter()
+                .find(|step| step.refuted.is_none())
+                .map(|step| step.rps),
+        }
+    }
+
+    /// Whether the verdict ranks this capacity: over http, without a CPU quota (the rows over
+    /// TLS and under quotas are shown beside it).
+    pub fn is_ranked(&self) -> bool {
+        self.protocol == Protocol::Http && self.cpu_quota_millicpus.is_none()
+    }
+}
+
+/// A row's client as the tables name it: bare over http, `client over https` otherwise.
+macro_rules! labelled {
+    ($($row:ty),*) => {$(
+        impl $row {
+            pub fn label(&self) -> String {
+                self.protocol.qualify(self.client)
+            }
+        }
+    )*};
+}
+
+labelled!(
+    RestartRow,
+    OverloadRow,
+    SlowClientsRow,
+    SoakRow,
+    ClientCapacity
+);
+
+/// Everything the suite measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResilienceResults {
+    pub capacity: Vec<ClientCapacity>,
+    pub restart: Vec<RestartRow>,
+    pub overload: Vec<OverloadRow>,
+    pub slow_clients: Vec<SlowClientsRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_connections: Option<SlowConnections>,
+    pub soak: Vec<SoakRow>,
+    /// Why the capacities under a CPU quota were not measured, when they were asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_quota_skipped: Option<String>,
+}
+
+impl ResilienceResults {
+    pub fn is_empty(&self) -> bool {
+        self.capacity.is_empty()
+            && self.restart.is_empty()
+            && self.overload.is_empty()
+            && self.slow_clients.is_empty()
+            && self.soak.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phase_counts_answers_and_errors() {
+        let failures = FailureCounts {
+            status: 3,
+            connect: 1,
+            timeout: 1,
+            ..FailureCounts::default()
+        };
+        let phase = PhaseCounts {
+            sent: 10,
+            ok: 5,
+            statuses: vec![
+                StatusCount {
+                    status: 200,
+                    count: 5,
+                },
+                StatusCount {
+                    status: 502,
+                    count: 3,
+                },
+            ],
+            failures,
+            ..PhaseCounts::default()
+        };
+        assert_eq!(phase.with_status(502), 3);
+        assert_eq!(phase.unanswered(), 2);
+    }
+
+    #[test]
+    fn soak_growth_from_the_warm_up_on() {
+        let row = SoakRow {
+            client: ClientName::BASELINE,
+            protocol: Protocol::Http,
+            rps: 100,
+            duration_ms: 1_000,
+            requests: PhaseCounts::default(),
+            samples: Vec::new(),
+            rss_after_warmup_kib: Some(20_000),
+            rss_end_kib: Some(20_500),
+            fds_after_warmup: Some(40),
+            fds_end: Some(39),
+        };
+        assert_eq!(row.rss_growth_percent(), Some(2.5));
+        assert_eq!(row.fd_growth(), Some(-1));
+        let unread = SoakRow {
+            rss_end_kib: None,
+            ..row
+        };
+        assert_eq!(unread.rss_growth_percent(), None);
+    }
+}

@@ -1,0 +1,195 @@
+//! results.json: the versioned record of one run.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    AdoptionResults, BaselineComparison, CalibrationRow, ConnectionsRow, ConstructionRow, CostRow,
+    DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck,
+    IdleRow, LatencyRow, LoadRow, MachineLoad, Protocol, ResilienceResults, ResolutionRow,
+    RunSettings,
+};
+
+/// Bumped whenever a field changes meaning or goes away; new fields keep the version.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// Everything one run measured. A suite that did not run leaves its list empty.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    pub schema_version: u32,
+    pub environment: Environment,
+    pub settings: RunSettings,
+    #[serde(default)]
+    pub latency: Vec<LatencyRow>,
+    /// The latency suite's minimal client against the same mock-rates, per protocol: the
+    /// instrument's own cost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calibration: Vec<CalibrationRow>,
+    /// The latency suite's clients over http once more, nothing pinned: whether the ranks
+    /// hold without the pinning.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_unpinned: Vec<LatencyRow>,
+    /// The latency suite's clients over http with larger answers (`settings.latency_bodies`),
+    /// one row per client and size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_bodies: Vec<LatencyRow>,
+    /// The connections suite's calls, one row per protocol, mode and client.
+    #[serde(default)]
+    pub connections: Vec<ConnectionsRow>,
+    /// The connections suite's client builds, one row per client and trust.
+    #[serde(default)]
+    pub construction: Vec<ConstructionRow>,
+    #[serde(default)]
+    pub decode: Vec<DecodeRow>,
+    /// The cost suite: instructions per call under callgrind.
+    #[serde(default)]
+    pub cost: Vec<CostRow>,
+    /// Why the cost suite was skipped (no valgrind), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_skipped: Option<String>,
+    #[serde(default)]
+    pub fanout: Vec<FanoutRow>,
+    #[serde(default)]
+    pub faults: Vec<FaultRow>,
+    /// The load suite's open-model runs, one row per scenario.
+    #[serde(default)]
+    pub load: Vec<LoadRow>,
+    /// The idle suite: calls meeting connections the server closes for idleness.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub idle: Vec<IdleRow>,
+    /// Why the idle suite was skipped (a mock-rates given by URL), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_skipped: Option<String>,
+    /// The resolution suite: new connections by address and by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolution: Vec<ResolutionRow>,
+    /// Why the resolution suite was skipped (no network namespace), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution_skipped: Option<String>,
+    /// The api's open file descriptors around the fault storm (the faults suite).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fd_check: Option<FdCheck>,
+    /// The resilience suite: restart, overload, slow clients, soak.
+    #[serde(default, skip_serializing_if = "ResilienceResults::is_empty")]
+    pub resilience: ResilienceResults,
+    /// Why the resilience suite was skipped (servers given by URL), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resilience_skipped: Option<String>,
+    /// The adoption suite: each client's probe built alone, and its dependency tree.
+    #[serde(default, skip_serializing_if = "AdoptionResults::is_empty")]
+    pub adoption: AdoptionResults,
+    /// The dependencies suite: each client's probe tree read without a build.
+    #[serde(default, skip_serializing_if = "DependenciesResults::is_empty")]
+    pub dependencies: DependenciesResults,
+    /// Why the adoption suite, or a row of it, could not be measured, when it could not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adoption_skipped: Vec<String>,
+    /// What the machine was doing during each suite: busy share, CPU steal, load average.
+    #[serde(default)]
+    pub machine: Vec<MachineLoad>,
+    /// The change against `--baseline`, when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineComparison>,
+}
+
+impl Results {
+    pub fn new(environment: Environment, settings: RunSettings) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            environment,
+            settings,
+            latency: Vec::new(),
+            calibration: Vec::new(),
+            latency_unpinned: Vec::new(),
+            latency_bodies: Vec::new(),
+            connections: Vec::new(),
+            construction: Vec::new(),
+            decode: Vec::new(),
+            cost: Vec::new(),
+            cost_skipped: None,
+            fanout: Vec::new(),
+            faults: Vec::new(),
+            load: Vec::new(),
+            idle: Vec::new(),
+            idle_skipped: None,
+            resolution: Vec::new(),
+            resolution_skipped: None,
+            fd_check: None,
+            resilience: ResilienceResults::default(),
+            resilience_skipped: None,
+            adoption: AdoptionResults::default(),
+            dependencies: DependenciesResults::default(),
+            adoption_skipped: Vec::new(),
+            machine: Vec::new(),
+            baseline: None,
+        }
+    }
+
+    /// The run without its rows that could not be checked (over TLS, what mock-rates counted
+    /// did not show the TLS or HTTP version a row claims): what the suites' tables and charts
+    /// show. Such a row is never a figure.
+    #[must_use]
+    pub fn checked(&self) -> Self {
+        let mut checked = self.clone();
+        checked.latency.retain(|row| row.unchecked.is_none());
+        checked.latency_bodies.retain(|row| row.unchecked.is_none());
+        checked.cost.retain(|row| row.unchecked.is_none());
+        checked.load.retain(|row| row.unchecked.is_none());
+        checked.fanout.retain(|row| row.unchecked.is_none());
+        checked
+    }
+
+    /// Each row that could not be checked, with why: `suite: row: why`.
+    pub fn unchecked(&self) -> Vec<String> {
+        let latency = self.latency.iter().filter_map(|row| {
+            let why = row.unchecked.as_ref()?;
+            Some(format!(
+                "latency: {}: {why}",
+                row.protocol.qualify(row.client)
+            ))
+        });
+        let cost = self.cost.iter().filter_map(|row| {
+            let why = row.unchecked.as_ref()?;
+            Some(format!("cost: {}: {why}", row.protocol.qualify(row.client)))
+        });
+        let load = self.load.iter().filter_map(|row| {
+            let why = row.unchecked.as_ref()?;
+            Some(format!(
+                "load: {} ({} of {} requests answered 200): {why}",
+                row.label(),
+                row.ok,
+                row.scheduled
+            ))
+        });
+        let fanout = self.fanout.iter().filter_map(|row| {
+            let why = row.unchecked.as_ref()?;
+            Some(format!(
+                "fanout: {} {} group of {}: {why}",
+                row.series().label(),
+                row.mode.as_str(),
+                row.group_size
+            ))
+        });
+        latency.chain(cost).chain(load).chain(fanout).collect()
+    }
+
+    /// The clients over each protocol that have fanout rows: protocol by protocol (over h2,
+    /// without a stream limit first), each in the run's client order.
+    pub fn fanout_series(&self) -> Vec<FanoutSeries> {
+        let limits = [None, self.settings.fanout.h2_stream_limit];
+        Protocol::ALL
+            .into_iter()
+            .flat_map(|protocol| limits.into_iter().map(move |limit| (protocol, limit)))
+            .flat_map(|(protocol, stream_limit)| {
+                self.settings
+                    .clients
+                    .iter()
+                    .map(move |&client| FanoutSeries {
+                        client,
+                        protocol,
+                        stream_limit,
+                    })
+            })
+            .filter(|series| self.fanout.iter().any(|row| row.series() == *series))
+            .collect()
+    }
+}

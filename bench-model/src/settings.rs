@@ -1,0 +1,329 @@
+//! The suites and the sizes and choices of one run, as recorded in results.json.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, ForeignUpstream,
+    IdleSettings, LoadSettings, Protocol, ResilienceSettings, ResolutionSettings,
+};
+
+/// A suite, as named on the command line and in results.json.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    clap::ValueEnum,
+    Serialize,
+    Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum SuiteName {
+    /// Each adapter through the port, sequential calls: time, allocations, connections.
+    Latency,
+    /// A new connection per call (full and resumed TLS handshakes), and a client built per
+    /// call, against the pooled call: time, CPU, allocations, connections, handshakes; and what
+    /// building a client costs.
+    Connections,
+    /// The Free Forex body decoded five ways: time and allocations per decode.
+    Decode,
+    /// Each adapter's CPU instructions and allocations per call, counted under valgrind's
+    /// callgrind: a figure that holds across machines, where times do not.
+    Cost,
+    /// The payment service at a constant request rate (open model), per scenario, in rounds:
+    /// latency percentiles from the intended send time, failures, CPU and memory.
+    Load,
+    /// Groups of payments through the api's batch endpoint, sequential vs concurrent, against
+    /// an upstream with added latency: wall time, ideal, efficiency.
+    Fanout,
+    /// Every mock fault x every client through the api: error kind, status, time to fail,
+    /// recovery; a fault storm with the api's file descriptors counted before and after.
+    Faults,
+    /// Through the api per client: mock-rates killed and restarted under load, overload at
+    /// twice the capacity with `/health/live` alongside, a thousand slow connections, and a
+    /// soak with the service's memory and descriptors sampled.
+    Resilience,
+    /// Each adapter through the port against a mock-rates that closes connections idle for
+    /// 250 ms, calls spaced just under, at and just over that: the calls that met a closing
+    /// connection, failed or were sent again, with the client's idle timeout above and below
+    /// the server's.
+    Idle,
+    /// Each adapter through the port, a new connection per call, to the upstream by address
+    /// and by a host name that a DNS server of the bench's own answers after a delay, inside
+    /// a network namespace whose `resolv.conf` points at it (root only): what resolving adds
+    /// to a new connection, and whether the client keeps the answer.
+    Resolution,
+    /// What adopting each client costs: a minimal probe per client and TLS backend built
+    /// clean (build time, stripped size, crates, C toolchain and system libraries), its
+    /// declared MSRV, TLS, HTTP/2, compression and runtime, and its adapter's lines. Minutes
+    /// of builds, so only when asked for (`--suite adoption`, or `--adoption` beside the rest).
+    Adoption,
+    /// Each client's probe tree read with `cargo metadata`, nothing built: the crates each
+    /// client adds, in seconds, so that a default run has them.
+    Dependencies,
+}
+
+impl SuiteName {
+    /// Every suite a default run takes, in its order: all but the adoption suite.
+    pub const ALL: [SuiteName; 11] = [
+        SuiteName::Dependencies,
+        SuiteName::Latency,
+        SuiteName::Connections,
+        SuiteName::Idle,
+        SuiteName::Resolution,
+        SuiteName::Decode,
+        SuiteName::Cost,
+        SuiteName::Load,
+        SuiteName::Fanout,
+        SuiteName::Faults,
+        SuiteName::Resilience,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuiteName::Latency => "latency",
+            SuiteName::Connections => "connections",
+            SuiteName::Decode => "decode",
+            SuiteName::Cost => "cost",
+            SuiteName::Load => "load",
+            SuiteName::Fanout => "fanout",
+            SuiteName::Faults => "faults",
+            SuiteName::Resilience => "resilience",
+            SuiteName::Idle => "idle",
+            SuiteName::Resolution => "resolution",
+            SuiteName::Adoption => "adoption",
+            SuiteName::Dependencies => "dependencies",
+        }
+    }
+
+    /// Whether the suite calls mock-rates over HTTP.
+    pub fn needs_mock(self) -> bool {
+        match self {
+            SuiteName::Latency
+            | SuiteName::Cost
+            | SuiteName::Connections
+            | SuiteName::Load
+            | SuiteName::Fanout
+            | SuiteName::Faults
+            | SuiteName::Resilience
+            | SuiteName::Idle
+            | SuiteName::Adoption => true,
+            // It starts its own, inside its network namespace.
+            SuiteName::Decode | SuiteName::Resolution | SuiteName::Dependencies => false,
+        }
+    }
+
+    /// Whether the suite drives the payment service over each of the run's protocols, so that
+    /// `https` and `h2` need a service of their own calling a mock-rates over TLS.
+    pub fn drives_api_over_protocols(self) -> bool {
+        matches!(self, SuiteName::Load | SuiteName::Fanout)
+    }
+
+    /// Whether the suite measures its clients over `protocol` when the run names it. HTTP/2
+    /// changes how calls share connections, which latency, load and fanout show, and what a
+    /// call costs, which cost counts; the connections suite measures connection set-up, where
+    /// HTTP/2 adds only its preface to the https handshake.
+    pub fn runs_over(self, protocol: Protocol) -> bool {
+        match self {
+            SuiteName::Latency | SuiteName::Load | SuiteName::Fanout | SuiteName::Cost => true,
+            SuiteName::Connections => protocol != Protocol::H2,
+            SuiteName::Decode
+            | SuiteName::Faults
+            | SuiteName::Resilience
+            | SuiteName::Idle
+            | SuiteName::Resolution
+            | SuiteName::Adoption
+            | SuiteName::Dependencies => protocol == Protocol::Http,
+        }
+    }
+
+    /// Whether the suite drives the payment service over HTTP (and so needs it started).
+    pub fn needs_api(self) -> bool {
+        match self {
+            SuiteName::Latency
+            | SuiteName::Connections
+            | SuiteName::Decode
+            | SuiteName::Cost
+            | SuiteName::Idle
+            | SuiteName::Resolution
+            | SuiteName::Adoption
+            | SuiteName::Dependencies => false,
+            SuiteName::Load | SuiteName::Fanout | SuiteName::Faults | SuiteName::Resilience => true,
+        }
+    }
+}
+
+impl fmt::Display for SuiteName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Runs recorded before rounds took every figure once.
+fn one_round() -> u32 {
+    1
+}
+
+/// Runs recorded before the protocol dimension were plain HTTP.
+fn http_only() -> Vec<Protocol> {
+    vec![Protocol::Http]
+}
+
+/// One (client, TLS backend) pair as the run's catalogue described it: what the tables and the
+/// verdict need to know of a client without building it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientInfo {
+    pub name: ClientName,
+    /// Its library's pair with the library's default backend (`reqwest` for
+    /// `reqwest-native-tls`): what its rows are compared with.
+    pub library: ClientName,
+    /// The library that does its TLS handshakes, and the crypto under it.
+    pub tls_backend: String,
+    pub tls_provider: String,
+    /// The HTTP versions it speaks, as `rates.http_version` names them ("1.1", "2").
+    pub http_versions: Vec<String>,
+    /// Whether each call blocks a thread (ureq, on the blocking pool).
+    pub blocking: bool,
+    /// Whether Ratio columns divide by it.
+    pub baseline: bool,
+    /// The protocols a run measures it over when `--clients` does not name the clients.
+    pub measured_over: Vec<Protocol>,
+}
+
+/// The sizes and choices of one run, as recorded in results.json.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSettings {
+    pub suites: Vec<SuiteName>,
+    /// Every pair the bench knew, in table order, with what the report needs of each.
+    #[serde(default)]
+    pub catalogue: Vec<ClientInfo>,
+    pub clients: Vec<ClientName>,
+    /// Whether `clients` was named with `--clients`: then every one is measured over every
+    /// protocol (see [`RunSettings::clients_over`]).
+    #[serde(default)]
+    pub clients_named: bool,
+    /// latency, connections, cost, load and fanout: the protocols each client is measured over.
+    #[serde(default = "http_only")]
+    pub protocols: Vec<Protocol>,
+    pub quick: bool,
+    /// latency: un-timed calls per client before its first sample.
+    pub warmup_calls: u32,
+    /// Samples per latency client and per decode path and body.
+    pub samples: u32,
+    /// latency: calls per sample.
+    pub calls_per_sample: u32,
+    /// latency: the larger answers (bytes) each client is also called for over http, beside
+    /// the ordinary one; empty in runs from before, and with `--bodies none`.
+    #[serde(default)]
+    pub latency_bodies: Vec<u64>,
+    /// decode: at most this many more rounds of samples when a row is noisy.
+    #[serde(default)]
+    pub remeasure: u32,
+    /// latency, connections and load: the rounds each figure is measured in, spread over the
+    /// suite (every client's round 1, then every client's round 2, ...); resilience's
+    /// capacity has its own (`resilience.capacity_rounds`). What a figure moves between rounds
+    /// is its noise in the verdict.
+    #[serde(default = "one_round")]
+    pub rounds: u32,
+    /// decode: the time one sample aims to take; the decodes per sample follow from a pilot.
+    pub decode_sample_ms: u32,
+    /// Where mock-rates ran: "child process" or the URL given.
+    pub mock: String,
+    /// Where the payment service ran: "child process" or the URL given.
+    pub api: String,
+    /// For the suites that drive the service over `https` and `h2`: where those services and
+    /// their mock-rates over TLS ran (the servers module's `TlsServers`); `None` when none
+    /// ran. The name is the one results.json has had since before `h2`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub https_servers: Option<String>,
+    /// With `--upstream-url`: the server every figure is against, which the bench did not
+    /// start, and what could not be measured against it; absent from every other run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreign_upstream: Option<ForeignUpstream>,
+    /// latency and connections: the CPU the suite ran on (with its own mock-rates when the
+    /// bench starts it); `None` when not pinned.
+    pub latency_cpu: Option<usize>,
+    /// cost: the calls of each client's two runs under callgrind.
+    #[serde(default)]
+    pub cost: CostSettings,
+    /// fanout: upstream latency, group sizes, repetitions.
+    #[serde(default)]
+    pub fanout: FanoutSettings,
+    /// faults: the faults injected, the service's timeout, the storm's size.
+    #[serde(default)]
+    pub faults: FaultsSettings,
+    /// load: rate, duration, warm-up, capacity levels.
+    #[serde(default)]
+    pub load: LoadSettings,
+    /// connections: samples and their sizes.
+    #[serde(default)]
+    pub connections: ConnectionsSettings,
+    /// resilience: the sizes of its four parts.
+    #[serde(default)]
+    pub resilience: ResilienceSettings,
+    /// idle: the server's idle timeout, the gaps, the calls.
+    #[serde(default)]
+    pub idle: IdleSettings,
+    /// resolution: the DNS server's delays, the calls.
+    #[serde(default)]
+    pub resolution: ResolutionSettings,
+}
+
+impl RunSettings {
+    /// The clients measured over `protocol`, in table order: every one named with `--clients`;
+    /// by default, over plain HTTP only the libraries' default backends (see
+    /// [`ClientName::measured_by_default_over`]).
+    pub fn clients_over(&self, protocol: Protocol) -> Vec<ClientName> {
+        self.clients
+            .iter()
+            .copied()
+            .filter(|client| {
+                client.speaks(protocol)
+                    && (self.clients_named || client.measured_by_default_over(protocol))
+            })
+            .collect()
+    }
+
+    /// The clients of the run, whatever the protocol, in table order: every one named with
+    /// `--clients`; by default the pairs as users get them, without the rows of an adapter
+    /// setting ([`ClientName::setting_of`]), which share their pair's crates.
+    pub fn clients_listed(&self) -> Vec<ClientName> {
+        self.clients
+            .iter()
+            .copied()
+            .filter(|client| self.clients_named || client.setting_of().is_none())
+            .collect()
+    }
+
+    /// The run's protocols that `suite` measures over, in the run's order.
+    pub fn protocols_of(&self, suite: SuiteName) -> Vec<Protocol> {
+        self.protocols
+            .iter()
+            .copied()
+            .filter(|&protocol| suite.runs_over(protocol))
+            .collect()
+    }
+
+    /// The clients of the run that cannot speak `protocol` at all (ureq over h2), for the
+    /// tables to name why they have no rows.
+    pub fn clients_unable(&self, protocol: Protocol) -> Vec<ClientName> {
+        let mut unable: Vec<ClientName> = Vec::new();
+        for client in &self.clients {
+            let shown = if self.clients_named {
+                *client
+            } else {
+                client.library_default()
+            };
+            if !client.speaks(protocol) && !unable.contains(&shown) {
+                unable.push(shown);
+            }
+        }
+        unable
+    }
+}

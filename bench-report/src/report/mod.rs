@@ -1,0 +1,212 @@
+//! Presenting results: every suite's section, rendered for the terminal, as report.md and as
+//! report.html, with the header above them; results.json; the SVG charts. Nothing here
+//! measures.
+
+mod adoption;
+mod baseline;
+mod charts;
+mod connections;
+mod cost;
+mod decode;
+mod dependencies;
+mod fanout;
+mod faults;
+mod format;
+mod header;
+mod html;
+mod idle;
+pub mod json;
+mod latency;
+mod load;
+mod machine;
+mod noise;
+mod resilience;
+mod resolution;
+mod section;
+mod table;
+mod upstream;
+mod verdict;
+
+pub use charts::write_charts;
+pub use html::Chart;
+pub use verdict::agreement;
+
+use std::fmt::Write as _;
+
+use crate::report::section::{Part, Section};
+use bench_model::{Environment, Results, RunSettings};
+
+/// The header the terminal shows before a run: environment and settings, one fact per line.
+pub fn header(environment: &Environment, settings: &RunSettings) -> String {
+    let mut out = String::new();
+    for line in header::lines(environment, settings) {
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// Every section for the terminal, after the run.
+pub fn terminal(results: &Results) -> String {
+    sections(results, &[])
+        .iter()
+        .map(Section::terminal)
+        .collect()
+}
+
+/// report.md: the header, every section, and how to read them; `charts` are the SVG files
+/// written beside it.
+pub fn markdown(results: &Results, charts: &[String]) -> String {
+    let mut out = format!("# {TITLE}\n\n");
+    for line in header::lines(&results.environment, &results.settings) {
+        let _ = writeln!(out, "- {line}");
+    }
+    for section in sections(results, charts) {
+        out.push_str(&section.markdown());
+    }
+    out.push_str(&how_to_read().markdown());
+    out
+}
+
+/// report.html: every section of report.md, the charts inlined, then the header's lines.
+pub fn html(results: &Results, charts: &[Chart]) -> String {
+    let names: Vec<String> = charts.iter().map(|chart| chart.name.clone()).collect();
+    let mut sections = sections(results, &names);
+    sections.push(how_to_read());
+    html::page(
+        TITLE,
+        &sections,
+        &header::lines(&results.environment, &results.settings),
+        charts,
+    )
+}
+
+const TITLE: &str = "HTTP clients through the rates port: bench results";
+
+fn how_to_read() -> Section {
+    Section::new("How to read this").with(Part::Prose(HOW_TO_READ.trim_end().to_owned()))
+}
+
+/// The sections of the suites that ran, in the order of a default run.
+fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
+    let verdict = verdict::section(results, charts);
+    // A row that could not be checked is no figure: the verdict names it, no table shows it.
+    let results = &results.checked();
+    [
+        Some(verdict),
+        upstream::section(results),
+        latency::section(results, charts),
+        connections::section(results),
+        idle::section(results),
+        resolution::section(results),
+        decode::section(results, charts),
+        cost::section(results),
+        load::section(results, charts),
+        fanout::section(results, charts),
+        faults::section(results),
+        resilience::section(results),
+        dependencies::section(results),
+        Some(adoption::section(results)),
+        baseline::section(results),
+        machine::section(results),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+const HOW_TO_READ: &str = "\
+- **Mean** is the mean of the sample means; a sample is a batch of calls (latency) or decodes
+  (decode). **StdDev** is the standard deviation of those sample means.
+- **Error** is half the width of the 99.9% confidence interval of the Mean, as BenchmarkDotNet
+  reports it: t(0.9995, n-1) x StdDev / sqrt(n) over n samples. With few samples t is large
+  (12.9 for 4 samples, 4.78 for 10), so Error is wide; NA means a single sample. Two means
+  whose difference is within their combined Error are not shown to differ.
+- **Median** and **P99** (latency) are over every successful call of every sample; P99 uses the
+  nearest-rank method (an observed call time). In decode, single decodes are too short to time,
+  so Median is the median of the sample means.
+- **Ratio** is computed per sample: each sample's mean divided by the baseline's sample of the
+  same index (hyper for latency, `borrowed_typed` for decode), then the mean (Ratio) and
+  standard deviation (RatioSD) of those ratios. Samples are interleaved across clients, so the
+  two samples of a pair ran close in time and share the machine's noise. Ratio is therefore not
+  the ratio of the Means; when samples are noisy (see StdDev) the two can differ a lot.
+- **Allocated/op** and **Allocs/op** come from a counting global allocator around each sample,
+  over all threads of the bench (mock-rates runs in its own process and is not counted). They
+  cover the Rust heap only: memory libcurl allocates with its own malloc (isahc) and kernel
+  socket buffers are not counted. A realloc counts as one allocation of its new size.
+- **Connections** are the TCP connections mock-rates accepted during a client's warm-up and
+  samples: 1 means one connection served every call.
+- **Failures** are calls that returned an error or lacked a pair; they are never timed.
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_model::{ClientName, FaultCase, FaultRow, PaymentOutcome, SuiteName};
+
+    #[test]
+    fn the_page_has_every_section_of_report_md_in_its_order() {
+        let mut results = fanout::test_rows::results("360");
+        results.load = vec![
+            bench_model::test_rows::load_row(None, 480.0, 900.0, 0),
+            bench_model::test_rows::load_row(Some(ClientName::Hyper), 480.0, 2_000.0, 0),
+        ];
+        results.faults = vec![FaultRow {
+            client: ClientName::Hyper,
+            fault: FaultCase::None,
+            expected_kind: PaymentOutcome::Ok,
+            kind: PaymentOutcome::Ok,
+            expected_status: 200,
+            status: Some(200),
+            elapsed_ms: 2.5,
+            timeout_ms: 500,
+            next_ok: true,
+            hung: false,
+        }];
+        let chart = Chart {
+            name: "fanout_wall_time.svg".to_owned(),
+            svg: "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>planted</text></svg>".to_owned(),
+        };
+        let page = html(&results, std::slice::from_ref(&chart));
+        let listed = sections(&results, std::slice::from_ref(&chart.name));
+        let titles: Vec<&str> = listed
+            .iter()
+            .map(|section| section.title.as_str())
+            .collect();
+        for title in ["load", "fanout", "faults"] {
+            assert!(titles.contains(&title), "{titles:?}");
+        }
+        let mut after = 0;
+        for section in listed.iter().chain([&how_to_read()]) {
+            let opening = format!(
+                "<section id=\"{}\" data-suite=\"{}\">\n<h2>{}</h2>",
+                section.title.to_lowercase().replace(' ', "-"),
+                section.suite.map_or("", SuiteName::as_str),
+                section.title
+            );
+            let at = page[after..]
+                .find(&opening)
+                .unwrap_or_else(|| panic!("{opening} missing, or out of order"));
+            after += at + opening.len();
+        }
+        assert!(page[after..].contains("<section id=\"environment\" data-suite=\"\">"));
+        let first = format!(
+            "<section id=\"{}\"",
+            listed[0].title.to_lowercase().replace(' ', "-")
+        );
+        assert_eq!(
+            page.find("<section "),
+            page.find(&first),
+            "the first section is the first of sections()"
+        );
+        let fanout =
+            &page[page.find("id=\"fanout\"").unwrap()..page.find("id=\"faults\"").unwrap()];
+        assert!(
+            fanout.contains("<text>planted</text>"),
+            "the chart is inlined in its section"
+        );
+        assert!(
+            page.contains("<td class=\"expected\">200 ok 2.50 ms</td>"),
+            "{page}"
+        );
+    }
+}

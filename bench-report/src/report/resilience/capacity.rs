@@ -1,0 +1,177 @@
+//! The capacity table, and the capacity under each CPU quota beside it.
+
+use crate::report::format::format_ms;
+use crate::report::table::{Align, Table};
+use bench_model::{ClientCapacity, ClientName, Protocol, ResilienceResults};
+
+pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
+    Table {
+        title: format!(
+            "resilience: capacity, the highest open-model rate held through a confirmation \
+             stretch (nothing failed or unsent, p99 within {}), the median of its rounds",
+            rows.capacity
+                .first()
+                .map_or_else(String::new, |row| format_ms(Some(row.latency_objective_ms)))
+        ),
+        columns: vec![
+            ("Client", Align::Left),
+            ("Capacity", Align::Right),
+            ("Rounds", Align::Left),
+            ("p99 of the confirmations", Align::Left),
+            ("Soak at half of it", Align::Left),
+            ("Sustained", Align::Right),
+        ],
+        rows: rows
+            .capacity
+            .iter()
+            .filter(|row| row.cpu_quota_millicpus.is_none())
+            .map(|row| {
+                let rounds: Vec<String> = row
+                    .rounds
+                    .iter()
+                    .map(|round| {
+                        round
+                            .capacity_rps
+                            .map_or_else(|| "none held".to_owned(), |rps| rps.to_string())
+                    })
+                    .collect();
+                let p99s: Vec<String> = row
+                    .rounds
+                    .iter()
+                    .map(|round| {
+                        round
+                            .confirmations
+                            .iter()
+                            .find(|step| Some(step.rps) == round.capacity_rps)
+                            .map_or_else(
+                                || "-".to_owned(),
+                                |step| format_ms(step.requests.ok_p99_ms),
+                            )
+                    })
+                    .collect();
+                let capacity = match (&row.unchecked, row.capacity_rps) {
+                    (Some(_), _) => "not checked".to_owned(),
+                    (None, Some(rps)) => format!("{rps} RPS"),
+                    (None, None) => "none held".to_owned(),
+                };
+                let sustained = match (&row.unchecked, row.sustained_rps()) {
+                    (Some(_), _) => "not checked".to_owned(),
+                    (None, Some(rps)) => format!("{rps} RPS"),
+                    (None, None) => "none held".to_owned(),
+                };
+                vec![
+                    row.label(),
+                    capacity,
+                    rounds.join(" / "),
+                    p99s.join(" / "),
+                    soak_outcome(row),
+                    sustained,
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// How the soak at half of the capacity went and, where it failed, each lower rate the suite
+/// stepped down to.
+fn soak_outcome(row: &ClientCapacity) -> String {
+    let Some(why) = &row.refuted else {
+        return "held".to_owned();
+    };
+    let mut said = vec![format!("refuted: {why}")];
+    for step in &row.step_downs {
+        said.push(match &step.refuted {
+            Some(why) => format!("at {} RPS {why}", step.rps),
+            None => format!(
+                "at {} RPS its confirmation and its soak at {} RPS held",
+                step.rps,
+                step.soak.as_ref().map_or(0, |soak| soak.rps)
+            ),
+        });
+    }
+    said.join("; ")
+}
+
+/// Each client's capacity under each CPU quota, against its own without one.
+pub(super) fn quota_table(rows: &ResilienceResults) -> Table {
+    let free = |client| {
+        rows.capacity
+            .iter()
+            .find(|row| {
+                row.client == client
+                    && row.protocol == Protocol::Http
+                    && row.cpu_quota_millicpus.is_none()
+            })
+            .and_then(|row| row.capacity_rps)
+    };
+    let rps =
+        |rps: Option<u32>| rps.map_or_else(|| "none held".to_owned(), |rps| format!("{rps} RPS"));
+    let mut quoted: Vec<&ClientCapacity> = rows
+        .capacity
+        .iter()
+        .filter(|row| row.cpu_quota_millicpus.is_some())
+        .collect();
+    // Client by client, the largest quota first.
+    quoted.sort_by_key(|row| {
+        (
+            ClientName::ALL
+                .iter()
+                .position(|known| *known == row.client),
+            std::cmp::Reverse(row.cpu_quota_millicpus),
+        )
+    });
+    Table {
+        title: "resilience: capacity with the service held to a CPU quota (a CFS quota, 100 ms \
+                period, as a Kubernetes CPU limit), against the same client without one"
+            .to_owned(),
+        columns: vec![
+            ("Client", Align::Left),
+            ("CPU quota", Align::Right),
+            ("Capacity", Align::Right),
+            ("Rounds", Align::Left),
+            ("Without a quota", Align::Right),
+            ("Share kept", Align::Right),
+        ],
+        rows: quoted
+            .into_iter()
+            .map(|row| {
+                let without = free(row.client);
+                let share = row
+                    .capacity_rps
+                    .zip(without)
+                    .filter(|&(_, without)| without > 0)
+                    .map_or_else(
+                        || "-".to_owned(),
+                        |(with, without)| {
+                            format!("{:.0}%", f64::from(with) * 100.0 / f64::from(without))
+                        },
+                    );
+                vec![
+                    row.client.to_string(),
+                    row.cpu_quota_millicpus.map_or_else(String::new, cpus),
+                    rps(row.capacity_rps),
+                    row.rounds
+                        .iter()
+                        .map(|round| rps(round.capacity_rps))
+                        .collect::<Vec<_>>()
+                        .join(" / "),
+                    rps(without),
+                    share,
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// Millicpus as a Kubernetes limit reads: `1 CPU`, `0.5 CPU`.
+pub(super) fn cpus(millicpus: u32) -> String {
+    format!("{} CPU", f64::from(millicpus) / 1_000.0)
+}
+
+pub(super) const QUOTA: &str = "Under a CPU quota the service's process gets `quota x 100 ms` of CPU time \
+    per 100 ms period, across all its threads, and is stopped for the rest of the period once \
+    that is spent: a client whose work lands on extra threads (a blocking pool, libcurl's agent \
+    thread, a second runtime) spends the same budget. The ramp and the confirmations are the \
+    unquoted capacity's; mock-rates and the load generator are not held to any quota. \
+    **Share kept** is the capacity under the quota as a share of the same client's without \
+    one, measured earlier in the same run.";

@@ -1,0 +1,259 @@
+//! The verdict's section, first in the terminal and the report: the picks, then each
+//! criterion. Computed by `crate::verdict` from this run's results; nothing here decides.
+
+use crate::report::section::{Part, Section};
+use crate::report::table::{Align, Table};
+use crate::verdict::{Agreement, Judgement, Outcome, Verdict, percent, verdict};
+use bench_model::Results;
+
+/// The section's title (its anchor in report.html is `verdict`).
+pub const TITLE: &str = "Verdict";
+
+/// The section; `charts` are the SVG files written beside report.md, the verdict's picture
+/// among them first.
+pub fn section(results: &Results, charts: &[String]) -> Section {
+    let verdict = verdict(results);
+    let environment = &results.environment;
+    let unchecked = results.unchecked();
+    let mut section = Section::new(TITLE)
+        .with_charts(charts, "verdict")
+        .with(Part::Table(picks(&verdict)))
+        .with(Part::Table(criteria(&verdict)))
+        .with(Part::DetailTable(sources(&verdict)));
+    if !unchecked.is_empty() {
+        section = section.with(Part::Notes(
+            std::iter::once(
+                "Rows that could not be checked, so no figure (left out of every table and \
+                 ranked nowhere); the run went on:"
+                    .to_owned(),
+            )
+            .chain(unchecked)
+            .collect(),
+        ));
+    }
+    section.with(Part::Notes(vec![format!(
+        "Computed from this run's figures only ({}, {} logical cores, {}), by the rules \
+                 shown; each figure is in its suite's section below. Each timed figure was \
+                 measured in rounds spread over its suite, and **Rounds moved** is the most any \
+                 client's figure moved between them: a margin the rounds do not separate (or \
+                 within the noise rule of a figure measured once) is called a tie. A pick whose \
+                 rule needs a figure this run did not measure is not decided. `bench verdict \
+                 A/results.json B/results.json ...` holds the verdicts of several runs side by \
+                 side.",
+        environment.cpu_model, environment.logical_cores, environment.started_utc
+    )]))
+}
+
+/// `bench verdict`: the runs' verdicts side by side (`labels` name the runs), then the verdict
+/// of the runs together.
+pub fn agreement(runs: &[Results], labels: &[String]) -> Section {
+    let agreement = crate::verdict::agreement(runs);
+    let held = agreement.picks.iter().filter(|pick| pick.held).count();
+    let contradicted = agreement
+        .criteria
+        .iter()
+        .filter(|criterion| matches!(criterion.status, crate::verdict::Status::Contradicted(_)))
+        .count();
+    Section::new("Verdict across runs")
+        .with(Part::Notes(
+            labels
+                .iter()
+                .enumerate()
+                .map(|(index, label)| format!("run {}: {label}", index + 1))
+                .collect(),
+        ))
+        .with(Part::Table(pick_agreement(&agreement)))
+        .with(Part::Table(criterion_agreement(&agreement)))
+        .with(Part::Prose(format!(
+            "**{held} of {} picks held in every run; {contradicted} \"beyond the noise\" claims \
+             were contradicted by another run.** A claim is contradicted when a run has one \
+             client beyond the noise over another and any other run ranks the other one ahead. \
+             **Between runs** is the most a client's figure moved from run to run, as a share \
+             of its median; **between rounds** the most it moved between one run's rounds: the \
+             noise each run's verdict held its margins against.",
+            agreement.picks.len()
+        )))
+        .with(Part::Table(Table {
+            title: "verdict of the runs together (every run's rounds pooled): a pick per use case"
+                .to_owned(),
+            ..picks(&agreement.together)
+        }))
+        .with(Part::Table(Table {
+            title: "verdict of the runs together: per criterion".to_owned(),
+            ..criteria(&agreement.together)
+        }))
+}
+
+fn pick_agreement(agreement: &Agreement) -> Table {
+    use Align::Left;
+    let mut columns = vec![("Use case", Left)];
+    columns.extend(
+        run_names(agreement.runs.len())
+            .iter()
+            .map(|&name| (name, Left)),
+    );
+    columns.push(("Held", Left));
+    Table {
+        title: "verdict across runs: the pick of each run".to_owned(),
+        columns,
+        rows: agreement
+            .picks
+            .iter()
+            .map(|pick| {
+                let mut row = vec![pick.use_case.to_owned()];
+                row.extend(pick.choices.iter().map(ToString::to_string));
+                row.push(pick.held_cell());
+                row
+            })
+            .collect(),
+    }
+}
+
+fn criterion_agreement(agreement: &Agreement) -> Table {
+    use Align::{Left, Right};
+    let mut columns = vec![("Criterion", Left)];
+    columns.extend(
+        run_names(agreement.runs.len())
+            .iter()
+            .map(|&name| (name, Left)),
+    );
+    columns.extend([
+        ("Between runs", Right),
+        ("Between rounds", Right),
+        ("Claims", Left),
+    ]);
+    let share = |value: Option<f64>| {
+        value.map_or_else(|| "-".to_owned(), |share| format!("{:.0}%", share * 100.0))
+    };
+    Table {
+        title: "verdict across runs: per criterion, each run's best (beyond the noise, or a tie)"
+            .to_owned(),
+        columns,
+        rows: agreement
+            .criteria
+            .iter()
+            .map(|criterion| {
+                let mut row = vec![criterion.criterion.name()];
+                row.extend(criterion.per_run.iter().map(|run| match run {
+                    Some((client, true)) => format!("{client}, beyond"),
+                    Some((client, false)) => format!("{client}, tie"),
+                    None => "not measured".to_owned(),
+                }));
+                row.push(share(criterion.between_runs));
+                row.push(share(criterion.within_runs));
+                row.push(criterion.status.describe());
+                row
+            })
+            .collect(),
+    }
+}
+
+/// The most runs `bench verdict` compares (a column each).
+pub const MAX_RUNS: usize = 8;
+
+/// `Run 1`, `Run 2`, ... for `count` runs (at most [`MAX_RUNS`]).
+fn run_names(count: usize) -> &'static [&'static str] {
+    const NAMES: [&str; MAX_RUNS] = [
+        "Run 1", "Run 2", "Run 3", "Run 4", "Run 5", "Run 6", "Run 7", "Run 8",
+    ];
+    &NAMES[..count.min(MAX_RUNS)]
+}
+
+fn picks(verdict: &Verdict) -> Table {
+    use Align::Left;
+    Table {
+        title: "verdict: a pick per use case".to_owned(),
+        columns: vec![
+            ("Use case", Left),
+            ("Pick", Left),
+            ("Rule, and this run's figures", Left),
+        ],
+        rows: verdict
+            .picks
+            .iter()
+            .map(|pick| {
+                vec![
+                    pick.use_case.to_owned(),
+                    pick.choice.to_string(),
+                    pick.reason.clone(),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn criteria(verdict: &Verdict) -> Table {
+    use Align::{Left, Right};
+    Table {
+        title: "verdict: per criterion, the best client and the runner-up".to_owned(),
+        columns: vec![
+            ("Criterion", Left),
+            ("Best", Left),
+            ("Runner-up", Left),
+            ("Margin", Right),
+            ("Rounds moved", Right),
+            ("Beyond noise", Left),
+        ],
+        rows: verdict.criteria.iter().map(criterion_row).collect(),
+    }
+}
+
+/// Where each criterion's figures come from, and the noise its margin had to beat.
+fn sources(verdict: &Verdict) -> Table {
+    use Align::Left;
+    Table {
+        title: "verdict: where each criterion's figures come from".to_owned(),
+        columns: vec![("Criterion", Left), ("From", Left), ("Noise rule", Left)],
+        rows: verdict
+            .criteria
+            .iter()
+            .map(|judgement| {
+                let (from, rule) = match &judgement.outcome {
+                    Outcome::NotMeasured(how) => (how.clone(), "-".to_owned()),
+                    _ => (judgement.source.clone(), judgement.rule.describe()),
+                };
+                vec![judgement.criterion.name(), from, rule]
+            })
+            .collect(),
+    }
+}
+
+/// The most a figure of the criterion moved between its rounds, as a share of the figure:
+/// `up to 7%`; `measured once` for figures without rounds.
+fn moved(judgement: &Judgement) -> String {
+    judgement.spread().map_or_else(
+        || "measured once".to_owned(),
+        |spread| format!("up to {:.0}%", spread * 100.0),
+    )
+}
+
+fn criterion_row(judgement: &Judgement) -> Vec<String> {
+    let name = judgement.criterion.name();
+    let shown = |figure: &crate::verdict::Figure| format!("{} {}", figure.client, figure.shown);
+    match &judgement.outcome {
+        Outcome::NotMeasured(_) => vec![
+            name,
+            "not measured".to_owned(),
+            "-".to_owned(),
+            "-".to_owned(),
+            "-".to_owned(),
+            "-".to_owned(),
+        ],
+        Outcome::Alone(figure) => vec![
+            name,
+            shown(figure),
+            "-".to_owned(),
+            "-".to_owned(),
+            moved(judgement),
+            "one client only".to_owned(),
+        ],
+        Outcome::Ranked(ranking) => vec![
+            name,
+            shown(&ranking.best),
+            shown(&ranking.runner_up),
+            percent(ranking.margin),
+            moved(judgement),
+            if ranking.decisive { "yes" } else { "no: a tie" }.to_owned(),
+        ],
+    }
+}

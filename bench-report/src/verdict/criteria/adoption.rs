@@ -1,0 +1,125 @@
+//! Criteria of adopting a client: a probe's peak memory, build time, binary size and crates.
+
+use super::judged::{judgement, once};
+use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
+use bench_model::{Results, SuiteName};
+
+/// Band for a timed figure measured once per client (the adoption suite's builds).
+const ONCE: NoiseRule = NoiseRule::Once(0.10);
+/// Band for figures that do not move between builds beyond a trace: stripped sizes.
+const CLOSE: NoiseRule = NoiseRule::Band(0.01);
+
+/// The adoption probe's peak resident memory: each client alone in a process of its own.
+pub(super) fn peak_memory(results: &Results) -> Judgement {
+    let figures = results
+        .adoption
+        .rows
+        .iter()
+        .filter_map(|row| {
+            let kib = row.build.peak_rss_kib? as f64;
+            Some(once(row.client, kib, format!("{:.1} MB", kib / 1024.0)))
+        })
+        .collect();
+    judgement(
+        Criterion::PeakMemory,
+        "adoption suite: peak resident memory of a probe process making one call".to_owned(),
+        figures,
+        Better::Lower,
+        NoiseRule::Once(0.05),
+        SuiteName::Adoption,
+    )
+}
+
+/// The adoption suite: build time, binary size; dependencies from the adoption rows, or from
+/// the dependencies suite's trees (read without building).
+pub(super) fn adoption(results: &Results) -> Vec<Judgement> {
+    let rows = &results.adoption.rows;
+    let figures = |value: &dyn Fn(&bench_model::AdoptionRow) -> (f64, String)| {
+        rows.iter()
+            .map(|row| {
+                let (number, shown) = value(row);
+                once(row.client, number, shown)
+            })
+            .collect::<Vec<_>>()
+    };
+    vec![
+        judgement(
+            Criterion::BuildTime,
+            "adoption suite: clean release build of a probe, wall time".to_owned(),
+            figures(&|row| {
+                (
+                    row.build.build_wall_s,
+                    format!("{:.0} s", row.build.build_wall_s),
+                )
+            }),
+            Better::Lower,
+            ONCE,
+            SuiteName::Adoption,
+        ),
+        judgement(
+            Criterion::BinarySize,
+            "adoption suite: stripped release probe (and its bytes over a probe with no client)"
+                .to_owned(),
+            figures(&|row| {
+                let megabytes = |bytes: f64| bytes / (1024.0 * 1024.0);
+                let added = row.added_bytes.unwrap_or(0) as f64;
+                let bytes = row.build.binary_bytes as f64;
+                (
+                    bytes,
+                    format!("{:.2} MB (+{:.2})", megabytes(bytes), megabytes(added)),
+                )
+            }),
+            Better::Lower,
+            CLOSE,
+            SuiteName::Adoption,
+        ),
+        dependencies(results),
+    ]
+}
+
+/// Crates in each client's probe tree over the base probe's: from the adoption rows when that
+/// suite ran, else from the dependencies suite (the same trees, read without a build).
+fn dependencies(results: &Results) -> Judgement {
+    let (figures, source): (Vec<Figure>, &str) = if results.adoption.rows.is_empty() {
+        (
+            results
+                .dependencies
+                .rows
+                .iter()
+                .map(|row| {
+                    once(
+                        row.client,
+                        f64::from(row.crates),
+                        format!("+{}", row.added_crates),
+                    )
+                })
+                .collect(),
+            "dependencies suite: crates in the probe's tree (cargo metadata, no build) over a \
+             probe with no client",
+        )
+    } else {
+        (
+            results
+                .adoption
+                .rows
+                .iter()
+                .map(|row| {
+                    once(
+                        row.client,
+                        f64::from(row.build.crates),
+                        format!("+{}", row.added_crates.unwrap_or(0)),
+                    )
+                })
+                .collect(),
+            "adoption suite: crates in the probe's tree over a probe with no client",
+        )
+    };
+    judgement(
+        Criterion::Dependencies,
+        source.to_owned(),
+        figures,
+        Better::Lower,
+        NoiseRule::Exact,
+        SuiteName::Dependencies,
+    )
+}

@@ -1,0 +1,106 @@
+//! The criteria: for each, the figures of this run it is judged on, round by round where the
+//! suite measured it in rounds, which way is better, and the noise its margin must beat.
+
+mod adoption;
+mod calls;
+mod judged;
+mod service;
+
+use crate::verdict::judge::{Criterion, Judgement};
+use adoption::{adoption, peak_memory};
+use bench_model::{Protocol, Results, SuiteName};
+use calls::{allocations, construction, handshake, instructions, latency, latency_of_answer};
+use judged::not_measured;
+use service::{
+    capacity, capacity_under_quota, cpu_per_request, dns_questions, fanout, faults, idle_race,
+};
+
+/// Every criterion, in the table's order.
+pub fn judge_all(results: &Results) -> Vec<Judgement> {
+    let mut judged = Vec::new();
+    per_protocol(
+        &mut judged,
+        results,
+        latency,
+        Criterion::Latency(Protocol::Http),
+        SuiteName::Latency,
+    );
+    let mut bodies: Vec<u64> = results
+        .latency_bodies
+        .iter()
+        .filter_map(|row| row.body_bytes)
+        .collect();
+    bodies.sort_unstable();
+    bodies.dedup();
+    judged.extend(
+        bodies
+            .into_iter()
+            .filter_map(|bytes| latency_of_answer(results, bytes)),
+    );
+    judged.push(capacity(results));
+    let mut quotas: Vec<u32> = results
+        .resilience
+        .capacity
+        .iter()
+        .filter_map(|row| row.cpu_quota_millicpus)
+        .collect();
+    quotas.sort_unstable_by(|a, b| b.cmp(a));
+    quotas.dedup();
+    judged.extend(
+        quotas
+            .into_iter()
+            .map(|millicpus| capacity_under_quota(results, millicpus)),
+    );
+    judged.push(cpu_per_request(results, None));
+    let mut load_bodies: Vec<u64> = results
+        .load
+        .iter()
+        .filter_map(|row| row.body_bytes)
+        .collect();
+    load_bodies.sort_unstable();
+    load_bodies.dedup();
+    judged.extend(
+        load_bodies
+            .into_iter()
+            .map(|bytes| cpu_per_request(results, Some(bytes))),
+    );
+    per_protocol(
+        &mut judged,
+        results,
+        instructions,
+        Criterion::Instructions(Protocol::Http),
+        SuiteName::Cost,
+    );
+    judged.push(peak_memory(results));
+    judged.extend(
+        Protocol::ALL
+            .into_iter()
+            .filter_map(|protocol| allocations(results, protocol)),
+    );
+    judged.push(handshake(results));
+    judged.push(construction(results));
+    judged.push(fanout(results));
+    judged.push(faults(results));
+    judged.push(idle_race(results));
+    judged.push(dns_questions(results));
+    judged.extend(adoption(results));
+    judged
+}
+
+/// `judge` over every protocol the run measured, or one line saying the suite did not run.
+fn per_protocol(
+    judged: &mut Vec<Judgement>,
+    results: &Results,
+    judge: fn(&Results, Protocol) -> Option<Judgement>,
+    unmeasured: Criterion,
+    suite: SuiteName,
+) {
+    let found: Vec<Judgement> = Protocol::ALL
+        .into_iter()
+        .filter_map(|protocol| judge(results, protocol))
+        .collect();
+    if found.is_empty() {
+        judged.push(not_measured(unmeasured, suite));
+    }
+    judged.extend(found);
+}

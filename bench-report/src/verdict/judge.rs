@@ -1,0 +1,338 @@
+//! The judging itself: a criterion's figures ranked, the two best compared, and the margin
+//! held against the noise.
+
+use bench_model::{ClientName, Protocol, size_name};
+
+/// What a client is judged on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Criterion {
+    Latency(Protocol),
+    /// Per-call latency over http for a larger answer, of so many bytes.
+    LatencyOfAnswer(u64),
+    Capacity,
+    /// The capacity with the service held to a CPU quota, in millicpus.
+    CapacityUnderQuota(u32),
+    CpuPerRequest,
+    /// The service's CPU per payment with a larger upstream answer, of so many bytes.
+    CpuPerRequestOfAnswer(u64),
+    Instructions(Protocol),
+    PeakMemory,
+    Allocations(Protocol),
+    Handshake,
+    Construction,
+    Fanout,
+    Faults,
+    /// Calls that failed when the upstream's idle close met their request (the idle suite's
+    /// forced race).
+    IdleRace,
+    /// DNS questions per new connection to the upstream by name (the resolution suite).
+    DnsQuestions,
+    BuildTime,
+    BinarySize,
+    Dependencies,
+}
+
+impl Criterion {
+    pub fn name(self) -> String {
+        match self {
+            Self::Latency(protocol) => format!("Per-call latency, {protocol}"),
+            Self::LatencyOfAnswer(bytes) => {
+                format!("Per-call latency, http, {} answer", size_name(bytes))
+            }
+            Self::Capacity => "Capacity".to_owned(),
+            Self::CapacityUnderQuota(millicpus) => {
+                format!("Capacity at {} CPU", f64::from(millicpus) / 1_000.0)
+            }
+            Self::CpuPerRequest => "CPU per request".to_owned(),
+            Self::CpuPerRequestOfAnswer(bytes) => {
+                format!("CPU per request, {} answer", size_name(bytes))
+            }
+            Self::Instructions(protocol) => format!("Instructions per call, {protocol}"),
+            Self::PeakMemory => "Peak memory".to_owned(),
+            Self::Allocations(protocol) => format!("Allocations per call, {protocol}"),
+            Self::Handshake => "New connection per call (full TLS handshake)".to_owned(),
+            Self::Construction => "Client construction".to_owned(),
+            Self::Fanout => "Fan-out".to_owned(),
+            Self::Faults => "Behaviour under faults".to_owned(),
+            Self::IdleRace => "Calls lost to an idle close".to_owned(),
+            Self::DnsQuestions => "DNS questions per new connection".to_owned(),
+            Self::BuildTime => "Build time".to_owned(),
+            Self::BinarySize => "Binary size".to_owned(),
+            Self::Dependencies => "Dependencies".to_owned(),
+        }
+    }
+
+    /// The name inside a sentence: `capacity`, `per-call latency, http`, `CPU per request`.
+    pub fn phrase(self) -> String {
+        let name = self.name();
+        let acronym = name
+            .split(' ')
+            .next()
+            .is_some_and(|word| word.len() > 1 && word.chars().all(|c| c.is_ascii_uppercase()));
+        if acronym {
+            return name;
+        }
+        let mut chars = name.chars();
+        chars.next().map_or_else(String::new, |first| {
+            first.to_lowercase().chain(chars).collect()
+        })
+    }
+}
+
+/// Whether less or more of a figure is better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+/// What a margin must beat to count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NoiseRule {
+    /// The figure was measured in rounds spread over the run (and, across runs, in each run):
+    /// the ranges of the two clients' rounds must not overlap, and where the figures carry a
+    /// 99.9% confidence interval, neither may those; and the margin must exceed what either
+    /// figure moved between its rounds (three rounds of two equal figures fall apart by chance
+    /// one time in ten; a margin past their own spread as well rarely). With fewer than two
+    /// rounds there is no claim.
+    Rounds,
+    /// As `Rounds`, for a figure whose rounds within a run agree more closely than runs do
+    /// (callgrind's counts): the margin must also exceed this fraction, the most the figure
+    /// was seen to move between runs of one build.
+    RoundsAndBand(f64),
+    /// Measured once, a timed figure whose between-run movement a run cannot see: the margin
+    /// must exceed this fraction.
+    Once(f64),
+    /// Figures that do not move between builds or runs beyond a trace (stripped sizes): the
+    /// margin must exceed this fraction.
+    Band(f64),
+    /// Counts: any difference counts.
+    Exact,
+}
+
+impl NoiseRule {
+    /// The rule in a few words, for the table.
+    pub fn describe(self) -> String {
+        match self {
+            Self::Rounds => {
+                "ranges of the rounds (and 99.9% CIs) must not overlap, the margin past each \
+                 one's spread"
+                    .to_owned()
+            }
+            Self::RoundsAndBand(band) => format!(
+                "ranges of the rounds must not overlap, and ties within {:.0}% (between runs)",
+                band * 100.0
+            ),
+            Self::Once(band) => format!("measured once: ties within {:.0}%", band * 100.0),
+            Self::Band(band) => format!("ties within {:.0}%", band * 100.0),
+            Self::Exact => "counts: any difference".to_owned(),
+        }
+    }
+}
+
+/// One client's figure for a criterion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    pub client: ClientName,
+    /// The figure over the whole run (or runs).
+    pub value: f64,
+    /// The same figure, round by round: what it moved by between rounds is its noise. Empty
+    /// for a figure measured once.
+    pub rounds: Vec<f64>,
+    /// The half-width of the figure's 99.9% confidence interval within the run, where it has
+    /// one.
+    pub half_width: Option<f64>,
+    /// The figure as the table shows it.
+    pub shown: String,
+}
+
+impl Figure {
+    /// The lowest and highest round, with at least two rounds.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        let finite: Vec<f64> = self
+            .rounds
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .collect();
+        if finite.len() < 2 {
+            return None;
+        }
+        let low = finite.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        Some((low, high))
+    }
+
+    /// How far the rounds spread, as a fraction of the figure: (highest - lowest) / figure.
+    pub fn spread(&self) -> Option<f64> {
+        let (low, high) = self.range()?;
+        (self.value.abs() > 0.0).then(|| (high - low) / self.value.abs())
+    }
+}
+
+/// One criterion judged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    pub criterion: Criterion,
+    /// What the figure is, where it comes from: `mean per call, latency suite, http`.
+    pub source: String,
+    pub better: Better,
+    pub rule: NoiseRule,
+    pub outcome: Outcome,
+    /// Clients the run measured for this criterion whose figure is no figure (a soak refuted
+    /// the capacity, calls failed, a row could not be checked), each with why. They are not
+    /// ranked; a pick among candidates that include one is not decided.
+    pub left_out: Vec<(ClientName, String)>,
+    /// Of those, the figures that are a bound on what they left out: a capacity its soak
+    /// refuted is at best the figure claimed. A client beaten beyond the noise even at its
+    /// claimed figure does not hold up a pick.
+    pub claimed: Vec<Figure>,
+}
+
+/// How a criterion came out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// The run has no figure for it; how to get one.
+    NotMeasured(String),
+    /// One client only.
+    Alone(Figure),
+    Ranked(Ranking),
+}
+
+/// The two best clients of a criterion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ranking {
+    pub best: Figure,
+    pub runner_up: Figure,
+    /// How far apart the two are, as a fraction of the better figure (0.25: the runner-up
+    /// takes 25% more time, or the best has 25% more capacity).
+    pub margin: f64,
+    /// Whether the margin beats the noise; a tie when not.
+    pub decisive: bool,
+    /// Every client, best first.
+    pub order: Vec<Figure>,
+}
+
+impl Judgement {
+    /// The judgement with `left_out` (clients whose figure is no figure, with why) added.
+    #[must_use]
+    pub fn leaving_out(mut self, left_out: Vec<(ClientName, String)>) -> Self {
+        self.left_out.extend(left_out);
+        self
+    }
+
+    /// The judgement with `claimed` (figures of left-out clients that are at best what they
+    /// claim) added.
+    #[must_use]
+    pub fn claiming(mut self, claimed: Vec<Figure>) -> Self {
+        self.claimed.extend(claimed);
+        self
+    }
+
+    /// The figures best first, when it was measured.
+    pub fn order(&self) -> &[Figure] {
+        match &self.outcome {
+            Outcome::Ranked(ranking) => &ranking.order,
+            Outcome::Alone(figure) => std::slice::from_ref(figure),
+            Outcome::NotMeasured(_) => &[],
+        }
+    }
+
+    /// `client`'s figure, when it has one.
+    pub fn figure(&self, client: ClientName) -> Option<&Figure> {
+        self.order().iter().find(|figure| figure.client == client)
+    }
+
+    /// The most any ranked figure moved between its rounds, as a fraction of the figure:
+    /// this criterion's measured noise in this run. `None` for figures measured once.
+    pub fn spread(&self) -> Option<f64> {
+        self.order()
+            .iter()
+            .filter_map(Figure::spread)
+            .fold(None, |most, spread| {
+                Some(most.map_or(spread, |most: f64| most.max(spread)))
+            })
+    }
+}
+
+/// Ranks `figures` (best first) and judges the two best under `rule`.
+pub fn rank(mut figures: Vec<Figure>, better: Better, rule: NoiseRule) -> Option<Outcome> {
+    figures.retain(|figure| figure.value.is_finite());
+    figures.sort_by(|a, b| {
+        let order = a.value.total_cmp(&b.value);
+        match better {
+            Better::Lower => order,
+            Better::Higher => order.reverse(),
+        }
+    });
+    let mut iter = figures.iter();
+    let best = iter.next()?.clone();
+    let Some(runner_up) = iter.next().cloned() else {
+        return Some(Outcome::Alone(best));
+    };
+    let (margin, decisive) = compare(&best, &runner_up, better, rule);
+    Some(Outcome::Ranked(Ranking {
+        best,
+        runner_up,
+        margin,
+        decisive,
+        order: figures,
+    }))
+}
+
+/// The margin of `better_one` over `other` (a fraction of the better figure), and whether it
+/// beats the noise under `rule`.
+pub fn compare(
+    better_one: &Figure,
+    other: &Figure,
+    better: Better,
+    rule: NoiseRule,
+) -> (f64, bool) {
+    let (low, high) = match better {
+        Better::Lower => (better_one.value, other.value),
+        Better::Higher => (other.value, better_one.value),
+    };
+    let margin = if low > 0.0 {
+        high / low - 1.0
+    } else if high > low {
+        f64::INFINITY
+    } else {
+        0.0
+    };
+    let decisive = match rule {
+        NoiseRule::Exact => high > low,
+        NoiseRule::Once(band) | NoiseRule::Band(band) => margin > band,
+        NoiseRule::Rounds => rounds_apart(better_one, other, better, margin),
+        NoiseRule::RoundsAndBand(band) => {
+            margin > band && rounds_apart(better_one, other, better, margin)
+        }
+    };
+    (margin, decisive)
+}
+
+/// Whether the two figures' rounds, and their 99.9% confidence intervals where both have one,
+/// do not overlap, and `margin` exceeds the spread of each one's rounds.
+fn rounds_apart(better_one: &Figure, other: &Figure, better: Better, margin: f64) -> bool {
+    let spread = |figure: &Figure| figure.spread().unwrap_or(f64::INFINITY);
+    margin > spread(better_one).max(spread(other))
+        && apart(better_one.range(), other.range(), better)
+        && match (better_one.half_width, other.half_width) {
+            (Some(a), Some(b)) => apart(
+                Some((better_one.value - a, better_one.value + a)),
+                Some((other.value - b, other.value + b)),
+                better,
+            ),
+            _ => true,
+        }
+}
+
+/// Whether the interval of the better figure lies wholly on its better side of the other's.
+fn apart(better_one: Option<(f64, f64)>, other: Option<(f64, f64)>, better: Better) -> bool {
+    match (better_one, other) {
+        (Some((a_low, a_high)), Some((b_low, b_high))) => match better {
+            Better::Lower => a_high < b_low,
+            Better::Higher => a_low > b_high,
+        },
+        _ => false,
+    }
+}

@@ -1,0 +1,400 @@
+//! The use cases: each a rule over the criteria, applied to this run's judgements. A rule that
+//! needs a figure the run did not measure decides nothing: the pick says so, and how to
+//! measure it.
+
+use std::fmt;
+
+use crate::verdict::judge::{Criterion, Figure, Judgement, Outcome, compare};
+use bench_model::{ClientName, Protocol};
+
+/// One use case's pick.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pick {
+    pub use_case: &'static str,
+    pub choice: Choice,
+    /// The rule, and how this run's figures made the pick, in one line.
+    pub reason: String,
+}
+
+/// What a rule decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Choice {
+    Client(ClientName),
+    /// Clients the rule cannot tell apart, every figure it uses measured: a declared tie.
+    Tie(Vec<ClientName>),
+    /// The run lacks a figure the rule (or its tie-break) needs.
+    NotDecided,
+}
+
+impl Choice {
+    /// The client picked, when one was.
+    pub fn client(&self) -> Option<ClientName> {
+        match self {
+            Self::Client(client) => Some(*client),
+            Self::Tie(_) | Self::NotDecided => None,
+        }
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Client(client) => write!(f, "{client}"),
+            Self::Tie(clients) => write!(f, "a tie: {}", names(clients)),
+            Self::NotDecided => f.write_str("not decided in this run"),
+        }
+    }
+}
+
+/// Every use case, in the table's order.
+pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
+    let find = |criterion: Criterion| criteria.iter().find(|j| j.criterion == criterion);
+    let capacity = find(Criterion::Capacity);
+    // The picks are among the pairs as users get them: a row of an adapter setting is shown
+    // beside its pair, not picked.
+    let pairs = || {
+        ClientName::ALL
+            .into_iter()
+            .filter(|client| client.setting_of().is_none())
+    };
+    let async_clients: Vec<ClientName> = pairs()
+        .filter(|client| client.library_default() != ClientName::Ureq)
+        .collect();
+    let blocking: Vec<ClientName> = pairs()
+        .filter(|client| client.is_blocking_capable())
+        .collect();
+    let every: Vec<ClientName> = pairs().collect();
+    vec![
+        choose(
+            "A high-throughput async service",
+            "the highest capacity among async clients, a tie broken by the lower CPU per request",
+            &async_clients,
+            capacity,
+            find(Criterion::CpuPerRequest),
+        ),
+        on_actix(capacity, &every),
+        under_a_cpu_limit(criteria, &every),
+        choose(
+            "An upstream that closes idle connections",
+            "the fewest calls lost when the upstream's idle close meets a request (the race \
+             forced), a tie broken by the highest capacity",
+            &every,
+            find(Criterion::IdleRace),
+            capacity,
+        ),
+        choose(
+            "A service calling many hosts",
+            "the fewest DNS questions per new connection (a slow resolver adds its time to \
+             each), a tie broken by the highest capacity",
+            &every,
+            find(Criterion::DnsQuestions),
+            capacity,
+        ),
+        choose(
+            "Blocking or CLI code",
+            "the lowest per-call latency over http among clients callable without an async \
+             runtime (ureq, isahc), a tie broken by fewer crates",
+            &blocking,
+            find(Criterion::Latency(Protocol::Http)),
+            find(Criterion::Dependencies),
+        ),
+        choose(
+            "The smallest binary",
+            "the smallest stripped probe, a tie broken by fewer crates",
+            &every,
+            find(Criterion::BinarySize),
+            find(Criterion::Dependencies),
+        ),
+        choose(
+            "The fastest builds",
+            "the shortest clean release build of the probe, a tie broken by fewer crates",
+            &every,
+            find(Criterion::BuildTime),
+            find(Criterion::Dependencies),
+        ),
+    ]
+}
+
+/// The figures of `judgement` among `candidates`, best first.
+fn among<'a>(judgement: Option<&'a Judgement>, candidates: &[ClientName]) -> Vec<&'a Figure> {
+    judgement
+        .map(|judgement| {
+            judgement
+                .order()
+                .iter()
+                .filter(|figure| candidates.contains(&figure.client))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn not_measured(judgement: Option<&Judgement>) -> String {
+    match judgement.map(|judgement| &judgement.outcome) {
+        Some(Outcome::NotMeasured(how)) => how.clone(),
+        _ => "no candidate was measured in this run".to_owned(),
+    }
+}
+
+/// Why `judgement` cannot rank `candidates`: the candidates the run measured whose figure is
+/// no figure (their place in the order is unknown, so no pick among them holds), unless
+/// `best` beats one beyond the noise even at the figure it claimed.
+fn left_out(
+    judgement: &Judgement,
+    candidates: &[ClientName],
+    best: Option<&Figure>,
+) -> Option<String> {
+    // Runs pooled may hold a claim of the client's per run: every one must be beaten.
+    let beaten_anyway = |client: ClientName| {
+        let mut claims = judgement
+            .claimed
+            .iter()
+            .filter(|figure| figure.client == client)
+            .peekable();
+        claims.peek().is_some()
+            && best.is_some_and(|best| {
+                claims.all(|claimed| compare(best, claimed, judgement.better, judgement.rule).1)
+            })
+    };
+    let mine: Vec<String> = judgement
+        .left_out
+        .iter()
+        .filter(|(client, _)| candidates.contains(client) && !beaten_anyway(*client))
+        .map(|(client, why)| format!("{client} ({why})"))
+        .collect();
+    (!mine.is_empty()).then(|| {
+        format!(
+            "{} no figure for {} in this run: {}",
+            if mine.len() == 1 {
+                "a candidate has"
+            } else {
+                "candidates have"
+            },
+            judgement.criterion.phrase(),
+            mine.join("; ")
+        )
+    })
+}
+
+fn names(clients: &[ClientName]) -> String {
+    clients
+        .iter()
+        .map(|client| client.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The figures among `figures` that the first does not beat beyond the noise, itself first.
+fn tied_with_best<'a>(figures: &[&'a Figure], judgement: &Judgement) -> Vec<&'a Figure> {
+    let Some(best) = figures.first() else {
+        return Vec::new();
+    };
+    figures
+        .iter()
+        .filter(|figure| !compare(best, figure, judgement.better, judgement.rule).1)
+        .copied()
+        .collect()
+}
+
+/// The best candidate by `primary`; among those it does not beat beyond the noise, the best by
+/// `tiebreak` beyond its noise. A tie on both is declared; a tie-break the run did not measure
+/// decides nothing.
+fn choose(
+    use_case: &'static str,
+    rule: &str,
+    candidates: &[ClientName],
+    primary: Option<&Judgement>,
+    tiebreak: Option<&Judgement>,
+) -> Pick {
+    let pick = |choice: Choice, detail: String| Pick {
+        use_case,
+        choice,
+        reason: format!("{rule}: {detail}"),
+    };
+    let figures = among(primary, candidates);
+    let (Some(judgement), Some(best)) = (primary, figures.first()) else {
+        return pick(Choice::NotDecided, not_measured(primary));
+    };
+    if let Some(why) = left_out(judgement, candidates, Some(best)) {
+        return pick(Choice::NotDecided, why);
+    }
+    let Some(second) = figures.get(1) else {
+        return pick(
+            Choice::Client(best.client),
+            format!(
+                "{} {}, the only candidate measured",
+                best.client, best.shown
+            ),
+        );
+    };
+    let (margin, decisive) = compare(best, second, judgement.better, judgement.rule);
+    if decisive {
+        return pick(
+            Choice::Client(best.client),
+            format!(
+                "{} {} against {} {} ({}, beyond the noise)",
+                best.client,
+                best.shown,
+                second.client,
+                second.shown,
+                percent(margin)
+            ),
+        );
+    }
+    let tied: Vec<ClientName> = tied_with_best(&figures, judgement)
+        .iter()
+        .map(|figure| figure.client)
+        .collect();
+    let tie = format!(
+        "{} tie on {} (within the noise)",
+        names(&tied),
+        judgement.criterion.phrase()
+    );
+    let broken = among(tiebreak, &tied);
+    if let Some(why) = tiebreak.and_then(|tiebreak| {
+        left_out(
+            tiebreak,
+            &tied,
+            among(Some(tiebreak), &tied).first().copied(),
+        )
+    }) {
+        return pick(Choice::NotDecided, format!("{tie}; {why}"));
+    }
+    let (Some(tiebreak), true) = (tiebreak, broken.len() == tied.len()) else {
+        return pick(
+            Choice::NotDecided,
+            format!(
+                "{tie}; the tie-break was not measured for all of them: {}",
+                not_measured(tiebreak)
+            ),
+        );
+    };
+    let (winner, next) = (broken[0], broken[1]);
+    let (margin, decisive) = compare(winner, next, tiebreak.better, tiebreak.rule);
+    if decisive {
+        return pick(
+            Choice::Client(winner.client),
+            format!(
+                "{tie}; {}: {} {} against {} {} ({}, beyond the noise)",
+                tiebreak.criterion.phrase(),
+                winner.client,
+                winner.shown,
+                next.client,
+                next.shown,
+                percent(margin)
+            ),
+        );
+    }
+    let mut still: Vec<ClientName> = tied_with_best(&broken, tiebreak)
+        .iter()
+        .map(|figure| figure.client)
+        .collect();
+    // In table order, so that the same tie reads the same in every run.
+    still.sort_by_key(|client| ClientName::ALL.iter().position(|known| known == client));
+    pick(
+        Choice::Tie(still.clone()),
+        format!(
+            "{tie}; {} tie on {} too",
+            names(&still),
+            tiebreak.criterion.phrase()
+        ),
+    )
+}
+
+/// The highest capacity under the smallest CPU quota the run measured, a tie broken by the
+/// lower CPU per request; not decided when no quota was measured.
+fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Pick {
+    let use_case = "A service under a CPU limit";
+    let rule = "the highest capacity under the smallest CPU quota measured, a tie broken by the \
+                lower CPU per request";
+    let smallest = criteria
+        .iter()
+        .filter(|judgement| matches!(judgement.criterion, Criterion::CapacityUnderQuota(_)))
+        .min_by_key(|judgement| match judgement.criterion {
+            Criterion::CapacityUnderQuota(millicpus) => millicpus,
+            _ => u32::MAX,
+        });
+    if smallest.is_none() {
+        return Pick {
+            use_case,
+            choice: Choice::NotDecided,
+            reason: format!(
+                "{rule}: not in this run: the resilience suite with a CPU quota (--suite \
+                 resilience --cpu-quota 1,0.5; root and a cgroup file system)"
+            ),
+        };
+    }
+    choose(
+        use_case,
+        rule,
+        candidates,
+        smallest,
+        criteria
+            .iter()
+            .find(|judgement| judgement.criterion == Criterion::CpuPerRequest),
+    )
+}
+
+/// awc, on actix's own runtime, unless another client's capacity beats it beyond the noise.
+fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Pick {
+    let use_case = "A service already on actix-web";
+    let rule = "awc (it runs on actix's own runtime, no second one), unless another client's \
+                capacity beats it beyond the noise";
+    let figures = among(capacity, candidates);
+    let awc = figures
+        .iter()
+        .find(|figure| figure.client.library_default() == ClientName::Awc);
+    let (Some(judgement), Some(best), Some(awc)) = (capacity, figures.first(), awc) else {
+        return Pick {
+            use_case,
+            choice: Choice::NotDecided,
+            reason: format!(
+                "{rule}: awc's capacity, or the others', was not measured in this run ({})",
+                not_measured(capacity)
+            ),
+        };
+    };
+    if let Some(why) = left_out(judgement, candidates, Some(awc)) {
+        return Pick {
+            use_case,
+            choice: Choice::NotDecided,
+            reason: format!("{rule}: {why}"),
+        };
+    }
+    let (margin, decisive) = compare(best, awc, judgement.better, judgement.rule);
+    if best.client != awc.client && decisive {
+        Pick {
+            use_case,
+            choice: Choice::Client(best.client),
+            reason: format!(
+                "{rule}: {} {} against {} {} ({}, beyond the noise)",
+                best.client,
+                best.shown,
+                awc.client,
+                awc.shown,
+                percent(margin)
+            ),
+        }
+    } else {
+        Pick {
+            use_case,
+            choice: Choice::Client(awc.client),
+            reason: if best.client == awc.client {
+                format!("{rule}: {} has the highest, {}", awc.client, awc.shown)
+            } else {
+                format!(
+                    "{rule}: {} {} is within the noise of {}'s {}",
+                    awc.client, awc.shown, best.client, best.shown
+                )
+            },
+        }
+    }
+}
+
+/// A margin as `+25%`.
+pub fn percent(margin: f64) -> String {
+    if margin.is_finite() {
+        format!("{:+.0}%", margin * 100.0)
+    } else {
+        "any".to_owned()
+    }
+}

@@ -1,0 +1,763 @@
+//! The verdict fed synthetic results: it must follow the figures, call ties, and say what a
+//! run did not measure.
+
+use super::*;
+use bench_model::test_rows::{latency_row, load_row};
+use bench_model::{
+    AdoptionRow, CapacityRound, ClientCapacity, ClientName, LoadRow, PhaseCounts, ProbeBuild,
+    Protocol, RampStep, Results, StepDown,
+};
+
+use ClientName::{Awc, Hyper, Isahc, Reqwest, Ureq};
+
+fn results() -> Results {
+    use bench_model::test_rows::{environment, quick_settings};
+    Results::new(environment("2026-12-02T00:00:00Z"), quick_settings())
+}
+
+/// A capacity whose three rounds gave `rps` and a tenth either side.
+fn capacity(client: ClientName, rps: u32) -> ClientCapacity {
+    let round = |rps| CapacityRound {
+        capacity_rps: Some(rps),
+        steps: Vec::new(),
+        confirmations: Vec::new(),
+    };
+    ClientCapacity {
+        client,
+        protocol: Protocol::Http,
+        capacity_rps: Some(rps),
+        latency_objective_ms: 25.0,
+        rounds: vec![round(rps * 9 / 10), round(rps), round(rps * 11 / 10)],
+        refuted: None,
+        step_downs: Vec::new(),
+        cpu_quota_millicpus: None,
+        tls: None,
+        unchecked: None,
+    }
+}
+
+fn adoption(client: ClientName, megabytes: f64, crates: u32, build_s: f64) -> AdoptionRow {
+    let bytes = (megabytes * 1024.0 * 1024.0) as u64;
+    AdoptionRow {
+        client,
+        library: client.as_str().to_owned(),
+        version: "1.0.0".to_owned(),
+        tls: "rustls (ring)".to_owned(),
+        build: ProbeBuild {
+            build_wall_s: build_s,
+            build_cpu_s: build_s * 1.8,
+            binary_bytes: bytes,
+            crates,
+            output: "EURUSD 1.17 threads=1 peak_rss_kib=3000".to_owned(),
+            threads: Some(1),
+            peak_rss_kib: Some(3000),
+        },
+        added_bytes: Some(i64::try_from(bytes).unwrap() - 400_000),
+        added_crates: Some(i64::from(crates) - 11),
+        builds_c: Vec::new(),
+        cmake: Vec::new(),
+        pkg_config: Vec::new(),
+        system_libraries: Vec::new(),
+        msrv: None,
+        tree_msrv: None,
+        default_tls: "rustls".to_owned(),
+        http2: Vec::new(),
+        compression: Vec::new(),
+        runtime: "none".to_owned(),
+        blocking: true,
+        adapter_lines: Some(200),
+    }
+}
+
+fn judged(verdict: &Verdict, criterion: Criterion) -> &Judgement {
+    verdict
+        .criteria
+        .iter()
+        .find(|judgement| judgement.criterion == criterion)
+        .unwrap_or_else(|| panic!("{criterion:?} is not judged"))
+}
+
+fn ranking(verdict: &Verdict, criterion: Criterion) -> &Ranking {
+    match &judged(verdict, criterion).outcome {
+        Outcome::Ranked(ranking) => ranking,
+        other => panic!("{criterion:?}: {other:?}"),
+    }
+}
+
+fn pick(verdict: &Verdict, use_case: &str) -> Option<ClientName> {
+    choice(verdict, use_case).client()
+}
+
+fn choice(verdict: &Verdict, use_case: &str) -> Choice {
+    verdict
+        .picks
+        .iter()
+        .find(|pick| pick.use_case == use_case)
+        .unwrap_or_else(|| panic!("no use case {use_case}"))
+        .choice
+        .clone()
+}
+
+/// `row` with `cpu_s` of the service's CPU in all, spread evenly over its rounds.
+fn with_cpu(mut row: LoadRow, cpu_s: f64) -> LoadRow {
+    row.api_cpu_s = Some(cpu_s);
+    let rounds = row.rounds.len() as f64;
+    for round in &mut row.rounds {
+        round.api_cpu_s = Some(cpu_s / rounds);
+    }
+    row
+}
+
+const ASYNC_SERVICE: &str = "A high-throughput async service";
+const ON_ACTIX: &str = "A service already on actix-web";
+const BLOCKING_CODE: &str = "Blocking or CLI code";
+const SMALLEST: &str = "The smallest binary";
+const UNDER_A_CPU_LIMIT: &str = "A service under a CPU limit";
+const FASTEST_BUILDS: &str = "The fastest builds";
+
+/// A run in which hyper is clearly fastest and has the most capacity, and ureq the smallest.
+fn clear_run() -> Results {
+    let mut results = results();
+    results.latency = vec![
+        latency_row(Hyper, Protocol::Http, 40.0, 1.0, 20.0),
+        latency_row(Awc, Protocol::Http, 60.0, 1.0, 25.0),
+        latency_row(Ureq, Protocol::Http, 80.0, 1.0, 30.0),
+        latency_row(Isahc, Protocol::Http, 120.0, 2.0, 40.0),
+    ];
+    results.resilience.capacity = vec![
+        capacity(Hyper, 8000),
+        capacity(Awc, 4000),
+        capacity(Reqwest, 2828),
+        capacity(Ureq, 2000),
+    ];
+    results.adoption.rows = vec![
+        adoption(Hyper, 4.0, 90, 200.0),
+        adoption(Ureq, 2.5, 36, 100.0),
+        adoption(Isahc, 5.0, 60, 180.0),
+    ];
+    results
+}
+
+/// `client`'s figures swapped with `other`'s in every row of the run.
+fn swapped(mut results: Results, client: ClientName, other: ClientName) -> Results {
+    let swap = |name: &mut ClientName| {
+        if *name == client {
+            *name = other;
+        } else if *name == other {
+            *name = client;
+        }
+    };
+    results
+        .latency
+        .iter_mut()
+        .for_each(|row| swap(&mut row.client));
+    results
+        .resilience
+        .capacity
+        .iter_mut()
+        .for_each(|row| swap(&mut row.client));
+    results
+        .adoption
+        .rows
+        .iter_mut()
+        .for_each(|row| swap(&mut row.client));
+    results
+}
+
+/// A capacity measured in rounds that gave `rounds` (its median the figure).
+fn capacity_rounds(client: ClientName, rounds: &[u32]) -> ClientCapacity {
+    let mut sorted = rounds.to_vec();
+    sorted.sort_unstable();
+    ClientCapacity {
+        capacity_rps: Some(sorted[(sorted.len() - 1) / 2]),
+        rounds: rounds
+            .iter()
+            .map(|&rps| CapacityRound {
+                capacity_rps: Some(rps),
+                steps: Vec::new(),
+                confirmations: Vec::new(),
+            })
+            .collect(),
+        ..capacity(client, 1)
+    }
+}
+
+#[test]
+fn the_best_figures_win_and_swapping_two_clients_swaps_the_verdict() {
+    let verdict = verdict(&clear_run());
+    let latency = ranking(&verdict, Criterion::Latency(Protocol::Http));
+    assert_eq!(
+        (latency.best.client, latency.runner_up.client),
+        (Hyper, Awc)
+    );
+    assert!(latency.decisive, "40 +- 1 against 60 +- 1, rounds apart");
+    assert!((latency.margin - 0.5).abs() < 1e-9);
+    let capacity = ranking(&verdict, Criterion::Capacity);
+    assert_eq!(capacity.best.client, Hyper);
+    assert!(capacity.decisive, "7200-8800 against 3600-4400");
+    assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Hyper));
+    assert_eq!(pick(&verdict, ON_ACTIX), Some(Hyper), "beyond the noise");
+    assert_eq!(pick(&verdict, BLOCKING_CODE), Some(Ureq));
+    assert_eq!(pick(&verdict, SMALLEST), Some(Ureq));
+    assert_eq!(pick(&verdict, FASTEST_BUILDS), Some(Ureq));
+
+    let verdict = super::verdict(&swapped(clear_run(), Hyper, Ureq));
+    let latency = ranking(&verdict, Criterion::Latency(Protocol::Http));
+    assert_eq!(latency.best.client, Ureq);
+    assert_eq!(ranking(&verdict, Criterion::Capacity).best.client, Ureq);
+    // ureq is blocking, so the async pick is among awc (4000), reqwest (2828) and hyper
+    // (2000), whose rounds do not overlap.
+    assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Awc));
+    assert!(
+        verdict.picks[0].reason.contains("beyond the noise"),
+        "{:?}",
+        verdict.picks[0]
+    );
+    assert_eq!(pick(&verdict, SMALLEST), Some(Hyper));
+    assert_eq!(pick(&verdict, FASTEST_BUILDS), Some(Hyper));
+
+    // The two blocking clients swapped: isahc now has ureq's 80 us.
+    let verdict = super::verdict(&swapped(clear_run(), Ureq, Isahc));
+    assert_eq!(pick(&verdict, BLOCKING_CODE), Some(Isahc));
+    assert_eq!(pick(&verdict, SMALLEST), Some(Isahc));
+}
+
+#[test]
+fn overlapping_intervals_and_overlapping_rounds_are_ties() {
+    let mut results = clear_run();
+    results.latency = vec![
+        latency_row(Hyper, Protocol::Http, 40.0, 3.0, 20.0),
+        latency_row(Awc, Protocol::Http, 44.0, 3.0, 25.0),
+    ];
+    results.resilience.capacity = vec![
+        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
+    ];
+    let verdict = verdict(&results);
+    let latency = ranking(&verdict, Criterion::Latency(Protocol::Http));
+    assert_eq!(latency.best.client, Hyper);
+    assert!(
+        !latency.decisive,
+        "the rounds are apart, but 40 +- 3 and 44 +- 3 overlap"
+    );
+    let capacity = ranking(&verdict, Criterion::Capacity);
+    assert_eq!(capacity.best.client, Awc);
+    assert!(!capacity.decisive, "4000-5657 and 3364-4757 overlap");
+    // On actix: awc is the best anyway.
+    assert_eq!(pick(&verdict, ON_ACTIX), Some(Awc));
+    let table = crate::report::markdown(&results, &[]);
+    assert!(table.contains("no: a tie"), "{table}");
+    assert!(
+        table.contains("up to 35%"),
+        "awc's rounds moved 1657 of 4757: {table}"
+    );
+}
+
+#[test]
+fn a_capacity_tie_is_broken_by_cpu_per_request() {
+    let mut results = clear_run();
+    results.resilience.capacity = vec![
+        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
+    ];
+    let hyper = load_row(Some(Hyper), 480.0, 900.0, 0);
+    let awc = load_row(Some(Awc), 480.0, 900.0, 0);
+    results.load = vec![with_cpu(hyper.clone(), 0.4), with_cpu(awc.clone(), 0.8)];
+    let verdict = verdict(&results);
+    assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Hyper));
+    let reason = &verdict.picks[0].reason;
+    assert!(reason.contains("tie on capacity"), "{reason}");
+    assert!(reason.contains("CPU per request: hyper"), "{reason}");
+    assert_eq!(Criterion::Capacity.phrase(), "capacity");
+    assert_eq!(
+        Criterion::Latency(Protocol::Https).phrase(),
+        "per-call latency, https"
+    );
+    // The CPU figures the other way round: awc wins the tie-break.
+    results.load = vec![with_cpu(hyper.clone(), 0.8), with_cpu(awc.clone(), 0.4)];
+    assert_eq!(pick(&super::verdict(&results), ASYNC_SERVICE), Some(Awc));
+    // Equal CPU too: a declared tie between the two.
+    results.load = vec![with_cpu(hyper, 0.4), with_cpu(awc, 0.4)];
+    let verdict = super::verdict(&results);
+    assert_eq!(
+        choice(&verdict, ASYNC_SERVICE),
+        Choice::Tie(vec![Hyper, Awc]),
+        "in table order"
+    );
+    assert!(
+        verdict.picks[0]
+            .reason
+            .contains("tie on CPU per request too")
+    );
+}
+
+#[test]
+fn a_larger_answer_is_a_criterion_of_its_own_and_breaks_no_tie() {
+    let mut results = clear_run();
+    results.resilience.capacity = vec![
+        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
+    ];
+    let large = |client, cpu_s| LoadRow {
+        body_bytes: Some(1024 * 1024),
+        target_rps: 50,
+        ..with_cpu(load_row(Some(client), 50.0, 9_000.0, 0), cpu_s)
+    };
+    // Ordinary answers: hyper cheaper; 1 MiB answers: awc far cheaper.
+    results.load = vec![
+        with_cpu(load_row(Some(Hyper), 480.0, 900.0, 0), 0.4),
+        with_cpu(load_row(Some(Awc), 480.0, 900.0, 0), 0.8),
+        large(Hyper, 8.0),
+        large(Awc, 2.0),
+    ];
+    let verdict = verdict(&results);
+    assert_eq!(
+        pick(&verdict, ASYNC_SERVICE),
+        Some(Hyper),
+        "ordinary rows only"
+    );
+    let of = |criterion| {
+        verdict
+            .criteria
+            .iter()
+            .find(|judgement| judgement.criterion == criterion)
+            .unwrap_or_else(|| panic!("no {criterion:?}"))
+    };
+    let ordinary = of(Criterion::CpuPerRequest);
+    assert_eq!(ordinary.order()[0].client, Hyper);
+    assert_eq!(ordinary.order().len(), 2);
+    let answer = of(Criterion::CpuPerRequestOfAnswer(1024 * 1024));
+    assert_eq!(answer.order()[0].client, Awc);
+    assert_eq!(
+        Criterion::CpuPerRequestOfAnswer(1024 * 1024).name(),
+        "CPU per request, 1 MiB answer"
+    );
+}
+
+#[test]
+fn a_tie_whose_tie_break_was_not_measured_is_not_decided() {
+    let mut results = clear_run();
+    results.resilience.capacity = vec![
+        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
+    ];
+    results.load.clear();
+    let verdict = verdict(&results);
+    assert_eq!(choice(&verdict, ASYNC_SERVICE), Choice::NotDecided);
+    let reason = &verdict.picks[0].reason;
+    assert!(reason.contains("awc, hyper tie on capacity"), "{reason}");
+    assert!(reason.contains("--suite load"), "{reason}");
+    // The blocking clients tie on latency; their crates are not in the run: not decided.
+    results.latency = vec![
+        latency_row(Ureq, Protocol::Http, 80.0, 3.0, 30.0),
+        latency_row(Isahc, Protocol::Http, 81.0, 3.0, 40.0),
+    ];
+    results.adoption.rows.clear();
+    assert_eq!(
+        choice(&super::verdict(&results), BLOCKING_CODE),
+        Choice::NotDecided
+    );
+    // With the dependencies suite's crate counts, fewer crates decide.
+    results.dependencies.rows = vec![
+        bench_model::DependencyRow {
+            client: Ureq,
+            crates: 36,
+            added_crates: 25,
+        },
+        bench_model::DependencyRow {
+            client: Isahc,
+            crates: 85,
+            added_crates: 74,
+        },
+    ];
+    assert_eq!(pick(&super::verdict(&results), BLOCKING_CODE), Some(Ureq));
+}
+
+#[test]
+fn awc_stays_the_actix_pick_unless_beaten_beyond_the_noise() {
+    let mut results = clear_run();
+    results.resilience.capacity = vec![
+        capacity_rounds(Hyper, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Awc, &[4_000, 4_757, 3_364]),
+    ];
+    assert_eq!(pick(&verdict(&results), ON_ACTIX), Some(Awc));
+    results.resilience.capacity = vec![capacity(Hyper, 8000), capacity(Awc, 4000)];
+    assert_eq!(pick(&verdict(&results), ON_ACTIX), Some(Hyper));
+}
+
+#[test]
+fn capacities_over_tls_are_shown_not_ranked() {
+    let mut results = clear_run();
+    let over_tls = |protocol| ClientCapacity {
+        protocol,
+        ..capacity(Awc, 64_000)
+    };
+    results
+        .resilience
+        .capacity
+        .extend([over_tls(Protocol::Https), over_tls(Protocol::H2)]);
+    let verdict = verdict(&results);
+    let capacity = ranking(&verdict, Criterion::Capacity);
+    assert_eq!(
+        capacity.best.client, Hyper,
+        "awc's rows over TLS are not ranked"
+    );
+    assert_eq!(
+        capacity
+            .order
+            .iter()
+            .filter(|figure| figure.client == Awc)
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_capacity_its_soak_refuted_is_not_ranked() {
+    let mut results = clear_run();
+    results.resilience.capacity[0].refuted = Some("its soak failed 301 of 84855".to_owned());
+    let verdict = verdict(&results);
+    let capacity = ranking(&verdict, Criterion::Capacity);
+    assert_eq!(capacity.best.client, Awc, "hyper's 8000 was refuted");
+    assert!(capacity.order.iter().all(|figure| figure.client != Hyper));
+    // Hyper's place is unknown, so no pick that ranks it by capacity holds.
+    for use_case in [ASYNC_SERVICE, ON_ACTIX] {
+        let pick = verdict
+            .picks
+            .iter()
+            .find(|pick| pick.use_case == use_case)
+            .unwrap();
+        assert_eq!(pick.choice, Choice::NotDecided, "{pick:?}");
+        assert!(
+            pick.reason
+                .contains("has no figure for capacity in this run: hyper (8000 RPS, but its soak"),
+            "{}",
+            pick.reason
+        );
+    }
+    // The blocking pick does not rank by capacity: still made.
+    assert_eq!(pick(&verdict, BLOCKING_CODE), Some(Ureq));
+}
+
+#[test]
+fn a_latency_row_with_failures_leaves_its_pick_undecided() {
+    let mut results = clear_run();
+    let row = results
+        .latency
+        .iter_mut()
+        .find(|row| row.client == Isahc && row.protocol == Protocol::Http)
+        .expect("isahc over http");
+    row.failures = 3;
+    let calls = row.calls;
+    let verdict = verdict(&results);
+    let latency = judged(&verdict, Criterion::Latency(Protocol::Http));
+    assert_eq!(
+        latency.left_out,
+        [(Isahc, format!("3 of {calls} calls failed"))]
+    );
+    let blocking = verdict
+        .picks
+        .iter()
+        .find(|pick| pick.use_case == BLOCKING_CODE)
+        .unwrap();
+    assert_eq!(blocking.choice, Choice::NotDecided, "{blocking:?}");
+}
+
+#[test]
+fn what_the_run_did_not_measure_is_said_and_picks_nothing() {
+    let verdict = verdict(&results());
+    for judgement in &verdict.criteria {
+        assert!(
+            matches!(judgement.outcome, Outcome::NotMeasured(_)),
+            "{judgement:?}"
+        );
+    }
+    for pick in &verdict.picks {
+        assert_eq!(pick.choice, Choice::NotDecided, "{pick:?}");
+    }
+    let smallest = verdict
+        .picks
+        .iter()
+        .find(|pick| pick.use_case == SMALLEST)
+        .unwrap();
+    assert!(smallest.reason.contains("--suite adoption"), "{smallest:?}");
+    assert_eq!(verdict.picks[1].use_case, ON_ACTIX);
+    assert!(
+        verdict.picks[1].reason.contains("was not measured"),
+        "{:?}",
+        verdict.picks[1]
+    );
+}
+
+#[test]
+fn a_client_that_failed_calls_is_not_ranked_on_them() {
+    let mut results = clear_run();
+    results.latency[0].failures = 3;
+    results.latency[1].unchecked = Some("no TLS counted".to_owned());
+    let verdict = verdict(&results);
+    let latency = ranking(&verdict, Criterion::Latency(Protocol::Http));
+    assert_eq!(
+        latency.best.client, Ureq,
+        "hyper failed calls, awc is unchecked"
+    );
+    assert!(
+        latency
+            .order
+            .iter()
+            .all(|figure| figure.client != Hyper && figure.client != Awc)
+    );
+}
+
+#[test]
+fn margins_are_judged_by_their_rule() {
+    let at = |client, value, rounds: &[f64], half_width| Figure {
+        client,
+        value,
+        rounds: rounds.to_vec(),
+        half_width,
+        shown: String::new(),
+    };
+    let (margin, decisive) = compare(
+        &at(Hyper, 10.0, &[9.5, 10.0, 10.5], Some(1.0)),
+        &at(Awc, 12.5, &[12.0, 12.5, 13.0], Some(1.0)),
+        Better::Lower,
+        NoiseRule::Rounds,
+    );
+    assert!((margin - 0.25).abs() < 1e-9);
+    assert!(decisive);
+    let (_, decisive) = compare(
+        &at(Hyper, 10.0, &[9.0, 11.0], None),
+        &at(Awc, 12.0, &[10.5, 13.0], None),
+        Better::Lower,
+        NoiseRule::Rounds,
+    );
+    assert!(!decisive, "the rounds overlap");
+    let (_, decisive) = compare(
+        &at(Hyper, 10.0, &[10.0], None),
+        &at(Awc, 100.0, &[100.0], None),
+        Better::Lower,
+        NoiseRule::Rounds,
+    );
+    assert!(!decisive, "one round each: no spread measured, no claim");
+    let (_, decisive) = compare(
+        &at(Hyper, 10.0, &[9.9, 10.1], Some(3.0)),
+        &at(Awc, 12.0, &[11.9, 12.1], Some(3.0)),
+        Better::Lower,
+        NoiseRule::Rounds,
+    );
+    assert!(!decisive, "the rounds are apart but the CIs overlap");
+    let tight = |rule| {
+        compare(
+            &at(Hyper, 100.0, &[99.9, 100.1], None),
+            &at(Awc, 103.0, &[102.9, 103.1], None),
+            Better::Lower,
+            rule,
+        )
+        .1
+    };
+    assert!(tight(NoiseRule::Rounds), "the rounds alone are apart");
+    assert!(
+        !tight(NoiseRule::RoundsAndBand(0.05)),
+        "3% apart is within what runs moved"
+    );
+    assert!(tight(NoiseRule::RoundsAndBand(0.02)));
+    let higher = |a: f64, b: f64, rule| {
+        compare(
+            &at(Hyper, a, &[], None),
+            &at(Awc, b, &[], None),
+            Better::Higher,
+            rule,
+        )
+        .1
+    };
+    assert!(higher(11.0, 10.0, NoiseRule::Exact));
+    assert!(!higher(10.0, 10.0, NoiseRule::Exact));
+    assert!(!higher(10.5, 10.0, NoiseRule::Once(0.10)));
+    assert!(higher(11.5, 10.0, NoiseRule::Once(0.10)));
+    assert!(higher(10.2, 10.0, NoiseRule::Band(0.01)));
+    let spread = at(Hyper, 10.0, &[9.0, 10.0, 11.5], None);
+    assert_eq!(spread.range(), Some((9.0, 11.5)));
+    assert!((spread.spread().unwrap() - 0.25).abs() < 1e-9);
+}
+
+#[test]
+fn the_verdict_is_the_first_section_of_both_outputs() {
+    let results = clear_run();
+    let terminal = crate::report::terminal(&results);
+    assert!(
+        terminal
+            .trim_start()
+            .starts_with("verdict: a pick per use case"),
+        "{terminal}"
+    );
+    let markdown = crate::report::markdown(&results, &[]);
+    let verdict_at = markdown.find("## Verdict").expect("a verdict heading");
+    let latency_at = markdown.find("## latency").expect("a latency heading");
+    assert!(verdict_at < latency_at);
+}
+
+#[test]
+fn the_cpu_limit_pick_ranks_the_smallest_quota_and_waits_for_it() {
+    let mut results = clear_run();
+    let reason = |verdict: &Verdict| {
+        verdict
+            .picks
+            .iter()
+            .find(|pick| pick.use_case == UNDER_A_CPU_LIMIT)
+            .map(|pick| (pick.choice.clone(), pick.reason.clone()))
+            .unwrap()
+    };
+    let (choice, why) = reason(&verdict(&results));
+    assert_eq!(choice, Choice::NotDecided);
+    assert!(why.contains("--cpu-quota"), "{why}");
+    let quota = |client, rounds: &[u32], millicpus| ClientCapacity {
+        cpu_quota_millicpus: Some(millicpus),
+        ..capacity_rounds(client, rounds)
+    };
+    results.resilience.capacity.extend([
+        // At 1 CPU hyper leads; at half a CPU, the smallest quota, ureq does.
+        quota(Hyper, &[4_000, 4_000, 4_000], 1_000),
+        quota(Ureq, &[2_000, 2_000, 2_000], 1_000),
+        quota(Hyper, &[1_000, 1_000, 1_000], 500),
+        quota(Ureq, &[2_000, 2_000, 2_000], 500),
+    ]);
+    let verdict = verdict(&results);
+    assert_eq!(pick(&verdict, UNDER_A_CPU_LIMIT), Some(Ureq));
+    assert_eq!(
+        ranking(&verdict, Criterion::CapacityUnderQuota(1_000))
+            .best
+            .client,
+        Hyper
+    );
+    // The plain capacity does not see the quota rows.
+    assert_eq!(ranking(&verdict, Criterion::Capacity).best.client, Hyper);
+    assert_eq!(
+        ranking(&verdict, Criterion::Capacity).best.shown,
+        "8000 RPS",
+        "hyper's capacity without a quota"
+    );
+}
+
+#[test]
+fn a_refuted_capacity_far_below_the_pick_does_not_hold_it_up() {
+    let mut results = clear_run();
+    // ureq's 2000 RPS was refuted: it is at best 2000, which hyper and awc beat beyond the
+    // noise, so the picks that rank by capacity still stand.
+    let ureq = results
+        .resilience
+        .capacity
+        .iter_mut()
+        .find(|row| row.client == Ureq)
+        .unwrap();
+    ureq.refuted = Some("its soak at 50% of it failed 3".to_owned());
+    let verdict = verdict(&results);
+    assert_eq!(pick(&verdict, ON_ACTIX), Some(Hyper));
+    let capacity = judged(&verdict, Criterion::Capacity);
+    assert_eq!(capacity.left_out.len(), 1);
+    assert_eq!(capacity.claimed[0].shown, "2000 RPS, refuted");
+}
+
+#[test]
+fn rounds_apart_by_less_than_their_own_spread_are_a_tie() {
+    let mut results = clear_run();
+    // Ranges apart (7100-9000 against 6000-7000), but hyper's margin (7200 against 6500: 11%)
+    // is within the 26% its own rounds moved: three rounds of two equal figures fall apart one
+    // time in ten.
+    results.resilience.capacity = vec![
+        capacity_rounds(Hyper, &[7_100, 9_000, 7_200]),
+        capacity_rounds(Awc, &[6_000, 6_500, 7_000]),
+    ];
+    let run = verdict(&results);
+    let capacity = ranking(&run, Criterion::Capacity);
+    assert_eq!(capacity.best.client, Hyper);
+    assert!(!capacity.decisive, "a margin of 11% within a spread of 26%");
+    results.resilience.capacity[0] = capacity_rounds(Hyper, &[9_000, 9_500, 9_200]);
+    let run = verdict(&results);
+    let capacity = ranking(&run, Criterion::Capacity);
+    assert!(
+        capacity.decisive,
+        "42% against spreads of 5% and 15%: {capacity:?}"
+    );
+}
+
+#[test]
+fn a_timed_margin_within_what_runs_move_is_a_tie() {
+    let mut results = clear_run();
+    // 7% apart, the rounds and CIs far apart: still within the 10% that runs moved.
+    results.latency = vec![
+        latency_row(Hyper, Protocol::Http, 40.0, 0.2, 20.0),
+        latency_row(Awc, Protocol::Http, 42.8, 0.2, 25.0),
+    ];
+    let run = verdict(&results);
+    let latency = ranking(&run, Criterion::Latency(Protocol::Http));
+    assert!(!latency.decisive, "{latency:?}");
+    results.latency[1] = latency_row(Awc, Protocol::Http, 46.0, 0.2, 25.0);
+    let run = verdict(&results);
+    let latency = ranking(&run, Criterion::Latency(Protocol::Http));
+    assert!(latency.decisive, "15% apart");
+}
+
+/// A stretch of `rps` with `ok` of `sent` answered.
+fn stretch(rps: u32, sent: u64, ok: u64) -> RampStep {
+    RampStep {
+        rps,
+        requests: PhaseCounts {
+            sent,
+            ok,
+            ok_p99_ms: Some(5.0),
+            ..PhaseCounts::default()
+        },
+    }
+}
+
+#[test]
+fn a_refuted_capacity_is_ranked_at_the_rate_it_stepped_down_to() {
+    let mut results = clear_run();
+    let hyper = &mut results.resilience.capacity[0];
+    hyper.refuted = Some("its soak at 50% of it (4000 RPS) failed 519".to_owned());
+    hyper.step_downs = vec![
+        StepDown {
+            rps: 6_727,
+            confirmation: stretch(6_727, 100, 100),
+            soak: Some(stretch(3_364, 500, 499)),
+            refuted: Some("its soak at 50% of it (3364 RPS) failed 1".to_owned()),
+        },
+        StepDown {
+            rps: 5_657,
+            confirmation: stretch(5_657, 100, 100),
+            soak: Some(stretch(2_828, 500, 500)),
+            refuted: None,
+        },
+    ];
+    assert_eq!(hyper.sustained_rps(), Some(5_657));
+    let verdict = verdict(&results);
+    let capacity = ranking(&verdict, Criterion::Capacity);
+    let figure = capacity.order.iter().find(|f| f.client == Hyper).unwrap();
+    assert!((figure.value - 5_657.0).abs() < 1e-9);
+    assert_eq!(
+        figure.shown,
+        "5657 RPS, stepped down from 8000 (its soak failed)"
+    );
+    assert!(judged(&verdict, Criterion::Capacity).left_out.is_empty());
+    let table = crate::report::markdown(&results, &[]);
+    assert!(
+        table.contains("at 5657 RPS its confirmation and its soak at 2828 RPS held"),
+        "{table}"
+    );
+
+    // Neither step held: no figure, and why, down to the last rate tried.
+    let hyper = &mut results.resilience.capacity[0];
+    hyper.step_downs[1].refuted = Some("its confirmation at 5657 RPS did not hold".to_owned());
+    assert_eq!(hyper.sustained_rps(), None);
+    let verdict = super::verdict(&results);
+    let capacity = judged(&verdict, Criterion::Capacity);
+    assert_eq!(capacity.left_out[0].0, Hyper);
+    assert!(
+        capacity.left_out[0]
+            .1
+            .ends_with("stepped down to 5657 RPS, where its confirmation at 5657 RPS did not hold"),
+        "{:?}",
+        capacity.left_out
+    );
+    assert_eq!(capacity.claimed[0].shown, "8000 RPS, refuted");
+}
