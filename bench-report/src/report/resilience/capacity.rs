@@ -49,16 +49,12 @@ pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
                             )
                     })
                     .collect();
-                let capacity = match (&row.unchecked, row.capacity_rps) {
+                let cell = |rps: Option<u32>| match (&row.unchecked, rps) {
                     (Some(_), _) => "not checked".to_owned(),
                     (None, Some(rps)) => format!("{rps} RPS"),
                     (None, None) => "none held".to_owned(),
                 };
-                let sustained = match (&row.unchecked, row.sustained_rps()) {
-                    (Some(_), _) => "not checked".to_owned(),
-                    (None, Some(rps)) => format!("{rps} RPS"),
-                    (None, None) => "none held".to_owned(),
-                };
+                let (capacity, sustained) = (cell(row.capacity_rps), cell(row.sustained_rps()));
                 vec![
                     row.label(),
                     capacity,
