@@ -5,7 +5,6 @@ use utoipa::OpenApi;
 
 use crate::configuration::Settings;
 use crate::problem::{FieldError, Problem};
-use crate::registry::served;
 use crate::routes::batch::{BatchBody, BatchItem, BatchMode, BatchResponse};
 use crate::routes::health::{ClientInfo, ClientList, ClientSettingsView, HealthStatus, TlsView};
 use crate::routes::payment_dto::{PaymentBody, PaymentResponse};
@@ -50,8 +49,8 @@ pub struct Served<'a> {
 /// The document of a service started with `settings`: the clients that speak its
 /// `rates.http_version`, and its limits.
 pub fn for_settings(settings: &Settings) -> String {
-    let clients: Vec<&'static str> = served(settings.rates.http_version)
-        .map(|kind| kind.name)
+    let clients: Vec<&'static str> = rates_catalogue::speaking(settings.rates.http_version)
+        .map(|client| client.name)
         .collect();
     document(&Served {
         clients: &clients,
@@ -208,7 +207,7 @@ mod tests {
     use rates_common::HttpVersion;
 
     use super::*;
-    use crate::registry::CLIENTS;
+    use rates_catalogue::CLIENTS;
 
     fn client_enum(settings: &Settings) -> Value {
         let document: Value = serde_json::from_str(&for_settings(settings)).unwrap();
@@ -218,14 +217,14 @@ mod tests {
     #[test]
     fn the_client_enum_follows_the_registry_of_the_http_version() {
         let mut settings = Settings::defaults().unwrap();
-        let every: Vec<&str> = CLIENTS.iter().map(|kind| kind.name).collect();
+        let every: Vec<&str> = CLIENTS.iter().map(|client| client.name).collect();
         assert_eq!(client_enum(&settings), json!(every));
         settings.rates.http_version = HttpVersion::Http2;
         let over_h2 = client_enum(&settings);
         let names = over_h2.as_array().unwrap();
         assert!(!names.contains(&json!("ureq")), "{over_h2}");
         assert!(!names.contains(&json!("ureq-native-tls")), "{over_h2}");
-        let ureq = CLIENTS.iter().filter(|kind| kind.blocking).count();
+        let ureq = CLIENTS.iter().filter(|client| client.blocking).count();
         assert_eq!(names.len(), every.len() - ureq, "{over_h2}");
     }
 

@@ -67,12 +67,12 @@ impl Application {
         // Fail at start, not in a worker, if any adapter rejects the settings. (Its own
         // metrics, so that this throwaway registry's pools are not reported.)
         ClientRegistry::build(&client_settings, &Arc::new(Metrics::new()), &readiness)?;
-        for kind in crate::registry::CLIENTS
+        for client in rates_catalogue::CLIENTS
             .iter()
-            .filter(|kind| !kind.speaks(client_settings.http_version))
+            .filter(|client| !client.speaks(client_settings.http_version))
         {
             tracing::warn!(
-                client = kind.name,
+                client = client.name,
                 http_version = %client_settings.http_version,
                 "this client does not speak the configured rates.http_version: not served"
             );

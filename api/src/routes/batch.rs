@@ -84,7 +84,7 @@ pub struct BatchResponse {
 /// Processes a group of payments, one upstream call each, one after another or overlapped.
 /// Each item carries its payment or its problem; one bad item does not fail the others.
 #[utoipa::path(post, path = "/payments/{client}/batch", tag = "payments",
-    params(("client" = String, Path, description = "hyper, awc, reqwest, ureq or isahc (their default TLS backends), or awc-openssl, reqwest-native-tls, ureq-native-tls, ureq with the settings of two findings (ureq-inline-ip, ureq-native-tls-first-alone), and reqwest with hickory-dns (reqwest-hickory-dns); GET /clients lists them")),
+    params(("client" = String, Path, description = "The client that fetches the rate: a library by its name for its default TLS backend (hyper), followed by the backend for another (reqwest-native-tls); the enum lists those this service serves, GET /clients describes them")),
     request_body(content = BatchBody, content_type = "application/json"),
     responses(
         (status = 200, description = "Every item's outcome and the group's wall time", body = BatchResponse),

@@ -6,6 +6,7 @@ use actix_web::HttpResponse;
 use actix_web::web;
 use application::RatesError;
 use domain::{Currency, CurrencyPair};
+use rates_catalogue::CLIENTS;
 use rates_hyper::HyperRates;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -13,7 +14,7 @@ use utoipa::ToSchema;
 use crate::configuration::RatesSettings;
 use crate::metrics::Metrics;
 use crate::readiness::Readiness;
-use crate::registry::{CLIENTS, ClientRegistry};
+use crate::registry::ClientRegistry;
 use crate::state::Upstream;
 
 /// A health answer.
@@ -139,21 +140,21 @@ pub async fn clients(
 ) -> HttpResponse {
     let clients = CLIENTS
         .iter()
-        .map(|kind| ClientInfo {
-            name: Cow::Borrowed(kind.name),
-            path: format!("/payments/{}", kind.name),
+        .map(|client| ClientInfo {
+            name: Cow::Borrowed(client.name),
+            path: format!("/payments/{}", client.name),
             tls: TlsView {
-                backend: Cow::Borrowed(kind.tls.backend),
-                provider: Cow::Borrowed(kind.tls.provider),
+                backend: Cow::Borrowed(client.tls.backend),
+                provider: Cow::Borrowed(client.tls.provider),
             },
-            http_versions: kind
+            http_versions: client
                 .http_versions
                 .iter()
                 .map(|version| Cow::Borrowed(version.as_str()))
                 .collect(),
             settings: ClientSettingsView {
                 base_url: upstream.0.clone(),
-                http_version: kind
+                http_version: client
                     .speaks(rates.http_version)
                     .then_some(Cow::Borrowed(rates.http_version.as_str())),
                 timeout_ms: rates.timeout_ms,
@@ -162,7 +163,7 @@ pub async fn clients(
                 max_idle_per_host: rates.max_idle_per_host,
                 idle_timeout_ms: rates.idle_timeout_ms,
                 pool_wait_ms: rates.pool_wait_ms,
-                blocking_threads: kind.blocking.then_some(rates.blocking_threads),
+                blocking_threads: client.blocking.then_some(rates.blocking_threads),
             },
         })
         .collect();

@@ -18,7 +18,7 @@ use crate::state::{Limits, PaymentSlots};
 
 /// Converts one payment into its target currency with a rate fetched through `client`.
 #[utoipa::path(post, path = "/payments/{client}", tag = "payments",
-    params(("client" = String, Path, description = "hyper, awc, reqwest, ureq or isahc (their default TLS backends), or awc-openssl, reqwest-native-tls, ureq-native-tls, ureq with the settings of two findings (ureq-inline-ip, ureq-native-tls-first-alone), and reqwest with hickory-dns (reqwest-hickory-dns); GET /clients lists them")),
+    params(("client" = String, Path, description = "The client that fetches the rate: a library by its name for its default TLS backend (hyper), followed by the backend for another (reqwest-native-tls); the enum lists those this service serves, GET /clients describes them")),
     request_body(content = PaymentBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The converted payment", body = PaymentResponse),

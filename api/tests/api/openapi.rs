@@ -90,9 +90,9 @@ async fn the_document_states_the_rules_this_server_enforces() {
     .await;
     let document: Value = app.get("/openapi.json").await.json().await.unwrap();
 
-    let served: Vec<&str> = api::registry::CLIENTS
+    let served: Vec<&str> = rates_catalogue::CLIENTS
         .iter()
-        .map(|kind| kind.name)
+        .map(|client| client.name)
         .collect();
     for path in ["/payments/{client}", "/payments/{client}/batch"] {
         let parameters = document["paths"][path]["post"]["parameters"]

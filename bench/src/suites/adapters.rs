@@ -1,6 +1,7 @@
 //! How the bench builds the adapters it calls in its own process.
 
 use application::RatesProvider;
+use rates_catalogue::Adapter;
 use rates_common::{BodyDecode, BuildError, ClientSettings, HttpVersion, TlsStack};
 
 use bench_model::{ClientInfo, ClientName, Decode, Protocol};
@@ -21,84 +22,11 @@ pub fn body_decode(decode: Decode) -> BodyDecode {
     }
 }
 
-/// ureq's setting of docs/findings/ureq-resolver-thread.md (`ureq-inline-ip`).
-const UREQ_INLINE_IP: rates_ureq::UreqOptions = rates_ureq::UreqOptions {
-    resolve: rates_ureq::Resolve::IpAddressInline,
-    ..rates_ureq::UreqOptions::DEFAULT
-};
-
-/// ureq's setting of docs/findings/ureq-native-tls-connector-storm.md
-/// (`ureq-native-tls-first-alone`).
-const UREQ_FIRST_ALONE: rates_ureq::UreqOptions = rates_ureq::UreqOptions {
-    warm_up: rates_ureq::TlsWarmUp::FirstCallAlone,
-    ..rates_ureq::UreqOptions::DEFAULT
-};
-
-/// One adapter, as its concrete type: called through the port (see [`Adapter::into_port`]),
-/// or bare (see [`crate::suites::bare`]).
-// Built once per run and held for it: the variants' sizes (hyper's grew with its HTTP/2
-// settings) cost nothing worth boxing for.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-pub enum Adapter {
-    Hyper(rates_hyper::HyperRates),
-    Awc(rates_awc::AwcRates),
-    Reqwest(rates_reqwest::ReqwestRates),
-    Ureq(rates_ureq::UreqRates),
-    Isahc(rates_isahc::IsahcRates),
-}
-
-impl Adapter {
-    /// Builds `name`'s adapter. awc needs a running actix `System`, so call this inside one.
-    pub fn build(name: ClientName, settings: &ClientSettings) -> Result<Self, BuildError> {
-        Ok(match name {
-            ClientName::Hyper => Self::Hyper(rates_hyper::HyperRates::new(settings)?),
-            ClientName::Awc => Self::Awc(rates_awc::AwcRates::new(settings)?),
-            ClientName::Reqwest => Self::Reqwest(rates_reqwest::ReqwestRates::new(settings)?),
-            ClientName::Ureq => Self::Ureq(rates_ureq::UreqRates::new(settings)?),
-            ClientName::Isahc => Self::Isahc(rates_isahc::IsahcRates::new(settings)?),
-            ClientName::AwcOpenssl => Self::Awc(rates_awc::AwcRates::with_tls(
-                settings,
-                rates_awc::AwcTls::Openssl,
-            )?),
-            ClientName::ReqwestNativeTls => Self::Reqwest(rates_reqwest::ReqwestRates::with_tls(
-                settings,
-                rates_reqwest::ReqwestTls::NativeTls,
-            )?),
-            ClientName::UreqNativeTls => Self::Ureq(rates_ureq::UreqRates::with_tls(
-                settings,
-                rates_ureq::UreqTls::NativeTls,
-            )?),
-            ClientName::UreqInlineIp => Self::Ureq(rates_ureq::UreqRates::with_options(
-                settings,
-                rates_ureq::UreqTls::Rustls,
-                UREQ_INLINE_IP,
-            )?),
-            ClientName::UreqNativeTlsFirstAlone => Self::Ureq(rates_ureq::UreqRates::with_options(
-                settings,
-                rates_ureq::UreqTls::NativeTls,
-                UREQ_FIRST_ALONE,
-            )?),
-            ClientName::ReqwestHickoryDns => {
-                Self::Reqwest(rates_reqwest::ReqwestRates::with_resolver(
-                    settings,
-                    rates_reqwest::ReqwestTls::Rustls,
-                    rates_reqwest::ReqwestResolver::HickoryDns,
-                )?)
-            }
-        })
-    }
-
-    /// The adapter behind the port, as the service holds it.
-    pub fn into_port(self) -> Box<dyn RatesProvider> {
-        match self {
-            Self::Hyper(adapter) => Box::new(adapter),
-            Self::Awc(adapter) => Box::new(adapter),
-            Self::Reqwest(adapter) => Box::new(adapter),
-            Self::Ureq(adapter) => Box::new(adapter),
-            Self::Isahc(adapter) => Box::new(adapter),
-        }
-    }
+/// `name`'s entry of the catalogue, which has every [`ClientName`] in the same order (the
+/// tests below hold them equal).
+pub fn client(name: ClientName) -> &'static rates_catalogue::Client {
+    rates_catalogue::get(name.as_str())
+        .expect("every ClientName is in the catalogue (adapters::tests)")
 }
 
 /// Builds `name`'s adapter behind the port. awc needs a running actix `System`, so call this
@@ -107,7 +35,7 @@ pub fn build(
     name: ClientName,
     settings: &ClientSettings,
 ) -> Result<Box<dyn RatesProvider>, BuildError> {
-    Adapter::build(name, settings).map(Adapter::into_port)
+    client(name).build(settings).map(Adapter::into_port)
 }
 
 /// Every pair as the run records it (`settings.catalogue`): what the report needs of each.
@@ -115,23 +43,18 @@ pub fn catalogue() -> Vec<ClientInfo> {
     ClientName::ALL
         .into_iter()
         .map(|name| {
-            let stack = tls_stack(name);
+            let client = client(name);
             ClientInfo {
                 name,
                 library: name.library_default(),
-                tls_backend: stack.backend.to_owned(),
-                tls_provider: stack.provider.to_owned(),
-                http_versions: Protocol::ALL
-                    .into_iter()
-                    .filter(|&protocol| name.speaks(protocol))
-                    .map(|protocol| http_version(protocol).as_str().to_owned())
-                    .fold(Vec::new(), |mut versions, version| {
-                        if !versions.contains(&version) {
-                            versions.push(version);
-                        }
-                        versions
-                    }),
-                blocking: name.library_default() == ClientName::Ureq,
+                tls_backend: client.tls.backend.to_owned(),
+                tls_provider: client.tls.provider.to_owned(),
+                http_versions: client
+                    .http_versions
+                    .iter()
+                    .map(|version| version.as_str().to_owned())
+                    .collect(),
+                blocking: client.blocking,
                 baseline: name == ClientName::BASELINE,
                 measured_over: Protocol::ALL
                     .into_iter()
@@ -143,37 +66,13 @@ pub fn catalogue() -> Vec<ClientInfo> {
 }
 
 /// The ways `name`'s adapter can decode the answer, as it states them.
-pub fn decodes(name: ClientName) -> &'static [rates_common::BodyDecode] {
-    match name {
-        ClientName::Hyper => rates_hyper::HyperRates::DECODES,
-        ClientName::Awc | ClientName::AwcOpenssl => rates_awc::AwcRates::DECODES,
-        ClientName::Reqwest | ClientName::ReqwestNativeTls | ClientName::ReqwestHickoryDns => {
-            rates_reqwest::ReqwestRates::DECODES
-        }
-        ClientName::Ureq
-        | ClientName::UreqNativeTls
-        | ClientName::UreqInlineIp
-        | ClientName::UreqNativeTlsFirstAlone => rates_ureq::UreqRates::DECODES,
-        ClientName::Isahc => rates_isahc::IsahcRates::DECODES,
-    }
+pub fn decodes(name: ClientName) -> &'static [BodyDecode] {
+    client(name).decodes
 }
 
 /// The TLS library and crypto provider `name` speaks TLS with, as its adapter states them.
 pub fn tls_stack(name: ClientName) -> TlsStack {
-    match name {
-        ClientName::Hyper => rates_hyper::HyperRates::TLS,
-        ClientName::Awc => rates_awc::AwcTls::Rustls.stack(),
-        ClientName::Reqwest | ClientName::ReqwestHickoryDns => {
-            rates_reqwest::ReqwestTls::Rustls.stack()
-        }
-        ClientName::Ureq | ClientName::UreqInlineIp => rates_ureq::UreqTls::Rustls.stack(),
-        ClientName::Isahc => rates_isahc::IsahcRates::TLS,
-        ClientName::AwcOpenssl => rates_awc::AwcTls::Openssl.stack(),
-        ClientName::ReqwestNativeTls => rates_reqwest::ReqwestTls::NativeTls.stack(),
-        ClientName::UreqNativeTls | ClientName::UreqNativeTlsFirstAlone => {
-            rates_ureq::UreqTls::NativeTls.stack()
-        }
-    }
+    client(name).tls
 }
 
 #[cfg(test)]
@@ -181,35 +80,57 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_names_are_the_api_registrys_in_its_order() {
+    fn the_names_are_the_catalogues_in_its_order_with_its_facts() {
         let names: Vec<&str> = ClientName::ALL.iter().map(|name| name.as_str()).collect();
-        let registry: Vec<&str> = api::registry::CLIENTS
+        let catalogue: Vec<&str> = rates_catalogue::CLIENTS
             .iter()
-            .map(|kind| kind.name)
+            .map(|client| client.name)
             .collect();
-        assert_eq!(names, registry);
-        for (name, kind) in ClientName::ALL
-            .into_iter()
-            .zip(api::registry::CLIENTS.iter())
-        {
-            assert_eq!(tls_stack(name), kind.tls, "{name}");
+        assert_eq!(names, catalogue);
+        for name in ClientName::ALL {
+            let client = client(name);
+            assert_eq!(name.library_default().as_str(), client.library, "{name}");
+            assert_eq!(
+                name.setting_of().map(ClientName::as_str),
+                client.setting_of,
+                "{name}"
+            );
+            for protocol in Protocol::ALL {
+                assert_eq!(
+                    name.speaks(protocol),
+                    client.speaks(http_version(protocol)),
+                    "{name} over {protocol:?}"
+                );
+            }
         }
     }
 
     #[test]
-    fn the_recorded_catalogue_is_the_registrys() {
+    fn the_recorded_catalogue_is_the_catalogues() {
         let catalogue = catalogue();
-        assert_eq!(catalogue.len(), api::registry::CLIENTS.len());
-        for (info, kind) in catalogue.iter().zip(api::registry::CLIENTS.iter()) {
-            assert_eq!(info.name.as_str(), kind.name);
-            assert_eq!(info.blocking, kind.blocking, "{}", kind.name);
-            let versions: Vec<&str> = kind.http_versions.iter().map(|v| v.as_str()).collect();
-            assert_eq!(info.http_versions, versions, "{}", kind.name);
+        assert_eq!(catalogue.len(), rates_catalogue::CLIENTS.len());
+        for (info, client) in catalogue.iter().zip(rates_catalogue::CLIENTS.iter()) {
+            assert_eq!(info.name.as_str(), client.name);
+            assert_eq!(info.blocking, client.blocking, "{}", client.name);
+            assert_eq!(
+                info.blocking,
+                info.library == ClientName::Ureq,
+                "{}",
+                client.name
+            );
         }
         let ureq_native = &catalogue[7];
         assert_eq!(
-            (ureq_native.library, ureq_native.measured_over.as_slice()),
-            (ClientName::Ureq, &[Protocol::Https][..])
+            (
+                ureq_native.library,
+                ureq_native.http_versions.as_slice(),
+                ureq_native.measured_over.as_slice()
+            ),
+            (
+                ClientName::Ureq,
+                &["1.1".to_owned()][..],
+                &[Protocol::Https][..]
+            )
         );
         assert!(catalogue[0].baseline && !catalogue[1].baseline);
     }

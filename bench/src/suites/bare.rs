@@ -15,7 +15,7 @@ use rates_common::{ClientSettings, describe};
 
 use application::Quotes;
 
-use crate::suites::adapters::Adapter;
+use rates_catalogue::Adapter;
 
 /// A client's bare call for one set of pairs, its URL built once.
 #[derive(Debug)]

@@ -10,7 +10,6 @@ use crate::error::BenchError;
 use crate::process_cpu::ProcessCpu;
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
-use crate::suites::adapters::Adapter;
 use crate::suites::bare::BareCall;
 use crate::suites::calibration::MinimalClient;
 use crate::suites::latency::rows::Part;
@@ -70,7 +69,7 @@ impl<'m> ProtocolRun<'m> {
         };
         for &name in &clients {
             run.providers.push(adapters::build(name, &client_settings)?);
-            let bare_adapter = Adapter::build(name, &client_settings)?;
+            let bare_adapter = adapters::client(name).build(&client_settings)?;
             run.bare_calls.push(
                 BareCall::new(bare_adapter, &client_settings, pairs)
                     .map_err(|why| BenchError::Latency(format!("{name}'s bare call: {why}")))?,
