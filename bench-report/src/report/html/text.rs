@@ -1,5 +1,7 @@
-//! Text into HTML: escaping, the Markdown-ish inline marks and blocks the sections' prose uses
-//! (`**bold**`, `*emphasis*`, `` `code` ``, paragraphs, `- ` lists), and ids from titles.
+//! Text into HTML: escaping, the sections' prose and titles read as Markdown (`**bold**`,
+//! `*emphasis*`, `` `code` ``, paragraphs, `- ` lists), and ids from titles.
+
+use pulldown_cmark::{Event, Options, Parser};
 
 /// `text` with `&`, `<`, `>`, `"` and `'` escaped: safe as element content and as a quoted
 /// attribute value.
@@ -18,142 +20,27 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// One line of text as HTML: escaped, `` `code` `` spans, `**bold**` and `*emphasis*` marked. A
-/// mark without its closing pair stays as typed.
+/// One line of text as HTML: its Markdown inline marks (`` `code` ``, `**bold**`, `*emphasis*`,
+/// links) rendered, everything else escaped; no paragraph around it. A line that Markdown
+/// would read as a block of another kind (a heading, a list item, a quote) is shown as typed.
 pub fn inline(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    for piece in paired(text, "`") {
-        match piece {
-            Piece::Inside(code) => {
-                out.push_str("<code>");
-                out.push_str(&escape(code));
-                out.push_str("</code>");
-            }
-            Piece::Outside(plain) => {
-                for piece in paired(plain, "**") {
-                    match piece {
-                        Piece::Inside(bold) => {
-                            out.push_str("<strong>");
-                            out.push_str(&escape(bold));
-                            out.push_str("</strong>");
-                        }
-                        Piece::Outside(plain) => emphasis(plain, &mut out),
-                    }
-                }
-            }
-        }
-    }
-    out
+    let html = blocks(text);
+    html.strip_prefix("<p>")
+        .and_then(|inner| inner.strip_suffix("</p>\n"))
+        .filter(|inner| !inner.contains("<p>"))
+        .map_or_else(|| escape(text), str::to_owned)
 }
 
-/// `plain` escaped into `out`, a `*word*` (a `*` before a non-space, and the next `*` after one)
-/// emphasised: a lone `*`, as in `2 * 3`, stays.
-fn emphasis(plain: &str, out: &mut String) {
-    let mut rest = plain;
-    while let Some(open) = rest.find('*') {
-        let after = &rest[open + 1..];
-        let close = after
-            .find('*')
-            .filter(|&close| close > 0 && !after.starts_with(char::is_whitespace))
-            .filter(|&close| !after[..close].ends_with(char::is_whitespace));
-        let Some(close) = close else {
-            out.push_str(&escape(&rest[..=open]));
-            rest = after;
-            continue;
-        };
-        out.push_str(&escape(&rest[..open]));
-        out.push_str("<em>");
-        out.push_str(&escape(&after[..close]));
-        out.push_str("</em>");
-        rest = &after[close + 1..];
-    }
-    out.push_str(&escape(rest));
-}
-
-/// A stretch of text, inside a pair of marks or outside any.
-#[derive(Debug, PartialEq, Eq)]
-enum Piece<'a> {
-    Outside(&'a str),
-    Inside(&'a str),
-}
-
-/// `text` cut at each pair of `mark`s; an unpaired last mark is left in the text outside.
-fn paired<'a>(text: &'a str, mark: &str) -> Vec<Piece<'a>> {
-    let mut pieces = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find(mark) {
-        let after = &rest[open + mark.len()..];
-        let Some(close) = after.find(mark) else {
-            break;
-        };
-        if open > 0 {
-            pieces.push(Piece::Outside(&rest[..open]));
-        }
-        pieces.push(Piece::Inside(&after[..close]));
-        rest = &after[close + mark.len()..];
-    }
-    if !rest.is_empty() {
-        pieces.push(Piece::Outside(rest));
-    }
-    pieces
-}
-
-/// A block of prose as HTML: paragraphs split by blank lines, lines starting `- ` as list items
-/// (a line after an item, indented or not, continues it, as in Markdown).
+/// A block of prose as HTML, read as CommonMark (pulldown-cmark): paragraphs split by blank
+/// lines, `- ` lists, the inline marks. HTML in the text is text: shown escaped, never passed
+/// through.
 pub fn blocks(text: &str) -> String {
-    enum Open {
-        Nothing,
-        Paragraph(Vec<String>),
-        List(Vec<Vec<String>>),
-    }
-    fn close(open: Open, out: &mut String) {
-        match open {
-            Open::Nothing => {}
-            Open::Paragraph(lines) => {
-                out.push_str("<p>");
-                out.push_str(&inline(&lines.join(" ")));
-                out.push_str("</p>\n");
-            }
-            Open::List(items) => {
-                out.push_str("<ul>\n");
-                for item in items {
-                    out.push_str("<li>");
-                    out.push_str(&inline(&item.join(" ")));
-                    out.push_str("</li>\n");
-                }
-                out.push_str("</ul>\n");
-            }
-        }
-    }
-    let mut out = String::new();
-    let mut open = Open::Nothing;
-    for line in text.lines() {
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            close(std::mem::replace(&mut open, Open::Nothing), &mut out);
-        } else if let Some(item) = line.strip_prefix("- ") {
-            let mut items = match std::mem::replace(&mut open, Open::Nothing) {
-                Open::List(items) => items,
-                other => {
-                    close(other, &mut out);
-                    Vec::new()
-                }
-            };
-            items.push(vec![item.trim().to_owned()]);
-            open = Open::List(items);
-        } else {
-            match &mut open {
-                Open::Nothing => open = Open::Paragraph(vec![trimmed.to_owned()]),
-                Open::Paragraph(lines) => lines.push(trimmed.to_owned()),
-                Open::List(items) => {
-                    if let Some(item) = items.last_mut() {
-                        item.push(trimmed.to_owned());
-                    }
-                }
-            }
-        }
-    }
-    close(open, &mut out);
+    let events = Parser::new_ext(text, Options::empty()).map(|event| match event {
+        Event::Html(html) | Event::InlineHtml(html) => Event::Text(html),
+        other => other,
+    });
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    pulldown_cmark::html::push_html(&mut out, events);
     out
 }
 
@@ -202,7 +89,21 @@ mod tests {
         assert_eq!(inline("it`s"), "it`s");
         assert_eq!(
             inline("each request's *intended* send time, 2 * 3 or *x"),
-            "each request&#39;s <em>intended</em> send time, 2 * 3 or *x"
+            "each request's <em>intended</em> send time, 2 * 3 or *x"
+        );
+    }
+
+    #[test]
+    fn a_line_markdown_reads_as_another_block_is_shown_as_typed() {
+        assert_eq!(inline("- 3 of 4"), "- 3 of 4");
+        assert_eq!(inline("# runs"), "# runs");
+    }
+
+    #[test]
+    fn html_in_the_text_is_shown_not_run() {
+        assert_eq!(
+            blocks("<script>alert(1)</script>\n\nsee <b>x</b>"),
+            "&lt;script&gt;alert(1)&lt;/script&gt;\n<p>see &lt;b&gt;x&lt;/b&gt;</p>\n"
         );
     }
 
@@ -214,8 +115,8 @@ mod tests {
         assert_eq!(
             html,
             "<p>The ways:</p>\n<ul>\n<li><code>a</code>: one</li>\n\
-             <li><code>b</code>: two, continued</li>\n</ul>\n\
-             <p>After the list, on two lines.</p>\n"
+             <li><code>b</code>: two,\ncontinued</li>\n</ul>\n\
+             <p>After the list,\non two lines.</p>\n"
         );
     }
 
