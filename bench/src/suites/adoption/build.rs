@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use cargo_metadata::Metadata;
 
 use crate::cpu::CpuTime;
 use crate::suites::adoption::probes::{self, Probe};
@@ -76,7 +76,7 @@ pub struct Scratch {
 pub struct Measured {
     pub build: ProbeBuild,
     pub tree: Tree,
-    pub metadata: Value,
+    pub metadata: Metadata,
     pub system_libraries: Vec<String>,
 }
 
@@ -153,7 +153,7 @@ fn write_project(dir: &Path, lock: &Path, probe: &Probe) -> std::io::Result<()> 
 
 /// `cargo metadata` of the project in `dir`, for the host, offline: its tree, and the
 /// metadata itself.
-fn read_tree(cargo: &Cargo, dir: &Path) -> Result<(Tree, Value), String> {
+fn read_tree(cargo: &Cargo, dir: &Path) -> Result<(Tree, Metadata), String> {
     let metadata = stdout(&mut cargo.command(
         dir,
         &[

@@ -4,7 +4,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde_json::Value;
+use cargo_metadata::semver::Version;
+use cargo_metadata::{DependencyKind, Metadata, MetadataCommand, Package, PackageId};
 
 /// What the tree says.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,20 +32,17 @@ pub struct Library {
 }
 
 /// Reads `cargo metadata --format-version 1` output.
-pub fn parse(metadata: &str) -> Result<(Tree, Value), String> {
-    let value: Value =
-        serde_json::from_str(metadata).map_err(|error| format!("cargo metadata: {error}"))?;
-    let packages = value["packages"]
-        .as_array()
-        .ok_or("cargo metadata: no packages")?;
-    let by_id: HashMap<&str, &Value> = packages
+pub fn parse(metadata: &str) -> Result<(Tree, Metadata), String> {
+    let metadata =
+        MetadataCommand::parse(metadata).map_err(|error| format!("cargo metadata: {error}"))?;
+    let by_id: HashMap<&PackageId, &Package> = metadata
+        .packages
         .iter()
-        .filter_map(|package| Some((package["id"].as_str()?, package)))
+        .map(|package| (&package.id, package))
         .collect();
-    let name_of = |id: &str| by_id.get(id).and_then(|package| package["name"].as_str());
-    let root = value["resolve"]["root"].as_str().unwrap_or_default();
-    let nodes = value["resolve"]["nodes"]
-        .as_array()
+    let resolve = metadata
+        .resolve
+        .as_ref()
         .ok_or("cargo metadata: no resolve graph")?;
     let mut tree = Tree {
         crates: 0,
@@ -54,23 +52,24 @@ pub fn parse(metadata: &str) -> Result<(Tree, Value), String> {
         highest_msrv: None,
         names: BTreeSet::new(),
     };
-    for node in nodes {
-        let id = node["id"].as_str().unwrap_or_default();
-        if id == root {
+    let mut highest: Option<&Version> = None;
+    for node in &resolve.nodes {
+        if resolve.root.as_ref() == Some(&node.id) {
             continue;
         }
-        let Some(name) = name_of(id) else { continue };
+        let Some(package) = by_id.get(&node.id) else {
+            continue;
+        };
+        let name: &str = &package.name;
         tree.crates += 1;
         tree.names.insert(name.to_owned());
-        let build_deps = node["deps"].as_array().into_iter().flatten().filter(|dep| {
-            dep["dep_kinds"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|kind| kind["kind"].as_str() == Some("build"))
+        let build_deps = node.deps.iter().filter(|dep| {
+            dep.dep_kinds
+                .iter()
+                .any(|kind| kind.kind == DependencyKind::Build)
         });
         for dep in build_deps {
-            let list = match dep["pkg"].as_str().and_then(name_of) {
+            let list = match by_id.get(&dep.pkg).map(|built| built.name.as_str()) {
                 Some("cc") => &mut tree.builds_c,
                 Some("cmake") => &mut tree.cmake,
                 Some("pkg-config") => &mut tree.pkg_config,
@@ -80,19 +79,27 @@ pub fn parse(metadata: &str) -> Result<(Tree, Value), String> {
                 list.push(name.to_owned());
             }
         }
-        if let Some(msrv) = by_id[id]["rust_version"].as_str()
-            && tree
-                .highest_msrv
-                .as_ref()
-                .is_none_or(|(highest, _)| version_key(msrv) > version_key(highest))
+        if let Some(msrv) = &package.rust_version
+            && highest.is_none_or(|highest| msrv > highest)
         {
-            tree.highest_msrv = Some((msrv.to_owned(), name.to_owned()));
+            highest = Some(msrv);
+            tree.highest_msrv = Some((rust_version(msrv), name.to_owned()));
         }
     }
     for list in [&mut tree.builds_c, &mut tree.cmake, &mut tree.pkg_config] {
         list.sort();
     }
-    Ok((tree, value))
+    Ok((tree, metadata))
+}
+
+/// A `rust-version` as manifests write it: `1.70` for 1.70.0 (cargo_metadata reads `1.70` as
+/// 1.70.0), `1.71.1` as it is.
+fn rust_version(version: &Version) -> String {
+    if version.patch == 0 {
+        format!("{}.{}", version.major, version.minor)
+    } else {
+        version.to_string()
+    }
 }
 
 /// Crates that decompress bodies, for a library whose tree has one without a feature naming
@@ -106,27 +113,21 @@ const CODECS: [&str; 6] = [
     "async-compression",
 ];
 
-/// `library`'s facts in the metadata `value`, whose tree has the packages `tree`.
-pub fn library(value: &Value, library: &str, tree: &BTreeSet<String>) -> Result<Library, String> {
-    let package = value["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|package| package["name"].as_str() == Some(library))
+/// `library`'s facts in `metadata`, whose tree has the packages `tree`.
+pub fn library(
+    metadata: &Metadata,
+    library: &str,
+    tree: &BTreeSet<String>,
+) -> Result<Library, String> {
+    let package = metadata
+        .packages
+        .iter()
+        .find(|package| *package.name == *library)
         .ok_or_else(|| format!("{library} is not in the probe's tree"))?;
-    let features: HashMap<&str, Vec<&str>> = package["features"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(name, entries)| {
-            let entries = entries
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            (name.as_str(), entries)
-        })
+    let features: HashMap<&str, Vec<&str>> = package
+        .features
+        .iter()
+        .map(|(name, entries)| (name.as_str(), entries.iter().map(String::as_str).collect()))
         .collect();
     let defaults = expand(&features, "default");
     let marked = |names: Vec<&str>| {
@@ -152,14 +153,10 @@ pub fn library(value: &Value, library: &str, tree: &BTreeSet<String>) -> Result<
     };
     let mut http2 = marked(named(|name| name == "http2" || name == "h2"));
     // A library that always speaks HTTP/2 (awc, through actix-http) has no feature for it.
-    let built_in_h2 = package["dependencies"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|dependency| {
-            dependency["name"].as_str() == Some("h2")
-                && dependency["optional"].as_bool() == Some(false)
-        });
+    let built_in_h2 = package
+        .dependencies
+        .iter()
+        .any(|dependency| dependency.name == "h2" && !dependency.optional);
     if http2.is_empty() && (built_in_h2 || tree.contains("h2")) {
         http2.push("built in (h2)".to_owned());
     }
@@ -177,8 +174,8 @@ pub fn library(value: &Value, library: &str, tree: &BTreeSet<String>) -> Result<
         );
     }
     Ok(Library {
-        version: package["version"].as_str().unwrap_or_default().to_owned(),
-        msrv: package["rust_version"].as_str().map(str::to_owned),
+        version: package.version.to_string(),
+        msrv: package.rust_version.as_ref().map(rust_version),
         default_tls: default_tls(&defaults).to_owned(),
         http2,
         compression,
@@ -215,48 +212,65 @@ fn default_tls(defaults: &BTreeSet<&str>) -> &'static str {
     }
 }
 
-/// `1.71.1` as numbers, for comparing.
-fn version_key(version: &str) -> Vec<u64> {
-    version
-        .split('.')
-        .map(|part| part.parse().unwrap_or(0))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// What `cargo metadata --format-version 1` gives, cut to the fields read and those it
+    /// always has.
     const METADATA: &str = r#"{
       "packages": [
-        {"id": "probe", "name": "adoption-probe-x", "version": "0.1.0", "features": {}},
+        {"id": "probe", "name": "adoption-probe-x", "version": "0.1.0", "features": {},
+         "dependencies": [], "targets": [], "manifest_path": "/p/Cargo.toml"},
         {"id": "lib", "name": "lib", "version": "2.0.1", "rust_version": "1.70",
          "features": {"default": ["tls", "gzip"], "tls": ["dep:rustls"], "http2": ["dep:h2"],
-                      "gzip": [], "brotli": [], "_private": []}},
+                      "gzip": [], "brotli": [], "_private": []},
+         "dependencies": [H2], "targets": [], "manifest_path": "/l/Cargo.toml"},
         {"id": "ring", "name": "ring", "version": "0.17.0", "rust_version": "1.66",
-         "features": {}},
-        {"id": "cc", "name": "cc", "version": "1.2.0", "rust_version": "1.63", "features": {}},
+         "features": {}, "dependencies": [], "targets": [], "manifest_path": "/r/Cargo.toml"},
+        {"id": "cc", "name": "cc", "version": "1.2.0", "rust_version": "1.63", "features": {},
+         "dependencies": [], "targets": [], "manifest_path": "/c/Cargo.toml"},
         {"id": "sys", "name": "openssl-sys", "version": "0.9.0", "rust_version": "1.9.1",
-         "features": {}},
-        {"id": "pkgc", "name": "pkg-config", "version": "0.3.0", "features": {}}
+         "features": {}, "dependencies": [], "targets": [], "manifest_path": "/s/Cargo.toml"},
+        {"id": "pkgc", "name": "pkg-config", "version": "0.3.0", "features": {},
+         "dependencies": [], "targets": [], "manifest_path": "/k/Cargo.toml"}
       ],
+      "workspace_members": ["probe"],
+      "workspace_root": "/p",
+      "target_directory": "/p/target",
+      "version": 1,
       "resolve": {
         "root": "probe",
         "nodes": [
-          {"id": "probe", "deps": [{"pkg": "lib", "dep_kinds": [{"kind": null}]}]},
-          {"id": "lib", "deps": [{"pkg": "ring", "dep_kinds": [{"kind": null}]}]},
-          {"id": "ring", "deps": [{"pkg": "cc", "dep_kinds": [{"kind": "build"}]}]},
-          {"id": "cc", "deps": []},
-          {"id": "sys", "deps": [{"pkg": "cc", "dep_kinds": [{"kind": "build"}]},
-                                 {"pkg": "pkgc", "dep_kinds": [{"kind": "build"}]}]},
-          {"id": "pkgc", "deps": []}
+          {"id": "probe", "dependencies": ["lib"],
+           "deps": [{"name": "lib", "pkg": "lib", "dep_kinds": [{"kind": null, "target": null}]}]},
+          {"id": "lib", "dependencies": ["ring"],
+           "deps": [{"name": "ring", "pkg": "ring", "dep_kinds": [{"kind": null, "target": null}]}]},
+          {"id": "ring", "dependencies": ["cc"],
+           "deps": [{"name": "cc", "pkg": "cc", "dep_kinds": [{"kind": "build", "target": null}]}]},
+          {"id": "cc", "dependencies": [], "deps": []},
+          {"id": "sys", "dependencies": ["cc", "pkgc"],
+           "deps": [{"name": "cc", "pkg": "cc", "dep_kinds": [{"kind": "build", "target": null}]},
+                    {"name": "pkg_config", "pkg": "pkgc",
+                     "dep_kinds": [{"kind": "build", "target": null}]}]},
+          {"id": "pkgc", "dependencies": [], "deps": []}
         ]
       }
     }"#;
 
+    /// lib's dependency on h2, optional (`optional` true) or not.
+    fn metadata(h2_optional: bool) -> String {
+        let h2 = format!(
+            r#"{{"name": "h2", "source": null, "req": "^0.4", "kind": null,
+                "optional": {h2_optional}, "uses_default_features": true, "features": [],
+                "target": null, "rename": null, "registry": null}}"#
+        );
+        METADATA.replace("H2", &h2)
+    }
+
     #[test]
     fn the_tree_is_counted_and_its_native_builds_named() {
-        let (tree, value) = parse(METADATA).unwrap();
+        let (tree, value) = parse(&metadata(true)).unwrap();
         assert_eq!(tree.crates, 5);
         assert_eq!(tree.builds_c, ["openssl-sys", "ring"]);
         assert_eq!(tree.pkg_config, ["openssl-sys"]);
@@ -275,15 +289,19 @@ mod tests {
         assert!(super::library(&value, "absent", &tree.names).is_err());
         // No feature for either, but the crates in the tree: built in.
         let names: BTreeSet<String> = ["h2", "libz-sys"].map(str::to_owned).into();
-        let (_, bare) = parse(&METADATA.replace(
+        let without_features = metadata(true).replace(
             r#""http2": ["dep:h2"],
                       "gzip": [], "brotli": [], "#,
             "",
-        ))
-        .unwrap();
+        );
+        let (_, bare) = parse(&without_features).unwrap();
         let bare = super::library(&bare, "lib", &names).unwrap();
         assert_eq!(bare.http2, ["built in (h2)"]);
         assert_eq!(bare.compression, ["built in (libz-sys)"]);
+        // h2 a dependency that is not optional: built in, whatever the tree holds.
+        let (_, always) = parse(&metadata(false).replace(r#""http2": ["dep:h2"],"#, "")).unwrap();
+        let always = super::library(&always, "lib", &BTreeSet::new()).unwrap();
+        assert_eq!(always.http2, ["built in (h2)"]);
     }
 
     #[test]
