@@ -50,7 +50,7 @@ pub struct Served<'a> {
 /// `rates.http_version`, and its limits.
 pub fn for_settings(settings: &Settings) -> String {
     let clients: Vec<&'static str> = rates_catalogue::speaking(settings.rates.http_version)
-        .map(|client| client.name)
+        .map(|client| client.name.as_str())
         .collect();
     document(&Served {
         clients: &clients,
@@ -217,7 +217,7 @@ mod tests {
     #[test]
     fn the_client_enum_follows_the_registry_of_the_http_version() {
         let mut settings = Settings::defaults().unwrap();
-        let every: Vec<&str> = CLIENTS.iter().map(|client| client.name).collect();
+        let every: Vec<&str> = CLIENTS.iter().map(|client| client.name.as_str()).collect();
         assert_eq!(client_enum(&settings), json!(every));
         settings.rates.http_version = HttpVersion::Http2;
         let over_h2 = client_enum(&settings);

@@ -17,7 +17,7 @@ use crate::readiness::Readiness;
 pub static VALID_CLIENTS: LazyLock<Vec<Cow<'static, str>>> = LazyLock::new(|| {
     CLIENTS
         .iter()
-        .map(|client| Cow::Borrowed(client.name))
+        .map(|client| Cow::Borrowed(client.name.as_str()))
         .collect()
 });
 
@@ -43,7 +43,7 @@ impl ClientRegistry {
                 if let Adapter::Ureq(ureq) = &adapter {
                     metrics.track_blocking_pool(ureq.blocking_slots().clone());
                 }
-                Ok((client.name, adapter.into_shared()))
+                Ok((client.name.as_str(), adapter.into_shared()))
             })
             .collect::<Result<Vec<_>, BuildError>>()?;
         let clients = adapters

@@ -72,7 +72,7 @@ impl Application {
             .filter(|client| !client.speaks(client_settings.http_version))
         {
             tracing::warn!(
-                client = client.name,
+                client = client.name.as_str(),
                 http_version = %client_settings.http_version,
                 "this client does not speak the configured rates.http_version: not served"
             );

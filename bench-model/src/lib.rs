@@ -32,7 +32,7 @@ pub use adoption::{
 pub use baseline::{
     BaselineComparison, Both, Change, FanoutChange, FaultChange, FaultOutcome, Judged, LoadChange,
 };
-pub use client::ClientName;
+pub use client::{ClientName, ClientProtocols};
 pub use connections::{
     ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow,
 };

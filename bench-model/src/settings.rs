@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::client::ClientProtocols as _;
 use crate::{
     ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, ForeignUpstream,
     IdleSettings, LoadSettings, Protocol, ResilienceSettings, ResolutionSettings,

@@ -1,13 +1,17 @@
-//! The clients under comparison, listed once: each adapter crate with each of its TLS
-//! backends, and the adapter settings the findings pages describe, with what each adapter
+//! The clients under comparison, each with its adapter: each adapter crate with each of its
+//! TLS backends, and the adapter settings the findings pages describe, with what each adapter
 //! states of itself (name, TLS stack, HTTP versions, decodes) and how to build it. The api's
-//! registry, its OpenAPI document and the bench iterate [`CLIENTS`]; adding a client is an
-//! adapter crate, an entry here and a probe of the bench's adoption suite.
+//! registry, its OpenAPI document and the bench iterate [`CLIENTS`], one entry per
+//! [`ClientName`] (the names, which link no HTTP client, so that the bench's results and
+//! reports can use them). Adding a client is an adapter crate, its name in `client-names`,
+//! its arm of [`Client::of`] here, its bare call in the bench and a probe of the adoption
+//! suite (docs/architecture.md).
 
 use std::rc::Rc;
 use std::sync::LazyLock;
 
 use application::RatesProvider;
+use client_names::ClientName;
 use rates_awc::{AwcRates, AwcTls};
 use rates_common::{BodyDecode, BuildError, ClientSettings, HttpVersion, TlsStack};
 use rates_hyper::HyperRates;
@@ -51,16 +55,9 @@ impl Adapter {
 /// One client: an adapter with one TLS backend (and, for a finding's row, one setting).
 #[derive(Debug)]
 pub struct Client {
-    /// Its name in routes, tables and `results.json`: the library's for its default backend
-    /// (`reqwest`), the library's and the backend's for the others (`reqwest-native-tls`), and
-    /// the setting's after them for an adapter setting of a finding (`ureq-inline-ip`).
-    pub name: &'static str,
-    /// The name of its library with the library's default TLS backend (`reqwest` for
-    /// `reqwest-native-tls`).
-    pub library: &'static str,
-    /// For the row of a finding's setting, the client as users get it that the setting
-    /// changes (`ureq` for `ureq-inline-ip`).
-    pub setting_of: Option<&'static str>,
+    /// Its name in routes, tables and `results.json`, with what the name says (its library,
+    /// the client a finding's setting changes).
+    pub name: ClientName,
     /// The library that does its TLS handshakes, and the crypto under it.
     pub tls: TlsStack,
     /// The HTTP versions it speaks (`rates.http_version`); ureq's is "1.1" alone.
@@ -82,7 +79,46 @@ enum Recipe {
     Ureq(UreqTls, UreqOptions),
 }
 
+/// ureq's setting of docs/findings/ureq-resolver-thread.md: the host used as it is when it is
+/// an IP address.
+const UREQ_INLINE_IP: UreqOptions = UreqOptions {
+    resolve: Resolve::IpAddressInline,
+    ..UreqOptions::DEFAULT
+};
+
+/// ureq's setting of docs/findings/ureq-native-tls-connector-storm.md: native-tls's connector
+/// built by a first call alone.
+const UREQ_FIRST_ALONE: UreqOptions = UreqOptions {
+    warm_up: TlsWarmUp::FirstCallAlone,
+    ..UreqOptions::DEFAULT
+};
+
 impl Client {
+    /// The adapter and settings of `name`.
+    fn of(name: ClientName) -> Self {
+        match name {
+            ClientName::Hyper => Self::hyper(),
+            ClientName::Awc => Self::awc(name, AwcTls::Rustls),
+            ClientName::Reqwest => Self::reqwest(name, ReqwestTls::Rustls, ReqwestResolver::System),
+            ClientName::Ureq => Self::ureq(name, UreqTls::Rustls, UreqOptions::DEFAULT),
+            ClientName::Isahc => Self::isahc(),
+            ClientName::AwcOpenssl => Self::awc(name, AwcTls::Openssl),
+            ClientName::ReqwestNativeTls => {
+                Self::reqwest(name, ReqwestTls::NativeTls, ReqwestResolver::System)
+            }
+            ClientName::UreqNativeTls => Self::ureq(name, UreqTls::NativeTls, UreqOptions::DEFAULT),
+            ClientName::UreqInlineIp => Self::ureq(name, UreqTls::Rustls, UREQ_INLINE_IP),
+            ClientName::UreqNativeTlsFirstAlone => {
+                Self::ureq(name, UreqTls::NativeTls, UREQ_FIRST_ALONE)
+            }
+            // reqwest's async resolver, which keeps answers for their time to live, where the
+            // system's asks again for every new connection (docs/findings/name-resolution.md).
+            ClientName::ReqwestHickoryDns => {
+                Self::reqwest(name, ReqwestTls::Rustls, ReqwestResolver::HickoryDns)
+            }
+        }
+    }
+
     /// Whether it can be built with `version` (it speaks it).
     pub fn speaks(&self, version: HttpVersion) -> bool {
         self.http_versions.contains(&version)
@@ -106,11 +142,21 @@ impl Client {
         }
     }
 
+    /// The name its adapter gives itself (in its errors and log lines).
+    pub fn adapter_name(&self) -> &'static str {
+        match self.recipe {
+            Recipe::Hyper => HyperRates::NAME,
+            Recipe::Isahc => IsahcRates::NAME,
+            Recipe::Awc(backend) => backend.client_name(),
+            Recipe::Reqwest(backend, ReqwestResolver::System) => backend.client_name(),
+            Recipe::Reqwest(_, ReqwestResolver::HickoryDns) => ReqwestResolver::HICKORY_DNS_NAME,
+            Recipe::Ureq(backend, options) => options.client_name(backend),
+        }
+    }
+
     fn hyper() -> Self {
         Self {
-            name: HyperRates::NAME,
-            library: HyperRates::NAME,
-            setting_of: None,
+            name: ClientName::Hyper,
             tls: HyperRates::TLS,
             http_versions: HyperRates::HTTP_VERSIONS,
             decodes: HyperRates::DECODES,
@@ -121,9 +167,7 @@ impl Client {
 
     fn isahc() -> Self {
         Self {
-            name: IsahcRates::NAME,
-            library: IsahcRates::NAME,
-            setting_of: None,
+            name: ClientName::Isahc,
             tls: IsahcRates::TLS,
             http_versions: IsahcRates::HTTP_VERSIONS,
             decodes: IsahcRates::DECODES,
@@ -132,11 +176,9 @@ impl Client {
         }
     }
 
-    fn awc(backend: AwcTls) -> Self {
+    fn awc(name: ClientName, backend: AwcTls) -> Self {
         Self {
-            name: backend.client_name(),
-            library: AwcRates::NAME,
-            setting_of: None,
+            name,
             tls: backend.stack(),
             http_versions: AwcRates::HTTP_VERSIONS,
             decodes: AwcRates::DECODES,
@@ -145,20 +187,9 @@ impl Client {
         }
     }
 
-    /// reqwest with `backend`, looking names up with `resolver`: a resolver other than the
-    /// system's is a setting of the client with the system's.
-    fn reqwest(backend: ReqwestTls, resolver: ReqwestResolver) -> Self {
-        let (name, setting_of) = match resolver {
-            ReqwestResolver::System => (backend.client_name(), None),
-            ReqwestResolver::HickoryDns => (
-                ReqwestResolver::HICKORY_DNS_NAME,
-                Some(backend.client_name()),
-            ),
-        };
+    fn reqwest(name: ClientName, backend: ReqwestTls, resolver: ReqwestResolver) -> Self {
         Self {
             name,
-            library: ReqwestRates::NAME,
-            setting_of,
             tls: backend.stack(),
             http_versions: ReqwestRates::HTTP_VERSIONS,
             decodes: ReqwestRates::DECODES,
@@ -167,15 +198,9 @@ impl Client {
         }
     }
 
-    /// ureq with `backend` and `options`: options other than ureq's defaults are a setting of
-    /// the client with the defaults.
-    fn ureq(backend: UreqTls, options: UreqOptions) -> Self {
-        let name = options.client_name(backend);
-        let plain = backend.client_name();
+    fn ureq(name: ClientName, backend: UreqTls, options: UreqOptions) -> Self {
         Self {
             name,
-            library: UreqRates::NAME,
-            setting_of: (name != plain).then_some(plain),
             tls: backend.stack(),
             http_versions: UreqRates::HTTP_VERSIONS,
             decodes: UreqRates::DECODES,
@@ -185,45 +210,22 @@ impl Client {
     }
 }
 
-/// Every client: the libraries' defaults first (the baseline, hyper, first), in the order the
-/// tables list them, then the other TLS backends, then the settings of the findings pages.
-pub static CLIENTS: LazyLock<[Client; 11]> = LazyLock::new(|| {
-    [
-        Client::hyper(),
-        Client::awc(AwcTls::Rustls),
-        Client::reqwest(ReqwestTls::Rustls, ReqwestResolver::System),
-        Client::ureq(UreqTls::Rustls, UreqOptions::DEFAULT),
-        Client::isahc(),
-        Client::awc(AwcTls::Openssl),
-        Client::reqwest(ReqwestTls::NativeTls, ReqwestResolver::System),
-        Client::ureq(UreqTls::NativeTls, UreqOptions::DEFAULT),
-        // The host used as it is when it is an IP address
-        // (docs/findings/ureq-resolver-thread.md).
-        Client::ureq(
-            UreqTls::Rustls,
-            UreqOptions {
-                resolve: Resolve::IpAddressInline,
-                ..UreqOptions::DEFAULT
-            },
-        ),
-        // native-tls's connector built by a first call alone
-        // (docs/findings/ureq-native-tls-connector-storm.md).
-        Client::ureq(
-            UreqTls::NativeTls,
-            UreqOptions {
-                warm_up: TlsWarmUp::FirstCallAlone,
-                ..UreqOptions::DEFAULT
-            },
-        ),
-        // reqwest's async resolver, which keeps answers for their time to live, where the
-        // system's asks again for every new connection (docs/findings/name-resolution.md).
-        Client::reqwest(ReqwestTls::Rustls, ReqwestResolver::HickoryDns),
-    ]
-});
+/// Every client, in the order of [`ClientName::ALL`]: the libraries' defaults first (the
+/// baseline, hyper, first), then the other TLS backends, then the findings' settings.
+pub static CLIENTS: LazyLock<[Client; ClientName::ALL.len()]> =
+    LazyLock::new(|| ClientName::ALL.map(Client::of));
 
-/// The client named `name`.
+/// `name`'s client.
+pub fn client(name: ClientName) -> &'static Client {
+    &CLIENTS[ClientName::ALL
+        .iter()
+        .position(|&known| known == name)
+        .expect("ClientName::ALL holds every name")]
+}
+
+/// The client named `name` in a route.
 pub fn get(name: &str) -> Option<&'static Client> {
-    CLIENTS.iter().find(|client| client.name == name)
+    CLIENTS.iter().find(|client| client.name.as_str() == name)
 }
 
 /// The clients that speak `version`, in catalogue order.
@@ -236,38 +238,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_names_are_distinct_and_each_setting_and_library_is_a_client() {
-        let names: Vec<&str> = CLIENTS.iter().map(|client| client.name).collect();
-        for (index, client) in CLIENTS.iter().enumerate() {
-            assert!(
-                !names[..index].contains(&client.name),
-                "{} twice",
-                client.name
+    fn each_adapter_names_itself_as_the_catalogue_does() {
+        for client in CLIENTS.iter() {
+            assert_eq!(client.adapter_name(), client.name.as_str());
+            assert_eq!(
+                std::ptr::from_ref(client),
+                std::ptr::from_ref(super::client(client.name))
             );
-            assert!(names.contains(&client.library), "{}", client.name);
-            if let Some(plain) = client.setting_of {
-                assert!(names.contains(&plain), "{}", client.name);
-                assert_eq!(
-                    get(plain).map(|of| of.tls),
-                    Some(client.tls),
-                    "{}",
-                    client.name
-                );
-            }
         }
-        assert_eq!(names[0], "hyper");
     }
 
     #[test]
-    fn ureq_alone_speaks_no_http_2() {
-        let over_h2: Vec<&str> = speaking(HttpVersion::Http2).map(|c| c.name).collect();
-        assert!(
-            over_h2.iter().all(|name| !name.starts_with("ureq")),
-            "{over_h2:?}"
-        );
-        assert_eq!(
-            over_h2.len(),
-            CLIENTS.iter().filter(|c| !c.blocking).count()
-        );
+    fn the_facts_of_a_name_are_its_adapters() {
+        for client in CLIENTS.iter() {
+            let name = client.name;
+            assert_eq!(
+                client.speaks(HttpVersion::Http2),
+                name.speaks_http2(),
+                "{name}"
+            );
+            assert_eq!(
+                client.blocking,
+                name.library_default() == ClientName::Ureq,
+                "{name}"
+            );
+            let library = super::client(name.library_default());
+            assert_eq!(client.http_versions, library.http_versions, "{name}");
+            if let Some(plain) = name.setting_of() {
+                assert_eq!(super::client(plain).tls, client.tls, "{name}");
+            }
+        }
     }
 }

@@ -141,7 +141,7 @@ pub async fn clients(
     let clients = CLIENTS
         .iter()
         .map(|client| ClientInfo {
-            name: Cow::Borrowed(client.name),
+            name: Cow::Borrowed(client.name.as_str()),
             path: format!("/payments/{}", client.name),
             tls: TlsView {
                 backend: Cow::Borrowed(client.tls.backend),

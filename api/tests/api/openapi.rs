@@ -92,7 +92,7 @@ async fn the_document_states_the_rules_this_server_enforces() {
 
     let served: Vec<&str> = rates_catalogue::CLIENTS
         .iter()
-        .map(|client| client.name)
+        .map(|client| client.name.as_str())
         .collect();
     for path in ["/payments/{client}", "/payments/{client}/batch"] {
         let parameters = document["paths"][path]["post"]["parameters"]
