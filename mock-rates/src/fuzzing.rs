@@ -2,7 +2,7 @@
 //! wrapped to take and return plain data. Not an API: hidden from the docs, and shaped by
 //! what the targets need.
 
-use crate::{admin, connection, http, rates};
+use crate::{admin, connection, http, http2, rates};
 
 /// A complete request head, as the server reads it before routing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,4 +79,24 @@ pub fn live_answer(query: Option<&str>, timestamp: u64) -> (LivePairs, Vec<u8>) 
 /// Whether an `Authorization` value opens the admin endpoints of a mock started with `token`.
 pub fn admin_authorized(token: &str, authorization: Option<&[u8]>) -> bool {
     admin::access(Some(token), false, authorization) == admin::Access::Granted
+}
+
+/// One decoded header field: its name and value.
+pub type Field = (Vec<u8>, Vec<u8>);
+
+/// Decodes header blocks one after the other with one connection's HPACK decoder, as the
+/// HTTP/2 server does: each block's fields, or why it is not valid HPACK (which ends the
+/// connection: nothing after it is decoded).
+pub fn decode_header_blocks(blocks: &[&[u8]]) -> Vec<Result<Vec<Field>, &'static str>> {
+    http2::decode_header_blocks(blocks)
+}
+
+/// A header block that sends `fields` as literals that are not indexed, the strings raw.
+pub fn literal_block(fields: &[(&[u8], &[u8])]) -> Vec<u8> {
+    http2::literal_block(fields)
+}
+
+/// `coded` read as a Huffman-coded HPACK string as the server reads one; `None` if not valid.
+pub fn huffman_decode(coded: &[u8]) -> Option<Vec<u8>> {
+    http2::huffman_decode(coded)
 }

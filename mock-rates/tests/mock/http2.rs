@@ -624,3 +624,66 @@ fn a_truncated_large_answer_over_h2_ends_in_a_reset() {
         assert_eq!(error.reason(), Some(Reason::INTERNAL_ERROR));
     });
 }
+
+/// Sends a request with a body on a new stream, in DATA frames of `piece` bytes; its answer.
+async fn with_body(
+    send: &SendRequest<Bytes>,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    piece: usize,
+) -> Result<http::Response<RecvStream>, h2::Error> {
+    let mut send = send.clone().ready().await?;
+    let request = http::Request::builder()
+        .method(method)
+        .uri(format!("https://localhost{path}"))
+        .body(())
+        .unwrap();
+    let (response, mut stream) = send.send_request(request, false)?;
+    let pieces: Vec<&[u8]> = body.chunks(piece.max(1)).collect();
+    for (index, part) in pieces.iter().enumerate() {
+        stream.reserve_capacity(part.len());
+        let last = index + 1 == pieces.len();
+        stream.send_data(Bytes::copy_from_slice(part), last)?;
+    }
+    if pieces.is_empty() {
+        stream.send_data(Bytes::new(), true)?;
+    }
+    response.await
+}
+
+/// A request body in several DATA frames is read whole before the request is routed: the
+/// admin endpoints take their JSON over h2 as over HTTP/1.1.
+#[test]
+fn a_request_body_in_data_frames_is_read_whole() {
+    let server = h2_server(TlsSettings::default(), Settings::default());
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        let body = br#"{"mode":"status","status":502,"percent":100}"#;
+        let response = with_body(&send, "PUT", "/__admin/faults", body, 7)
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{}", text(response).await);
+        assert_eq!(get(&send, LIVE).await.unwrap().status(), 502);
+    });
+    assert_eq!(server.state().faults().status, 502);
+}
+
+/// A body larger than the routes accept gets the 413 HTTP/1.1 gives, before the rest of it is
+/// sent; the connection goes on.
+#[test]
+fn a_request_body_too_large_gets_413() {
+    let server = h2_server(TlsSettings::default(), Settings::default());
+    runtime().block_on(async {
+        let (send, _driver) = connect(&server).await;
+        let body = vec![b' '; 200 * 1024];
+        let response = with_body(&send, "PUT", "/__admin/faults", &body, 16 * 1024).await;
+        // The answer may come before the client has sent everything (then the server's
+        // RST_STREAM(NO_ERROR) ends the upload), or after.
+        match response {
+            Ok(response) => assert_eq!(response.status(), 413),
+            Err(error) => assert_eq!(error.reason(), Some(Reason::NO_ERROR), "{error}"),
+        }
+        assert_eq!(get(&send, "/health").await.unwrap().status(), 200);
+    });
+}
