@@ -33,10 +33,17 @@ const READ_CHUNK: usize = 16 * 1024;
 /// Reading stops while this much output waits for the client to take it in.
 const MAX_BACKLOG: usize = 4 * 1024 * 1024;
 
+/// The PING that a graceful close sends after its first GOAWAY: its ACK says that the client
+/// has seen the GOAWAY, so every stream it opened before is here.
+const DRAIN_PING: [u8; 8] = *b"draining";
+
 /// Whether the connection is ending, after the GOAWAY it sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Closing {
     Open,
+    /// A graceful close has begun (RFC 9113 §6.8): GOAWAY naming the highest stream id, and a
+    /// PING; streams still arrive until its ACK, which is when the last is named.
+    Draining,
     /// No new stream; the connection closes once the open ones are done.
     Graceful,
     /// The connection closes once what was written has gone out.
@@ -301,6 +308,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             frame::PING if head.stream != 0 => self.fail(Reason::ProtocolError),
             frame::PING if payload.len() != 8 => self.fail(Reason::FrameSizeError),
             frame::PING if !head.has(frame::ACK) => frame::ping_ack(&mut self.output, payload),
+            frame::PING if self.closing == Closing::Draining && payload == DRAIN_PING => {
+                self.go_away(Closing::Graceful, Reason::NoError);
+            }
             frame::RST_STREAM if head.stream == 0 => self.fail(Reason::ProtocolError),
             frame::RST_STREAM if payload.len() != 4 => self.fail(Reason::FrameSizeError),
             // The client gave up on a stream that waits (a hang, a drip, an answer it stopped
@@ -371,7 +381,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         if stream.is_multiple_of(2) || stream <= self.last_stream {
             return self.fail(Reason::ProtocolError);
         }
-        if self.closing != Closing::Open {
+        if matches!(self.closing, Closing::Graceful | Closing::Now) {
             // Past the GOAWAY's last stream: not processed, so the client may send it again.
             return frame::rst_stream(&mut self.output, stream, Reason::RefusedStream);
         }
@@ -711,6 +721,16 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         self.closing = closing;
     }
 
+    /// Begins a graceful close, as h2 servers do: a request the client sent before it saw
+    /// the GOAWAY is still served, not refused.
+    fn drain(&mut self) {
+        if self.closing == Closing::Open {
+            frame::goaway(&mut self.output, frame::MAX_STREAM, Reason::NoError);
+            frame::ping(&mut self.output, DRAIN_PING);
+            self.closing = Closing::Draining;
+        }
+    }
+
     /// A connection error: GOAWAY with its code, then the close.
     fn fail(&mut self, reason: Reason) {
         self.go_away(Closing::Now, reason);
@@ -742,7 +762,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 Expired::Moved => {}
                 Expired::Graceful => {
                     self.state.count_idle_close();
-                    self.go_away(Closing::Graceful, Reason::NoError);
+                    self.drain();
                 }
                 Expired::GoAway => {
                     self.state.count_idle_close();

@@ -11,6 +11,8 @@ pub(super) const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 pub(super) const DEFAULT_MAX_FRAME: usize = 16_384;
 /// The flow-control window every connection and stream starts with.
 pub(super) const DEFAULT_WINDOW: i64 = 65_535;
+/// The highest stream id.
+pub(super) const MAX_STREAM: u32 = (1 << 31) - 1;
 /// The largest a flow-control window may grow.
 pub(super) const MAX_WINDOW: i64 = (1 << 31) - 1;
 
@@ -113,6 +115,11 @@ pub(super) fn settings(out: &mut Vec<u8>, settings: &[(u16, u32)]) {
 
 pub(super) fn settings_ack(out: &mut Vec<u8>) {
     head(out, 0, SETTINGS, ACK, 0);
+}
+
+pub(super) fn ping(out: &mut Vec<u8>, payload: [u8; 8]) {
+    head(out, 8, PING, 0, 0);
+    out.extend_from_slice(&payload);
 }
 
 pub(super) fn ping_ack(out: &mut Vec<u8>, payload: &[u8]) {

@@ -687,3 +687,119 @@ fn a_request_body_too_large_gets_413() {
         assert_eq!(get(&send, "/health").await.unwrap().status(), 200);
     });
 }
+
+/// One frame read: type, flags, stream, payload.
+type RawFrame = (u8, u8, u32, Vec<u8>);
+
+fn raw_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let mut frame = u32::try_from(payload.len()).unwrap().to_be_bytes()[1..].to_vec();
+    frame.extend([kind, flags]);
+    frame.extend(stream.to_be_bytes());
+    frame.extend(payload);
+    frame
+}
+
+/// `GET /health` as HPACK: method and scheme indexed, path and authority raw literals.
+fn health_head() -> Vec<u8> {
+    let mut block = vec![0x82, 0x87, 0x04, 7];
+    block.extend(b"/health");
+    block.extend([0x01, 9]);
+    block.extend(b"localhost");
+    block
+}
+
+/// Reads frames until one matches `last` (included), within 5 s.
+async fn frames_until(
+    stream: &mut (impl tokio::io::AsyncRead + Unpin),
+    buffer: &mut Vec<u8>,
+    last: impl Fn(&RawFrame) -> bool,
+) -> Vec<RawFrame> {
+    use tokio::io::AsyncReadExt as _;
+    let mut frames = Vec::new();
+    let read = async {
+        loop {
+            while buffer.len() >= 9 {
+                let len = usize::from(buffer[0]) << 16
+                    | usize::from(buffer[1]) << 8
+                    | usize::from(buffer[2]);
+                if buffer.len() < 9 + len {
+                    break;
+                }
+                let stream_id = u32::from_be_bytes(buffer[5..9].try_into().unwrap());
+                let frame = (buffer[3], buffer[4], stream_id, buffer[9..9 + len].to_vec());
+                buffer.drain(..9 + len);
+                let done = last(&frame);
+                frames.push(frame);
+                if done {
+                    return;
+                }
+            }
+            let mut chunk = [0; 4096];
+            let read = stream.read(&mut chunk).await.unwrap();
+            assert!(read > 0, "closed before the frame awaited: {frames:?}");
+            buffer.extend_from_slice(&chunk[..read]);
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), read)
+        .await
+        .expect("the frame awaited came");
+    frames
+}
+
+/// A graceful close (idle past the keep-alive) goes as RFC 9113 §6.8 has it: GOAWAY naming the
+/// highest stream id, and a PING; a request the client sent before it answered the PING is
+/// served; then GOAWAY naming the last stream taken, and the close.
+#[test]
+fn a_graceful_close_serves_what_came_before_its_ping_came_back() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let server = h2_server(
+        TlsSettings::default(),
+        Settings {
+            keep_alive: Duration::from_millis(200),
+            ..Settings::default()
+        },
+    );
+    runtime().block_on(async {
+        let (mut stream, chosen) = tls_connect(&server, &[b"h2"]).await.unwrap();
+        assert_eq!(chosen.as_deref(), Some(&b"h2"[..]));
+        let mut opening = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+        opening.extend(raw_frame(0x4, 0, 0, &[]));
+        opening.extend(raw_frame(0x1, 0x5, 1, &health_head()));
+        stream.write_all(&opening).await.unwrap();
+        let mut buffer = Vec::new();
+        let ends_stream = |id| move |frame: &RawFrame| frame.2 == id && frame.1 & 0x1 != 0;
+        frames_until(&mut stream, &mut buffer, ends_stream(1)).await;
+
+        let is_ping = |frame: &RawFrame| frame.0 == 0x6 && frame.1 & 0x1 == 0;
+        let frames = frames_until(&mut stream, &mut buffer, is_ping).await;
+        let goaway = frames.iter().find(|frame| frame.0 == 0x7).expect("GOAWAY");
+        assert_eq!(
+            goaway.3[..8],
+            [0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0],
+            "{frames:?}"
+        );
+        let ping = frames.last().unwrap().3.clone();
+
+        let mut late = raw_frame(0x1, 0x5, 3, &health_head());
+        late.extend(raw_frame(0x6, 0x1, 0, &ping));
+        stream.write_all(&late).await.unwrap();
+        let is_goaway = |frame: &RawFrame| frame.0 == 0x7;
+        let frames = frames_until(&mut stream, &mut buffer, is_goaway).await;
+        assert!(
+            frames.iter().any(|frame| frame.0 == 0x1 && frame.2 == 3),
+            "stream 3 answered: {frames:?}"
+        );
+        let last = &frames.last().unwrap().3;
+        assert_eq!(
+            last[..8],
+            [0, 0, 0, 3, 0, 0, 0, 0],
+            "the last stream taken, NO_ERROR"
+        );
+        let mut rest = Vec::new();
+        tokio::time::timeout(Duration::from_secs(3), stream.read_to_end(&mut rest))
+            .await
+            .expect("the server closes the connection")
+            .ok();
+    });
+    assert_eq!(server.state().stats().idle_closes, 1);
+}
