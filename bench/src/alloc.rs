@@ -31,11 +31,55 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 /// would only add shared-counter traffic to the servers being measured.
 static COUNTING: AtomicBool = AtomicBool::new(true);
 
-/// Whether a [`PeakWindow`] is open; `LIVE` and `PEAK` are its bytes live since it opened
-/// (negative when it freed more than it allocated) and their highest point.
-static TRACKING_PEAK: AtomicBool = AtomicBool::new(false);
-static LIVE: AtomicI64 = AtomicI64::new(0);
-static PEAK: AtomicI64 = AtomicI64::new(0);
+/// The process's heap, followed while a [`PeakWindow`] is open.
+static HEAP: LiveBytes = LiveBytes::new();
+
+/// Bytes live on a heap since a window opened and their highest point. The allocator feeds
+/// the process's one instance; a test feeds an instance of its own, which no other thread
+/// touches.
+#[derive(Debug)]
+struct LiveBytes {
+    /// Whether a window is open.
+    tracking: AtomicBool,
+    /// Allocated less freed since the window opened (negative when it freed more).
+    live: AtomicI64,
+    /// The highest `live` since the window opened.
+    peak: AtomicI64,
+}
+
+impl LiveBytes {
+    const fn new() -> Self {
+        Self {
+            tracking: AtomicBool::new(false),
+            live: AtomicI64::new(0),
+            peak: AtomicI64::new(0),
+        }
+    }
+
+    fn open(&self) {
+        self.live.store(0, Ordering::Relaxed);
+        self.peak.store(0, Ordering::Relaxed);
+        self.tracking.store(true, Ordering::Relaxed);
+    }
+
+    /// Follows a change of the live bytes, while a window is open.
+    #[inline]
+    fn change(&self, change: i64) {
+        if !self.tracking.load(Ordering::Relaxed) {
+            return;
+        }
+        let now = self.live.fetch_add(change, Ordering::Relaxed) + change;
+        if change > 0 {
+            self.peak.fetch_max(now, Ordering::Relaxed);
+        }
+    }
+
+    /// The highest live bytes since the window opened (0 when it never went above).
+    fn close(&self) -> u64 {
+        self.tracking.store(false, Ordering::Relaxed);
+        u64::try_from(self.peak.load(Ordering::Relaxed)).unwrap_or(0)
+    }
+}
 
 /// Stops counting for the rest of this process (child servers call it first thing).
 pub fn stop_counting() {
@@ -51,16 +95,10 @@ fn count(size: usize) {
     BYTES.fetch_add(size as u64, Ordering::Relaxed);
 }
 
-/// Follows a change of the live bytes, while a window is open.
+/// Follows a change of the process's live bytes, while a window is open.
 #[inline]
 fn live(change: i64) {
-    if !TRACKING_PEAK.load(Ordering::Relaxed) {
-        return;
-    }
-    let now = LIVE.fetch_add(change, Ordering::Relaxed) + change;
-    if change > 0 {
-        PEAK.fetch_max(now, Ordering::Relaxed);
-    }
+    HEAP.change(change);
 }
 
 /// A size as a change of the live bytes (no allocation comes near `i64::MAX`).
@@ -141,16 +179,13 @@ pub struct PeakWindow(());
 
 impl PeakWindow {
     pub fn open() -> Self {
-        LIVE.store(0, Ordering::Relaxed);
-        PEAK.store(0, Ordering::Relaxed);
-        TRACKING_PEAK.store(true, Ordering::Relaxed);
+        HEAP.open();
         Self(())
     }
 
     /// The highest live bytes since the window opened (0 when it never went above).
     pub fn close(self) -> u64 {
-        TRACKING_PEAK.store(false, Ordering::Relaxed);
-        u64::try_from(PEAK.load(Ordering::Relaxed)).unwrap_or(0)
+        HEAP.close()
     }
 }
 
@@ -169,17 +204,40 @@ mod tests {
         assert!(grown.bytes >= 4096);
     }
 
+    // The window's arithmetic on an instance of the test's own: the process's heap is shared
+    // with every other test thread, which allocate and free inside any window opened on it.
     #[test]
     fn a_window_sees_the_highest_point_not_the_sum() {
-        let window = PeakWindow::open();
+        let heap = LiveBytes::new();
+        heap.open();
         for _ in 0..16 {
-            let buffer: Vec<u8> = Vec::with_capacity(1 << 20);
-            std::hint::black_box(&buffer);
+            heap.change(1 << 20);
+            heap.change(-(1 << 20));
         }
-        let peak = window.close();
-        // Sixteen buffers of 1 MiB one after another: one live at a time (and whatever other
-        // test threads held meanwhile), far from their sum.
-        assert!(peak >= 1 << 20, "{peak}");
-        assert!(peak < 8 << 20, "{peak}");
+        assert_eq!(heap.close(), 1 << 20);
+    }
+
+    #[test]
+    fn a_window_counts_from_zero_and_only_while_open() {
+        let heap = LiveBytes::new();
+        heap.change(4 << 20);
+        heap.open();
+        // Memory allocated before the window and freed in it lowers the live bytes.
+        heap.change(-(2 << 20));
+        heap.change(1 << 20);
+        heap.change(3 << 20);
+        assert_eq!(heap.close(), 2 << 20);
+        heap.change(8 << 20);
+        heap.open();
+        heap.change(100);
+        assert_eq!(heap.close(), 100);
+    }
+
+    #[test]
+    fn a_window_that_only_frees_peaks_at_zero() {
+        let heap = LiveBytes::new();
+        heap.open();
+        heap.change(-4096);
+        assert_eq!(heap.close(), 0);
     }
 }
