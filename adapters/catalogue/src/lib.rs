@@ -223,6 +223,12 @@ pub fn client(name: ClientName) -> &'static Client {
         .expect("ClientName::ALL holds every name")]
 }
 
+/// The client the api's readiness check calls the upstream with when no payment did so
+/// recently: the baseline, the client with the fewest moving parts of its own.
+pub fn readiness_probe() -> &'static Client {
+    client(ClientName::BASELINE)
+}
+
 /// The client named `name` in a route.
 pub fn get(name: &str) -> Option<&'static Client> {
     CLIENTS.iter().find(|client| client.name.as_str() == name)

@@ -7,7 +7,6 @@ use actix_web::web;
 use application::RatesError;
 use domain::{Currency, CurrencyPair};
 use rates_catalogue::CLIENTS;
-use rates_hyper::HyperRates;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -55,7 +54,7 @@ pub async fn ready(
     }
     if !readiness.upstream_is_fresh() {
         let probe = CurrencyPair::new(Currency::EUR, Currency::USD);
-        let checked = match registry.get(HyperRates::NAME) {
+        let checked = match registry.get(rates_catalogue::readiness_probe().name.as_str()) {
             Some((_, provider)) => provider.fetch_quotes(&[probe]).await,
             None => Err(RatesError::Unavailable(
                 "no client to check with".to_owned(),
