@@ -1,47 +1,12 @@
 //! `RatesProvider` over awc, actix's own HTTP client, with either of the TLS backends awc offers
-//! ([`AwcTls`]): rustls 0.23 (the default) or the system's OpenSSL.
+//! ([`AwcTls`]): rustls 0.23 on aws-lc-rs (the default) or the system's OpenSSL.
 //!
-//! - rustls: aws-lc-rs, given explicitly (awc picks no provider of its own for a config it is
-//!   handed; aws-lc-rs is rustls's own default and hyper's and reqwest's, so the rows compare
-//!   the clients, not the crypto). Trusts the system's roots (rustls-native-certs) and
-//!   `extra_ca_pem`, as every rustls adapter does.
-//! - openssl: `SslConnector::builder`, which loads OpenSSL's default verify paths (the system's
-//!   roots), with each certificate of `extra_ca_pem` added to its store; host names are
-//!   verified, as `SslConnector` always does. Its handshake errors reach us flattened into
-//!   strings (actix-tls `connect/openssl.rs` wraps them as `io::Error::other(format!(..))`), so
-//!   they are told apart by where they come from, not by type (see `AwcRates::send_error`),
-//!   and why a certificate was refused (unknown issuer, wrong host) is logged as it happens.
-//!
-//! ALPN offers the one protocol of `http_version` on either backend, `http/1.1` or `h2`,
-//! never both (awc's own default offers both), set on the TLS config awc is given; awc speaks
-//! h2 on a connection whose handshake chose it, and the answer's version is checked. awc
-//! multiplexes: it puts an h2 connection back in its pool as soon as a request is sent
-//! (`send_request` in `client/h2proto.rs`), for the next request to share. It does not check
-//! a pooled h2 connection before lending it (only HTTP/1.1 ones are probed), so after a GOAWAY
-//! ended one, the next call is given it and fails (`Connect`) without reaching the upstream;
-//! the call after opens a new connection. The contract checks exactly that for awc. For an
-//! `http://`
-//! upstream no roots are loaded by this adapter; note that awc's `Connector::new()` itself
-//! builds an unused OpenSSL context (system roots included) once per client whenever awc's
-//! `openssl` feature is compiled.
-//!
-//! `awc::Client` holds an `Rc` (not `Send`) and needs an actix runtime: build an `AwcRates`
-//! inside each actix worker (or inside `actix_rt::System`), never share it across threads.
-//!
-//! Stale connections: when it takes an idle connection from its pool, awc first polls the
-//! socket once (`ConnectionCheckFuture` in `client/pool.rs`): end of stream or an error drops
-//! it, unexpected bytes drop it, only "nothing to read" lets it be reused. awc never retries a
-//! request. So a connection the server closed while idle is not used, once the FIN has reached
-//! the runtime; one the server closes just as the request is written fails the call.
-//! `idle_timeout` below the server's keep-alive is what keeps that window shut.
-//!
-//! `TCP_NODELAY`: awc's TCP connector (actix-tls's) never sets it, and awc has no setting for it;
-//! its documented way is `Connector::connector`, a TCP connector service of one's own. This
-//! adapter gives it actix-tls's own connector, on the same default resolver, with `TCP_NODELAY`
-//! set on each new connection, as reqwest, ureq, libcurl and this project's hyper adapter do.
-//! Without it, a full TLS 1.3 handshake that no session ticket follows ends in two small writes
-//! back to back (the client's Finished, then the request), and Nagle's algorithm holds the
-//! request until the server's delayed ACK: 40 ms on Linux (docs/findings/awc-nagle.md).
+//! The adapter builds one client per actix worker (awc's client is not `Send`), trusting the
+//! system's roots and `extra_ca_pem`; offers ALPN `http/1.1` or `h2` alone, as
+//! `http_version` says, and checks the answer's version; gives awc a TCP connector that sets
+//! `TCP_NODELAY` (docs/findings/awc-nagle.md); maps awc's errors, the OpenSSL handshake's
+//! flattened strings included, into `RatesError`. What awc does underneath (pool checks, h2
+//! after a GOAWAY, no retries), read from its source: docs/findings/awc-as-driven.md.
 
 use std::fmt;
 use std::io;

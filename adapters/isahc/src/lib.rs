@@ -1,53 +1,13 @@
 //! `RatesProvider` over isahc, which drives libcurl (built in, statically) on its own thread.
 //!
-//! TLS: libcurl's rustls backend, isahc's default (`rustls-tls`: curl-sys `rustls`, libcurl's
-//! `vtls/rustls.c` over rustls-ffi 0.15, all Rust, built with the rest; no OpenSSL). Certificates
-//! and host names are verified, as libcurl always does unless told otherwise.
-//!
-//! Crypto provider: rustls-ffi builds every configuration on the process-wide default provider
-//! (`rustls_crypto_provider_builder_new_from_default`, which libcurl calls for each connection),
-//! and installs one itself when there is none, chosen by rustls-ffi's own features
-//! (`get_default_or_install_from_crate_features` in `crypto_provider.rs`): curl-sys enables its
-//! default, `aws-lc-rs` alone, so the provider is aws-lc-rs's `default_provider()`. That the
-//! workspace's rustls has ring as well does not matter there (the choice reads rustls-ffi's
-//! features, not rustls's), so this adapter installs nothing. The process default rustls-ffi
-//! installs changes nothing for the other adapters, which give their providers explicitly.
-//! rustls-ffi's default features also turn on rustls's `prefer-post-quantum` for the whole
-//! build: aws-lc-rs's providers, this one and the other adapters', offer X25519MLKEM768 first.
-//!
-//! Trust: libcurl takes one CA file (`CURLOPT_CAINFO`) or one in-memory bundle
-//! (`CURLOPT_CAINFO_BLOB`, which overrides the file), not "the system's plus these"; its rustls
-//! backend ignores `CURLOPT_CAPATH`. isahc's own default, `TrustStore::native()`, asks for
-//! rustls-platform-verifier (`CURLSSLOPT_NATIVE_CA`), which cannot take extra roots through
-//! libcurl. So for an `https://` upstream the adapter writes one bundle, the system's roots and
-//! `extra_ca_pem` as rates-common's rustls store accepts them (`tls::root_certificates`, the
-//! set every other adapter trusts; rustls-ffi refuses a whole bundle that holds one certificate
-//! it cannot use), to a temporary file it owns for its lifetime, and hands isahc that file. For
-//! `http://` nothing is loaded.
-//!
-//! The rustls backend keeps nothing between connections: for each new one it builds a fresh
-//! rustls configuration, reading and parsing the CA file again (`init_config_builder_verifier`
-//! in `vtls/rustls.c`). A file rather than a blob: libcurl compares the CA options of a cached
-//! connection with the request's before reusing it, a path by its string, a blob by its whole
-//! content (`blobcmp` in `vtls/vtls_config.c`), for every candidate connection of every call.
-//! What a new connection costs, and what the OpenSSL backend (isahc `native-tls`) cost instead:
-//! docs/findings/isahc-ca-reparse.md.
-//!
-//! HTTP/2: libcurl with nghttp2 (isahc's `http2` feature: curl-sys `http2`, libnghttp2-sys
-//! built from its bundled source and linked statically, nothing fetched at build time). The
-//! version is set for every client, `VersionNegotiation::http11()` or `::http2()`: libcurl's
-//! `CURL_HTTP_VERSION_1_1` and `CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE`, which over TLS make ALPN
-//! offer `http/1.1` alone or `h2` alone (`alpn_get_spec` in `vtls/vtls.c`). The default,
-//! `latest_compatible`, would offer both. The answer's version is checked. libcurl multiplexes
-//! on a connection it knows speaks h2; `max_connections` caps its connections, and
-//! `UpstreamCall`'s slots the calls in flight.
-//!
-//! Stale connections: libcurl checks a cached connection before reuse (at most once a second:
-//! `Curl_cpool_conn_seems_healthy` in `conncache.c`), and when a reused connection dies before
-//! a single response byte arrives it retries the request on a fresh connection, up to five
-//! times (`Curl_retry_request` in `transfer.c`: "Connection died, retrying a fresh connect").
-//! It is the only one of the five clients that retries a request written to a connection the
-//! server closed at that moment; nothing is added here.
+//! TLS is libcurl's rustls backend, isahc's default. libcurl takes one CA file, so for an
+//! `https://` upstream the adapter writes the roots every adapter trusts (the system's and
+//! `extra_ca_pem`) to a temporary file it owns for its lifetime and hands isahc that file. It
+//! sets the HTTP version for every client so that ALPN offers `http/1.1` or `h2` alone, and
+//! checks the answer's version; it adds no retry (libcurl resends a request that met a closed
+//! pooled connection by itself). Why each of these, read from libcurl's and rustls-ffi's
+//! sources: docs/findings/isahc-as-driven.md; what a call costs:
+//! docs/findings/isahc-per-call-cost.md.
 
 use std::io::Write as _;
 use std::time::Duration;
