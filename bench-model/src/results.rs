@@ -28,10 +28,15 @@ pub struct Results {
     /// hold without the pinning.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_unpinned: Vec<LatencyRow>,
-    /// The latency suite's clients over http with larger answers (`settings.latency_bodies`),
-    /// one row per client and size.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub latency_bodies: Vec<LatencyRow>,
+    /// The latency suite's clients over http with larger answers
+    /// (`settings.latency_body_sizes`), one row per client and size; results.json's key is
+    /// `latency_bodies`.
+    #[serde(
+        default,
+        rename = "latency_bodies",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub latency_by_body: Vec<LatencyRow>,
     /// The connections suite's calls, one row per protocol, mode and client.
     #[serde(default)]
     pub connections: Vec<ConnectionsRow>,
@@ -100,7 +105,7 @@ impl Results {
             latency: Vec::new(),
             calibration: Vec::new(),
             latency_unpinned: Vec::new(),
-            latency_bodies: Vec::new(),
+            latency_by_body: Vec::new(),
             connections: Vec::new(),
             construction: Vec::new(),
             decode: Vec::new(),
@@ -131,7 +136,9 @@ impl Results {
     pub fn checked(&self) -> Self {
         let mut checked = self.clone();
         checked.latency.retain(|row| row.unchecked.is_none());
-        checked.latency_bodies.retain(|row| row.unchecked.is_none());
+        checked
+            .latency_by_body
+            .retain(|row| row.unchecked.is_none());
         checked.cost.retain(|row| row.unchecked.is_none());
         checked.load.retain(|row| row.unchecked.is_none());
         checked.fanout.retain(|row| row.unchecked.is_none());

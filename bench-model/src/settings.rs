@@ -4,7 +4,6 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::client::ClientProtocols as _;
 use crate::{
     ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, ForeignUpstream,
     IdleSettings, LoadSettings, Protocol, ResilienceSettings, ResolutionSettings,
@@ -120,30 +119,6 @@ impl SuiteName {
         }
     }
 
-    /// Whether the suite drives the payment service over each of the run's protocols, so that
-    /// `https` and `h2` need a service of their own calling a mock-rates over TLS.
-    pub fn drives_api_over_protocols(self) -> bool {
-        matches!(self, SuiteName::Load | SuiteName::Fanout)
-    }
-
-    /// Whether the suite measures its clients over `protocol` when the run names it. HTTP/2
-    /// changes how calls share connections, which latency, load and fanout show, and what a
-    /// call costs, which cost counts; the connections suite measures connection set-up, where
-    /// HTTP/2 adds only its preface to the https handshake.
-    pub fn runs_over(self, protocol: Protocol) -> bool {
-        match self {
-            SuiteName::Latency | SuiteName::Load | SuiteName::Fanout | SuiteName::Cost => true,
-            SuiteName::Connections => protocol != Protocol::H2,
-            SuiteName::Decode
-            | SuiteName::Faults
-            | SuiteName::Resilience
-            | SuiteName::Idle
-            | SuiteName::Resolution
-            | SuiteName::Adoption
-            | SuiteName::Dependencies => protocol == Protocol::Http,
-        }
-    }
-
     /// Whether the suite drives the payment service over HTTP (and so needs it started).
     pub fn needs_api(self) -> bool {
         match self {
@@ -221,8 +196,9 @@ pub struct RunSettings {
     pub calls_per_sample: u32,
     /// latency: the larger answers (bytes) each client is also called for over http, beside
     /// the ordinary one; empty in runs from before, and with `--bodies none`.
-    #[serde(default)]
-    pub latency_bodies: Vec<u64>,
+    /// results.json's key is `latency_bodies`.
+    #[serde(default, rename = "latency_bodies")]
+    pub latency_body_sizes: Vec<u64>,
     /// decode: at most this many more rounds of samples when a row is noisy.
     #[serde(default)]
     pub remeasure: u32,
@@ -277,54 +253,13 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
-    /// The clients measured over `protocol`, in table order: every one named with `--clients`;
-    /// by default, over plain HTTP only the libraries' default backends (see
-    /// [`ClientName::measured_by_default_over`]).
-    pub fn clients_over(&self, protocol: Protocol) -> Vec<ClientName> {
-        self.clients
-            .iter()
-            .copied()
-            .filter(|client| {
-                client.speaks(protocol)
-                    && (self.clients_named || client.measured_by_default_over(protocol))
-            })
-            .collect()
-    }
-
-    /// The clients of the run, whatever the protocol, in table order: every one named with
-    /// `--clients`; by default the pairs as users get them, without the rows of an adapter
-    /// setting ([`ClientName::setting_of`]), which share their pair's crates.
-    pub fn clients_listed(&self) -> Vec<ClientName> {
-        self.clients
-            .iter()
-            .copied()
-            .filter(|client| self.clients_named || client.setting_of().is_none())
-            .collect()
-    }
-
-    /// The run's protocols that `suite` measures over, in the run's order.
-    pub fn protocols_of(&self, suite: SuiteName) -> Vec<Protocol> {
-        self.protocols
-            .iter()
-            .copied()
-            .filter(|&protocol| suite.runs_over(protocol))
-            .collect()
-    }
-
-    /// The clients of the run that cannot speak `protocol` at all (ureq over h2), for the
-    /// tables to name why they have no rows.
-    pub fn clients_unable(&self, protocol: Protocol) -> Vec<ClientName> {
-        let mut unable: Vec<ClientName> = Vec::new();
-        for client in &self.clients {
-            let shown = if self.clients_named {
-                *client
-            } else {
-                client.library_default()
-            };
-            if !client.speaks(protocol) && !unable.contains(&shown) {
-                unable.push(shown);
-            }
-        }
-        unable
+    /// Leaves out the run's protocols that `keep` refuses, keeping the others in their order;
+    /// the protocols left out. After the command line chose them, this is the one way they
+    /// change: an upstream given by URL allows only its scheme's, and only those the bench's
+    /// own handshake reached.
+    pub fn leave_out_protocols(&mut self, keep: impl Fn(Protocol) -> bool) -> Vec<Protocol> {
+        let (kept, left_out) = self.protocols.iter().partition(|&&protocol| keep(protocol));
+        self.protocols = kept;
+        left_out
     }
 }

@@ -5,6 +5,7 @@ use crate::report::format::{format_bytes, format_count, format_ratio, format_tim
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use crate::report::upstream::not_measured_notes;
+use bench_model::RunPlan;
 use bench_model::{
     ClientName, ClientTrust, ConnectionMode, ConnectionsRow, ConstructionRow, Protocol, Results,
     SuiteName,
@@ -223,16 +224,23 @@ fn left_out(results: &Results) -> Vec<String> {
             if !results.settings.protocols.contains(&protocol) {
                 continue;
             }
-            notes.push(if SuiteName::Connections.runs_over(protocol) {
-                format!(
-                    "{protocol}: left out: it needs mock-rates of the bench's own, and \
-                     --mock-url gives one over plain HTTP."
-                )
-            } else {
+            let not_over = RunPlan::of(&results.settings)
+                .suite(SuiteName::Connections)
+                .is_some_and(|plan| {
+                    plan.protocols_left_out
+                        .iter()
+                        .any(|&(left_out, _)| left_out == protocol)
+                });
+            notes.push(if not_over {
                 format!(
                     "{protocol}: not measured here: a connection's set-up over HTTP/2 is the \
                      https one (TLS and ALPN) plus the HTTP/2 preface; the latency, load and \
                      fanout suites measure h2."
+                )
+            } else {
+                format!(
+                    "{protocol}: left out: it needs mock-rates of the bench's own, and \
+                     --mock-url gives one over plain HTTP."
                 )
             });
             continue;

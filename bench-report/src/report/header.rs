@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use bench_model::RunPlan;
 use bench_model::{
     ClientName, Environment, FanoutSettings, FaultsSettings, LoadSettings, Protocol,
     ResilienceSettings, RunSettings, SuiteName,
@@ -70,17 +71,18 @@ fn environment_lines(environment: &Environment) -> Vec<String> {
 /// per selected suite.
 fn settings_lines(settings: &RunSettings) -> Vec<String> {
     let names = |items: Vec<&str>| items.join(", ");
+    let plan = RunPlan::of(settings);
     let clients: Vec<String> = settings
         .protocols
         .iter()
         .map(|&protocol| {
-            let over: Vec<&str> = settings
+            let over: Vec<&str> = plan
                 .clients_over(protocol)
                 .into_iter()
                 .map(ClientName::as_str)
                 .collect();
-            let unable: Vec<&str> = settings
-                .clients_unable(protocol)
+            let unable: Vec<&str> = plan
+                .unable(protocol)
                 .into_iter()
                 .map(ClientName::as_str)
                 .collect();
@@ -127,7 +129,7 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
         lines.push(format!("{} (over {protocols})", load_line(&settings.load)));
     }
     if settings.suites.contains(&SuiteName::Fanout) {
-        let fanout_protocols = settings.protocols_of(SuiteName::Fanout);
+        let fanout_protocols = RunPlan::of(settings).protocols(SuiteName::Fanout);
         let mut modes = String::new();
         if fanout_protocols.iter().any(|protocol| protocol.is_tls()) {
             modes.push_str("; over TLS concurrent groups only");
@@ -228,8 +230,8 @@ fn resilience_line(sizes: &ResilienceSettings) -> String {
 /// The connections suite's line.
 fn connections_line(settings: &RunSettings) -> String {
     let sizes = &settings.connections;
-    let protocols: Vec<&str> = settings
-        .protocols_of(SuiteName::Connections)
+    let protocols: Vec<&str> = RunPlan::of(settings)
+        .protocols(SuiteName::Connections)
         .iter()
         .map(|protocol| protocol.as_str())
         .collect();

@@ -116,12 +116,13 @@ pub struct Cli {
     #[arg(long, value_enum, value_delimiter = ',', value_name = "NAMES")]
     pub clients: Vec<ClientName>,
 
-    /// latency, connections, cost, load and fanout: the protocols each client is measured over,
-    /// comma-separated: http (HTTP/1.1 in the clear), https (HTTP/1.1 over TLS, against a
-    /// mock-rates of the bench's own with a CA made at start, and for load and fanout a payment
-    /// service of its own pointed at it; skipped with --mock-url), h2 (HTTP/2 over TLS by ALPN,
-    /// likewise, for latency, load and fanout; not ureq, which speaks HTTP/1.1 only).
-    /// [default: http,https,h2]
+    /// The protocols each client is measured over, comma-separated: http (HTTP/1.1 in the
+    /// clear; every suite), https (HTTP/1.1 over TLS, against a mock-rates of the bench's own
+    /// with a CA made at start, and for load and fanout a payment service of its own pointed at
+    /// it; skipped with --mock-url; suites: latency, connections, cost, load and fanout;
+    /// resilience with --resilience-tls), h2 (HTTP/2 over TLS by ALPN, likewise; not ureq,
+    /// which speaks HTTP/1.1 only; suites: latency, cost, load and fanout; resilience with
+    /// --resilience-tls). [default: http,https,h2]
     #[arg(
         long = "protocol",
         value_enum,
@@ -322,7 +323,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         warmup_calls: cli.warmup.unwrap_or(warmup),
         samples: cli.samples.unwrap_or(samples),
         calls_per_sample: cli.iterations.unwrap_or(iterations),
-        latency_bodies: match &cli.bodies {
+        latency_body_sizes: match &cli.bodies {
             None => DEFAULT_BODIES.to_vec(),
             Some(sizes) => sizes.iter().filter_map(|size| size.0).collect(),
         },
@@ -338,7 +339,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
             .clone()
             .unwrap_or_else(|| "child process".to_owned()),
         https_servers: None,
-        // Set by `upstream::Target::restrict` for a run with --upstream-url.
+        // Set by `upstream::GivenUpstream::restrict` for a run with --upstream-url.
         foreign_upstream: None,
         latency_cpu: if cli.no_pin {
             None
@@ -398,12 +399,59 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// What the run plan measures over `protocol`, as `--help` and docs/suites.md say it:
+    /// "suites: latency, cost, load and fanout; resilience with --resilience-tls".
+    fn suites_phrase(protocol: Protocol) -> String {
+        let (always, asked) = bench_model::plan::suites_over(protocol);
+        let names: Vec<&str> = always.iter().map(|suite| suite.as_str()).collect();
+        let (last, first) = names
+            .split_last()
+            .expect("some suite runs over every protocol");
+        let mut phrase = format!("suites: {} and {last}", first.join(", "));
+        for suite in asked {
+            phrase = format!("{phrase}; {suite} with --resilience-tls");
+        }
+        phrase
+    }
+
+    #[test]
+    fn help_and_docs_say_what_the_plan_runs_over_each_protocol() {
+        let help = Cli::command()
+            .get_arguments()
+            .find(|arg| arg.get_long() == Some("protocol"))
+            .and_then(|arg| arg.get_help().map(ToString::to_string))
+            .expect("--protocol has help");
+        let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let docs = one_line(include_str!("../../../docs/suites.md"));
+        let help = one_line(&help);
+        for protocol in [Protocol::Https, Protocol::H2] {
+            let phrase = suites_phrase(protocol);
+            let said = help
+                .split(&format!("{protocol} ("))
+                .nth(1)
+                .expect("the help names the protocol");
+            assert!(
+                said.contains(&phrase),
+                "--help over {protocol}: want {phrase:?} in {said:?}"
+            );
+            assert!(
+                docs.contains(&format!("Over `{protocol}` the {phrase}.")),
+                "docs/suites.md over {protocol}: want {phrase:?}"
+            );
+        }
+        assert!(docs.contains("Every suite runs over `http`."));
+        assert_eq!(
+            bench_model::plan::suites_over(Protocol::Http).0.len(),
+            SuiteName::ALL.len() + 1
+        );
+    }
+
     #[test]
     fn body_sizes_are_read_in_bytes_kib_and_mib() {
         let bodies = |args: &[&str]| {
             let mut all = vec!["bench"];
             all.extend_from_slice(args);
-            resolve(&Cli::parse_from(all)).latency_bodies
+            resolve(&Cli::parse_from(all)).latency_body_sizes
         };
         assert_eq!(bodies(&[]), DEFAULT_BODIES);
         assert_eq!(
@@ -447,7 +495,7 @@ mod tests {
         assert_eq!(defaults.clients, ClientName::ALL.to_vec());
         assert!(!defaults.clients_named);
         assert_eq!(
-            defaults.clients_over(Protocol::Http),
+            bench_model::RunPlan::of(&defaults).clients_over(Protocol::Http),
             [
                 ClientName::Hyper,
                 ClientName::Awc,
@@ -457,7 +505,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            defaults.clients_over(Protocol::Https),
+            bench_model::RunPlan::of(&defaults).clients_over(Protocol::Https),
             ClientName::ALL
                 .into_iter()
                 .filter(|client| client.setting_of().is_none())
@@ -494,7 +542,7 @@ mod tests {
             "hyper,ureq-native-tls",
         ]));
         assert_eq!(
-            named.clients_over(Protocol::Http),
+            bench_model::RunPlan::of(&named).clients_over(Protocol::Http),
             [ClientName::Hyper, ClientName::UreqNativeTls]
         );
         assert!(Cli::try_parse_from(["bench", "--samples", "0"]).is_err());

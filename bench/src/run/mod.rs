@@ -15,7 +15,7 @@ use crate::machine::Sampler;
 use crate::servers::mock::TlsChild;
 use crate::servers::{self, MockEndpoint, TlsServers};
 use crate::suites::{self, SuiteContext};
-use crate::upstream::{self, Target};
+use crate::upstream::{self, GivenUpstream};
 use bench_report::{baseline, report};
 
 use crate::{env, release};
@@ -114,8 +114,8 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     let mut settings = cli::resolve(cli);
     // Read the baseline first: a bad file should fail before minutes of measuring.
     let baseline = cli.baseline.as_deref().map(baseline::load).transpose()?;
-    let foreign = match Target::from_args(&cli.upstream)? {
-        Some(target) => Some(upstream::prepare(target, &mut settings, &cli.protocols)?),
+    let foreign = match GivenUpstream::from_args(&cli.upstream)? {
+        Some(target) => Some(upstream::prepare(target, &mut settings)?),
         None => None,
     };
     let started = OffsetDateTime::now_utc()

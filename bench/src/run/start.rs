@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, MockEndpoint, Serving, TlsServers};
 use crate::upstream::{self};
+use bench_model::RunPlan;
 use bench_model::{Protocol, RunSettings, SuiteName};
 use rates_common::HttpVersion;
 
@@ -31,17 +32,13 @@ pub(super) fn start_tls_servers(
     mock: Option<&MockEndpoint>,
     api: Option<&ApiEndpoint>,
 ) -> Result<Option<TlsServers>, BenchError> {
-    let suites: Vec<SuiteName> = settings
-        .suites
-        .iter()
-        .copied()
-        .filter(|suite| suite.drives_api_over_protocols())
-        .collect();
-    let over = |protocol: Protocol| {
-        settings.protocols.contains(&protocol)
-            && suites.iter().any(|suite| suite.runs_over(protocol))
-    };
-    let (https, h2) = (over(Protocol::Https), over(Protocol::H2));
+    let plan = RunPlan::of(settings);
+    let suites = plan.service_suites();
+    let over = plan.service_protocols();
+    let (https, h2) = (
+        over.contains(&Protocol::Https),
+        over.contains(&Protocol::H2),
+    );
     if !https && !h2 {
         return Ok(None);
     }

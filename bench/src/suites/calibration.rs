@@ -22,7 +22,7 @@ use bench_model::Protocol;
 pub struct MinimalClient {
     /// One call at a time; replaced when mock-rates closed it.
     connection: tokio::sync::Mutex<Connection>,
-    target: Target,
+    target: CalibrationTarget,
     /// `/api/live?pairs=...` for the pairs it was built for.
     path: String,
 }
@@ -37,7 +37,7 @@ impl std::fmt::Debug for MinimalClient {
 }
 
 /// Where and how the minimal client connects.
-struct Target {
+struct CalibrationTarget {
     authority: String,
     ca_pem: Option<Vec<u8>>,
     protocol: Protocol,
@@ -82,7 +82,7 @@ impl MinimalClient {
         protocol: Protocol,
         pairs: &[CurrencyPair],
     ) -> Result<Self, String> {
-        let target = Target {
+        let target = CalibrationTarget {
             authority: base_url
                 .split_once("://")
                 .map_or(base_url, |(_, rest)| rest)
@@ -160,7 +160,7 @@ impl MinimalClient {
     }
 }
 
-impl Target {
+impl CalibrationTarget {
     /// A new connection, TLS and HTTP/2 handshakes included.
     async fn open(&self) -> Result<Connection, String> {
         let authority = &self.authority;

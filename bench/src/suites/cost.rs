@@ -28,6 +28,7 @@ use crate::servers::child::scratch_path;
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
+use bench_model::RunPlan;
 use bench_model::{ClientName, CostRow, Protocol, RunSettings, SuiteName};
 
 /// The child's connect and call timeouts.
@@ -61,10 +62,11 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
     }
     let exe = std::env::current_exe()
         .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
-    let protocols = settings.protocols_of(SuiteName::Cost);
+    let plan = RunPlan::of(settings);
+    let protocols = plan.protocols(SuiteName::Cost);
     let work: usize = protocols
         .iter()
-        .map(|&protocol| settings.clients_over(protocol).len())
+        .map(|&protocol| plan.clients(SuiteName::Cost, protocol).len())
         .sum();
     // A third run between the two: two estimates of the same figure, whose difference is its
     // noise.
@@ -87,7 +89,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
         let ca_file = mock.ca_pem().map(|pem| CaFile::write(pem)).transpose()?;
         let admin = mock.admin();
         let mut measured = Vec::new();
-        for client in settings.clients_over(protocol) {
+        for client in plan.clients(SuiteName::Cost, protocol) {
             let run = |calls: u32| {
                 bar.set_message(format!("{} {calls} calls", protocol.qualify(client)));
                 let run = callgrind(

@@ -157,7 +157,7 @@ fn body(name: DecodeBody, entries: &[(&str, &str)]) -> Body {
     }
 }
 
-struct Subject<'a> {
+struct DecodePath<'a> {
     method: DecodeMethod,
     body: &'a Body,
     wanted: &'a Wanted,
@@ -169,7 +169,7 @@ struct Subject<'a> {
     rounds: u32,
 }
 
-impl Subject<'_> {
+impl DecodePath<'_> {
     /// The noise checks on this round's sample means.
     fn noise(&self) -> Noise {
         let means: Vec<f64> = self.sample_means_ns.iter().flatten().copied().collect();
@@ -212,7 +212,7 @@ pub fn run(settings: &RunSettings) -> Result<Vec<DecodeRow>, BenchError> {
                     body.pairs.len()
                 )));
             }
-            subjects.push(Subject {
+            subjects.push(DecodePath {
                 method,
                 body,
                 wanted,
@@ -264,7 +264,7 @@ pub fn run(settings: &RunSettings) -> Result<Vec<DecodeRow>, BenchError> {
 }
 
 /// One round: `settings.samples` samples of every subject, interleaved.
-fn sample_round(subjects: &mut [Subject<'_>], settings: &RunSettings, bar: &ProgressBar) {
+fn sample_round(subjects: &mut [DecodePath<'_>], settings: &RunSettings, bar: &ProgressBar) {
     let count = subjects.len();
     for sample in 0..settings.samples as usize {
         for offset in 0..count {
@@ -320,7 +320,7 @@ fn calibrate(method: DecodeMethod, body: &[u8], wanted: &Wanted, target: Duratio
     }
 }
 
-fn summarize(subject: &Subject<'_>, baseline: Option<&Subject<'_>>) -> DecodeRow {
+fn summarize(subject: &DecodePath<'_>, baseline: Option<&DecodePath<'_>>) -> DecodeRow {
     let means: Vec<f64> = subject.sample_means_ns.iter().flatten().copied().collect();
     let summary = SampleSummary::of(&means);
     let mut sorted = means.clone();

@@ -28,6 +28,7 @@ use crate::clients::mock_admin::Counted;
 use crate::error::BenchError;
 use crate::servers::MockEndpoint;
 use crate::suites::{adapters, latency, progress::progress_bar};
+use bench_model::RunPlan;
 use bench_model::{
     ClientName, IdleError, IdleRow, IdleSettings, Protocol, RunSettings, ServerClose, SuiteName,
 };
@@ -52,7 +53,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
     let exe = std::env::current_exe()
         .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
     let server = MockEndpoint::spawn(&exe)?;
-    let clients = settings.clients_over(Protocol::Http);
+    let clients = RunPlan::of(settings).clients(SuiteName::Idle, Protocol::Http);
     let plan = sizes.plan();
     let idle_timeouts = [sizes.client_idle_above_ms, sizes.client_idle_below_ms];
     let bar = progress_bar(

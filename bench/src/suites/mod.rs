@@ -23,7 +23,7 @@ pub use adapters::catalogue;
 
 use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, MockEndpoint, Stack};
-use bench_model::{Protocol, Results, RunSettings, SuiteName};
+use bench_model::{Protocol, Results, RunPlan, RunSettings, SuiteName};
 
 /// What a suite gets to work with.
 #[derive(Debug)]
@@ -46,7 +46,7 @@ impl<'a> SuiteContext<'a> {
     /// stream limit.
     fn stacks(&self, suite: SuiteName) -> Result<Vec<Stack<'a>>, BenchError> {
         let mut stacks = Vec::with_capacity(self.settings.protocols.len());
-        for protocol in self.settings.protocols_of(suite) {
+        for protocol in RunPlan::of(self.settings).protocols(suite) {
             match protocol {
                 Protocol::Http => stacks.push(Stack {
                     protocol,
@@ -78,7 +78,7 @@ pub fn run(
             results.latency = measured.rows;
             results.calibration = measured.calibration;
             results.latency_unpinned = measured.unpinned;
-            results.latency_bodies = measured.bodies;
+            results.latency_by_body = measured.bodies;
         }
         SuiteName::Connections => {
             let rows = connections::run(context.settings, mock()?)?;

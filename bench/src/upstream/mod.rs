@@ -12,5 +12,6 @@ pub mod target;
 pub use probe::probe;
 pub use servers::{Prepared, describe_tls_servers, prepare, start_tls_servers};
 pub use target::{
-    Target, UpstreamArgs, UpstreamError, connections_not_measured, left_out, row_not_measured,
+    GivenUpstream, UpstreamArgs, UpstreamError, connections_not_measured, left_out,
+    row_not_measured,
 };

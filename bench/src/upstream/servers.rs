@@ -9,14 +9,15 @@ use rates_common::HttpVersion;
 use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, MockEndpoint, TlsServers};
 use crate::upstream::probe::probe;
-use crate::upstream::target::{Target, UpstreamError};
+use crate::upstream::target::{GivenUpstream, UpstreamError};
+use bench_model::RunPlan;
 use bench_model::{Protocol, RunSettings, UpstreamProbe};
 
 /// The upstream of a run, ready: where it is and the CA its clients trust besides the
 /// system's roots.
 #[derive(Debug)]
 pub struct Prepared {
-    pub target: Target,
+    pub target: GivenUpstream,
     pub ca_pem: Option<Arc<[u8]>>,
 }
 
@@ -28,12 +29,8 @@ pub struct Prepared {
 /// # Errors
 /// The flags cannot be used, the CA file cannot be read, or no protocol's handshake
 /// succeeded.
-pub fn prepare(
-    target: Target,
-    settings: &mut RunSettings,
-    protocols_asked: &[Protocol],
-) -> Result<Prepared, BenchError> {
-    for line in target.restrict(settings, protocols_asked)? {
+pub fn prepare(target: GivenUpstream, settings: &mut RunSettings) -> Result<Prepared, BenchError> {
+    for line in target.restrict(settings)? {
         eprintln!("bench: {line}");
     }
     let ca_pem = target.ca_pem()?;
@@ -63,7 +60,7 @@ pub fn prepare(
         }
         upstream.probes.clone_from(&probes);
     }
-    settings.protocols.retain(|&protocol| {
+    settings.leave_out_protocols(|protocol| {
         probes
             .iter()
             .any(|probe| probe.protocol == protocol && probe.error.is_none())
@@ -83,17 +80,14 @@ pub fn prepare(
 /// `ca_pem`; `None` when no such suite runs over either.
 pub fn start_tls_servers(
     settings: &RunSettings,
-    target: &Target,
+    target: &GivenUpstream,
     ca_pem: Option<&Arc<[u8]>>,
 ) -> Result<Option<TlsServers>, BenchError> {
-    let over = |protocol: Protocol| {
-        settings.protocols.contains(&protocol)
-            && settings
-                .suites
-                .iter()
-                .any(|suite| suite.drives_api_over_protocols() && suite.runs_over(protocol))
-    };
-    let (https, h2) = (over(Protocol::Https), over(Protocol::H2));
+    let over = RunPlan::of(settings).service_protocols();
+    let (https, h2) = (
+        over.contains(&Protocol::Https),
+        over.contains(&Protocol::H2),
+    );
     if !https && !h2 {
         return Ok(None);
     }

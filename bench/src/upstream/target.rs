@@ -31,7 +31,7 @@ pub struct UpstreamArgs {
 
 /// The upstream a run is pointed at, from the flags.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Target {
+pub struct GivenUpstream {
     /// The base URL, without a trailing `/`.
     pub url: String,
     pub ca_file: Option<PathBuf>,
@@ -57,7 +57,7 @@ pub enum UpstreamError {
     Unreachable { url: String, why: String },
 }
 
-impl Target {
+impl GivenUpstream {
     /// The target the flags name; `None` without `--upstream-url`.
     ///
     /// # Errors
@@ -122,18 +122,14 @@ impl Target {
     }
 
     /// The run's settings restricted to what can run against the target: the suites that
-    /// can (see [`left_out`]), over the protocols its scheme allows (of those asked for
-    /// with `--protocol`, when any were), and the record of the upstream, with what the
-    /// suites cannot measure there. The lines to print come back too: one per suite or
-    /// protocol left out, with why.
+    /// can (see [`left_out`]), over the run's protocols that its scheme allows, and the record
+    /// of the upstream, with what the suites cannot measure there. The lines to print come
+    /// back too: one per suite left out, and one per protocol asked for with `--protocol`
+    /// that the scheme does not allow, with why.
     ///
     /// # Errors
     /// No suite or no protocol is left to run.
-    pub fn restrict(
-        &self,
-        settings: &mut RunSettings,
-        protocols_asked: &[Protocol],
-    ) -> Result<Vec<String>, UpstreamError> {
+    pub fn restrict(&self, settings: &mut RunSettings) -> Result<Vec<String>, UpstreamError> {
         let mut upstream = ForeignUpstream::new(
             &self.url,
             self.ca_file.as_ref().map(|path| path.display().to_string()),
@@ -151,10 +147,12 @@ impl Target {
             return Err(UpstreamError::NoSuite);
         }
         let allowed = self.protocols();
-        settings.protocols = if protocols_asked.is_empty() {
-            allowed.to_vec()
-        } else {
-            for protocol in protocols_asked.iter().filter(|&p| !allowed.contains(p)) {
+        // Every protocol is the run's when `--protocol` named none: a line only for a
+        // protocol named and refused.
+        let named = settings.protocols.len() < Protocol::ALL.len();
+        let left_out = settings.leave_out_protocols(|protocol| allowed.contains(&protocol));
+        if named {
+            for protocol in left_out {
                 lines.push(format!(
                     "{protocol} left out: the upstream {} is {}",
                     self.url,
@@ -165,13 +163,7 @@ impl Target {
                     }
                 ));
             }
-            settings
-                .protocols
-                .iter()
-                .copied()
-                .filter(|protocol| allowed.contains(protocol))
-                .collect()
-        };
+        }
         if settings.protocols.is_empty() {
             let allowed: Vec<&str> = allowed.iter().map(|protocol| protocol.as_str()).collect();
             return Err(UpstreamError::NoProtocol {

@@ -12,8 +12,8 @@ fn parsed(args: &[&str]) -> Result<Cli, clap::Error> {
 fn restricted(args: &[&str]) -> Result<(RunSettings, Vec<String>), UpstreamError> {
     let cli = parsed(args).unwrap();
     let mut settings = cli::resolve(&cli);
-    let target = Target::from_args(&cli.upstream)?.expect("--upstream-url given");
-    let lines = target.restrict(&mut settings, &cli.protocols)?;
+    let target = GivenUpstream::from_args(&cli.upstream)?.expect("--upstream-url given");
+    let lines = target.restrict(&mut settings)?;
     Ok((settings, lines))
 }
 
@@ -121,11 +121,13 @@ fn the_flags_are_checked() {
         "--ca-file",
         "/nonexistent/ca.pem",
     ]);
-    let target = Target::from_args(&cli.unwrap().upstream).unwrap().unwrap();
+    let target = GivenUpstream::from_args(&cli.unwrap().upstream)
+        .unwrap()
+        .unwrap();
     assert!(matches!(target.ca_pem(), Err(UpstreamError::CaFile { .. })));
     // Without --upstream-url: nothing changes.
     let cli = parsed(&[]).unwrap();
-    assert_eq!(Target::from_args(&cli.upstream).unwrap(), None);
+    assert_eq!(GivenUpstream::from_args(&cli.upstream).unwrap(), None);
     assert_eq!(cli::resolve(&cli).foreign_upstream, None);
 }
 

@@ -51,9 +51,9 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     if results.settings.latency_cpu.is_some() {
         section = section.with(Part::Prose(PINNED.to_owned()));
     }
-    if !results.latency_bodies.is_empty() {
+    if !results.latency_by_body.is_empty() {
         section = section
-            .with(Part::Table(bodies_table(rows, &results.latency_bodies)))
+            .with(Part::Table(bodies_table(rows, &results.latency_by_body)))
             .with(Part::Prose(BODIES.to_owned()));
     }
     if !results.latency_unpinned.is_empty() {
@@ -81,7 +81,7 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
         SuiteName::Latency,
         Protocol::H2,
     ));
-    notes.extend(results.latency_bodies.iter().filter_map(|row| {
+    notes.extend(results.latency_by_body.iter().filter_map(|row| {
         let error = row.first_error.as_ref()?;
         Some(format!(
             "{} http, {} B answer, decoded {}: {} of {} calls failed; first: {error}",

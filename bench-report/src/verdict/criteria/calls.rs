@@ -40,7 +40,7 @@ pub(super) fn latency(results: &Results, protocol: Protocol) -> Option<Judgement
 pub(super) fn latency_of_answer(results: &Results, bytes: u64) -> Option<Judgement> {
     mean_per_call(
         results
-            .latency_bodies
+            .latency_by_body
             .iter()
             .filter(|row| row.body_bytes == Some(bytes) && row.decode == Decode::Whole),
         Criterion::LatencyOfAnswer(bytes),

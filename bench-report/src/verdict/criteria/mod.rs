@@ -26,7 +26,7 @@ pub fn judge_all(results: &Results) -> Vec<Judgement> {
         SuiteName::Latency,
     );
     let mut bodies: Vec<u64> = results
-        .latency_bodies
+        .latency_by_body
         .iter()
         .filter_map(|row| row.body_bytes)
         .collect();

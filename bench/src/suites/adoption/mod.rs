@@ -22,6 +22,7 @@ use bench_model::{
     AdoptionResults, AdoptionRow, AdoptionSettings, ClientName, DependenciesResults, DependencyRow,
     RunSettings, SuiteName,
 };
+use bench_model::{Protocol, RunPlan};
 
 /// What the suite did.
 #[derive(Debug)]
@@ -65,7 +66,7 @@ pub fn dependencies(settings: &RunSettings) -> DependenciesResults {
         Ok(scratch) => scratch,
         Err(error) => return skipped(format!("a scratch directory: {error}")),
     };
-    let clients = settings.clients_listed();
+    let clients = RunPlan::of(settings).clients(SuiteName::Dependencies, Protocol::Http);
     let bar = progress_bar(SuiteName::Dependencies, clients.len() as u64 + 1);
     let base = match scratch.tree(&cargo, &lock, &probes::BASE) {
         Ok(base) => base.crates,
@@ -118,7 +119,8 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
         mock.base_url().trim_end_matches('/'),
         probes::PAIR
     );
-    let clients: Vec<ClientName> = settings.clients_listed();
+    let clients: Vec<ClientName> =
+        RunPlan::of(settings).clients(SuiteName::Adoption, Protocol::Http);
     let bar = progress_bar(bench_model::SuiteName::Adoption, clients.len() as u64 + 1);
     let scratch = Scratch::new().map_err(|error| BenchError::Adoption(error.to_string()))?;
     bar.set_message("no client (the base)");

@@ -24,7 +24,7 @@ pub enum Work {
     Builds(ClientTrust),
 }
 
-pub struct Subject<'m> {
+pub struct MeasuredClient<'m> {
     pub client: ClientName,
     pub work: Work,
     settings: ClientSettings,
@@ -34,7 +34,7 @@ pub struct Subject<'m> {
     pub mock: Option<&'m MockEndpoint>,
 }
 
-impl<'m> Subject<'m> {
+impl<'m> MeasuredClient<'m> {
     /// `client` calling `mock` in `mode`, built from `settings` (once, unless the mode builds
     /// one per call). Call it inside the actix `System` (awc needs one).
     pub fn calls(

@@ -17,8 +17,8 @@
 //! counters are read around every batch: a mode that must open a connection per call and did
 //! not, or a row over https without the TLS the mock counted, gives no figure but the reason.
 
+mod measured;
 pub mod settings;
-mod subject;
 mod tally;
 
 use std::path::Path;
@@ -34,12 +34,13 @@ use crate::servers::{MockEndpoint, Serving};
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::upstream;
+use bench_model::RunPlan;
 use bench_model::stats::block_means;
 use bench_model::{
     ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow, Protocol,
     RunSettings, SuiteName,
 };
-use subject::{Subject, Work};
+use measured::{MeasuredClient, Work};
 use tally::{BatchOutcome, Tally, calls_per_sample, fill_ratios};
 
 /// The suite's rows: calls, and builds.
@@ -59,7 +60,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Rows, BenchErr
         .transpose()
         .map_err(|source| BenchError::io(Path::new("the CPU affinity"), source))?;
     let mut rows = Rows::default();
-    for protocol in settings.protocols_of(SuiteName::Connections) {
+    for protocol in RunPlan::of(settings).protocols(SuiteName::Connections) {
         let Some(servers) = Servers::start(protocol, settings.latency_cpu, mock)? else {
             eprintln!(
                 "bench: connections: https left out: it needs mock-rates of the bench's own, \
@@ -186,16 +187,16 @@ fn subjects<'m>(
     settings: &RunSettings,
     servers: &'m Servers<'_>,
     protocol: Protocol,
-) -> Result<Vec<Subject<'m>>, BenchError> {
+) -> Result<Vec<MeasuredClient<'m>>, BenchError> {
     let mut subjects = Vec::new();
-    let clients = settings.clients_over(protocol);
+    let clients = RunPlan::of(settings).clients(SuiteName::Connections, protocol);
     for &client in &clients {
         for mode in ConnectionMode::ALL {
             if mode.left_out_over(protocol).is_some() {
                 continue;
             }
             if let Some(mock) = servers.for_mode(mode) {
-                subjects.push(Subject::calls(
+                subjects.push(MeasuredClient::calls(
                     client,
                     mode,
                     call_settings(mode, mock),
@@ -210,7 +211,7 @@ fn subjects<'m>(
             continue;
         }
         for &client in &clients {
-            subjects.push(Subject::builds(
+            subjects.push(MeasuredClient::builds(
                 client,
                 trust,
                 build_settings(trust, servers.main()),
@@ -306,7 +307,7 @@ impl Rounds<'_> {
     /// Sample after sample, every subject of `subjects` once per round, each warmed up just
     /// before its first sample: were all warm-ups first, a pooled connection would sit idle
     /// past its timeout while the others warm up.
-    async fn run(&self, subjects: &[Subject<'_>], tallies: &mut [Tally]) {
+    async fn run(&self, subjects: &[MeasuredClient<'_>], tallies: &mut [Tally]) {
         let (sizes, protocol, bar) = (self.sizes, self.protocol, self.bar);
         let count = subjects.len();
         for sample in 0..sizes.samples as usize {
@@ -343,7 +344,7 @@ fn round_order(sample: usize, count: usize) -> impl Iterator<Item = usize> {
     (0..count).map(move |offset| (offset + start) % count)
 }
 
-fn describe(subject: &Subject<'_>) -> String {
+fn describe(subject: &MeasuredClient<'_>) -> String {
     match subject.work {
         Work::Calls(mode) => format!("{} {mode}", subject.client),
         Work::Builds(trust) => format!("{} build, {trust}", subject.client),
@@ -356,7 +357,7 @@ fn describe(subject: &Subject<'_>) -> String {
 /// client that takes 50 ms would stretch the first round past the pooled connections' idle
 /// timeout, and one or two calls are pilot enough for calls that slow.
 async fn warm_up(
-    subject: &Subject<'_>,
+    subject: &MeasuredClient<'_>,
     tally: &mut Tally,
     sizes: &ConnectionsSettings,
     pairs: &[CurrencyPair],
@@ -378,7 +379,7 @@ async fn warm_up(
 /// One batch, and what the subject's mock counted during it (nothing for builds, which call
 /// no server).
 async fn counted_batch(
-    subject: &Subject<'_>,
+    subject: &MeasuredClient<'_>,
     count: u32,
     until: Option<Instant>,
     pairs: &[CurrencyPair],

@@ -40,6 +40,7 @@ use crate::suites::fanout::batches::{BatchOutcome, Batches};
 use crate::suites::fanout::ideal::{efficiency, ideal_ms};
 use crate::suites::progress::progress_bar;
 use crate::suites::tls;
+use bench_model::RunPlan;
 use bench_model::stats::median_of;
 use bench_model::{
     ClientName, FanoutMode, FanoutRow, FanoutSeries, H2Spread, NegotiatedTls, Protocol,
@@ -116,7 +117,7 @@ fn measure(
 ) -> Vec<FanoutRow> {
     let (protocol, api) = (stack.protocol, stack.api);
     let fanout = &settings.fanout;
-    let clients = settings.clients_over(protocol);
+    let clients = RunPlan::of(settings).clients(SuiteName::Fanout, protocol);
     let modes = modes_over(protocol);
     let (latency, jitter) = (fanout.upstream_latency_ms, fanout.upstream_jitter_ms);
     let largest = fanout.group_sizes.iter().copied().max().unwrap_or(1);

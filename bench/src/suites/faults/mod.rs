@@ -34,6 +34,7 @@ use crate::suites::faults::fds::read_fds;
 use crate::suites::faults::settings::mock_faults;
 use crate::suites::faults::storm::{at_once, reuse, storm, wait_for_idle};
 use crate::suites::progress::progress_bar;
+use bench_model::RunPlan;
 use bench_model::{
     ClientName, FaultRow, FdCheck, PaymentOutcome, Protocol, RunSettings, SuiteName,
 };
@@ -66,8 +67,8 @@ pub fn run(
     let cases = &settings.faults.faults;
     let service = ServiceSettings::read(&ApiClient::fresh(api.base_url(), HANG_BOUND))?;
     // Faults are HTTP/1.1 byte-level faults of a mock in the clear: every client over http.
-    let clients: Vec<(ClientName, u64)> = settings
-        .clients_over(Protocol::Http)
+    let clients: Vec<(ClientName, u64)> = RunPlan::of(settings)
+        .clients(SuiteName::Faults, Protocol::Http)
         .into_iter()
         .map(|name| service.timeout_ms(name).map(|timeout| (name, timeout)))
         .collect::<Result<_, _>>()?;

@@ -32,6 +32,7 @@ use crate::error::BenchError;
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
 use crate::suites::progress::progress_bar;
+use bench_model::RunPlan;
 use bench_model::{
     CalibrationRow, ClientName, Decode, LatencyRow, Protocol, RunSettings, SuiteName,
 };
@@ -54,7 +55,7 @@ pub struct LatencyResults {
     pub calibration: Vec<CalibrationRow>,
     /// The clients over http with nothing pinned, when the suite ran pinned.
     pub unpinned: Vec<LatencyRow>,
-    /// The clients over http with each larger answer (`settings.latency_bodies`).
+    /// The clients over http with each larger answer (`settings.latency_body_sizes`).
     pub bodies: Vec<LatencyRow>,
 }
 
@@ -73,10 +74,10 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults
         .transpose()
         .map_err(|source| BenchError::io(Path::new("the CPU affinity"), source))?;
     let mut own_mocks = Vec::new();
-    for protocol in settings.protocols_of(SuiteName::Latency) {
+    for protocol in RunPlan::of(settings).protocols(SuiteName::Latency) {
         let tls = protocol.is_tls();
         if mock.is_foreign() {
-            // Its scheme already chose the protocols (`upstream::Target::restrict`).
+            // Its scheme already chose the protocols (`upstream::GivenUpstream::restrict`).
             own_mocks.push((protocol, None));
         } else if mock.is_child() && (tls || settings.latency_cpu.is_some()) {
             own_mocks.push((
@@ -102,15 +103,19 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults
         .iter()
         .find(|(protocol, _)| *protocol == Protocol::Http)
         .map(|&(_, mock)| mock);
+    let bodies = RunPlan::of(settings)
+        .over(SuiteName::Latency, Protocol::Http)
+        .map(|over| over.bodies.clone())
+        .unwrap_or_default();
     match http_mock {
         Some(http_mock) if mock.is_child() => {
-            for &bytes in &settings.latency_bodies {
+            for &bytes in &bodies {
                 let measured =
                     measure(settings, &[(Protocol::Http, http_mock)], Part::Body(bytes))?;
                 results.bodies.extend(measured.rows);
             }
         }
-        _ if settings.latency_bodies.is_empty() => {}
+        _ if bodies.is_empty() => {}
         _ => eprintln!(
             "bench: latency: the larger answers are not measured: they need a mock-rates of the \
              bench's own (its /size/N), and over http"
@@ -120,9 +125,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults
     drop(pinned);
     let unpinned_over_http = settings.latency_cpu.is_some()
         && mock.is_child()
-        && settings
-            .protocols_of(SuiteName::Latency)
-            .contains(&Protocol::Http);
+        && RunPlan::of(settings).runs(SuiteName::Latency, Protocol::Http);
     if unpinned_over_http {
         // A thread of its own, started unpinned, so that its runtime and blocking pool are too.
         results.unpinned = std::thread::scope(|scope| {
@@ -173,8 +176,8 @@ fn measure(
         .iter()
         .flat_map(|&(protocol, _)| {
             decodes.iter().map(move |&decode| {
-                settings
-                    .clients_over(protocol)
+                RunPlan::of(settings)
+                    .clients(SuiteName::Latency, protocol)
                     .into_iter()
                     .filter(|&name| {
                         adapters::decodes(name).contains(&adapters::body_decode(decode))

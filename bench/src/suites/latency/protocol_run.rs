@@ -15,6 +15,7 @@ use crate::suites::calibration::MinimalClient;
 use crate::suites::latency::rows::Part;
 use crate::suites::latency::sampled::{ClientRun, Sampled, Timed, counting};
 use bench_model::{ClientName, Decode, Protocol, RunSettings};
+use bench_model::{RunPlan, SuiteName};
 
 /// Everything measured over one protocol.
 pub(super) struct ProtocolRun<'m> {
@@ -52,8 +53,8 @@ impl<'m> ProtocolRun<'m> {
             decode: adapters::body_decode(decode),
             ..defaults
         };
-        let clients: Vec<ClientName> = settings
-            .clients_over(protocol)
+        let clients: Vec<ClientName> = RunPlan::of(settings)
+            .clients(SuiteName::Latency, protocol)
             .into_iter()
             .filter(|&name| adapters::decodes(name).contains(&client_settings.decode))
             .collect();

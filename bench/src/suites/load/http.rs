@@ -106,7 +106,7 @@ impl Exchange {
 
 /// A scenario made ready to send: its URI, address and bodies built once.
 #[derive(Debug)]
-pub struct Target {
+pub struct ReadyScenario {
     pub scenario: Scenario,
     uri: Uri,
     /// The URL's host, resolved once: where the resilience suite's slow connections connect.
@@ -115,7 +115,7 @@ pub struct Target {
     bodies: Vec<Bytes>,
 }
 
-impl Target {
+impl ReadyScenario {
     pub fn new(base_url: &str, scenario: Scenario) -> Result<Self, BenchError> {
         let url = format!("{}{}", base_url.trim_end_matches('/'), scenario.path());
         let invalid = |why: String| BenchError::Load(format!("invalid URL {url:?}: {why}"));
@@ -216,7 +216,7 @@ impl Target {
 
 /// Sends request `index` of `target`, reads the whole response and checks it, within
 /// [`REQUEST_TIMEOUT`].
-pub async fn exchange(client: &LoadClient, target: &Target, index: u64) -> Exchange {
+pub async fn exchange(client: &LoadClient, target: &ReadyScenario, index: u64) -> Exchange {
     match tokio::time::timeout(REQUEST_TIMEOUT, send(client, target, index)).await {
         Ok(exchange) => exchange,
         Err(_) => Exchange::failed(
@@ -231,7 +231,7 @@ pub async fn exchange(client: &LoadClient, target: &Target, index: u64) -> Excha
     }
 }
 
-async fn send(client: &LoadClient, target: &Target, index: u64) -> Exchange {
+async fn send(client: &LoadClient, target: &ReadyScenario, index: u64) -> Exchange {
     let request = match target.request(index) {
         Ok(request) => request,
         Err(error) => {
@@ -253,7 +253,7 @@ async fn send(client: &LoadClient, target: &Target, index: u64) -> Exchange {
 }
 
 /// Reads a response to request `index` of `target` whole and checks it.
-pub async fn read(response: Response<Incoming>, target: &Target, index: u64) -> Exchange {
+pub async fn read(response: Response<Incoming>, target: &ReadyScenario, index: u64) -> Exchange {
     let status = response.status();
     let head_bytes = head_bytes(
         status,
@@ -307,8 +307,8 @@ mod tests {
     use bench_model::ClientName;
     use http::Method;
 
-    fn payments(client: ClientName) -> Target {
-        Target::new("http://127.0.0.1:1/", Scenario::Payments(client)).unwrap()
+    fn payments(client: ClientName) -> ReadyScenario {
+        ReadyScenario::new("http://127.0.0.1:1/", Scenario::Payments(client)).unwrap()
     }
 
     #[test]
@@ -337,14 +337,14 @@ mod tests {
         let request = target.request(3).unwrap();
         assert_eq!(request.method(), Method::POST);
         assert_eq!(request.headers()[header::CONTENT_TYPE], "application/json");
-        let health = Target::new("http://127.0.0.1:1", Scenario::Health).unwrap();
+        let health = ReadyScenario::new("http://127.0.0.1:1", Scenario::Health).unwrap();
         assert!(health.body(0).is_none());
         assert_eq!(health.request(0).unwrap().method(), Method::GET);
     }
 
     #[test]
     fn checks_the_answer_of_each_scenario() {
-        let health = Target::new("http://127.0.0.1:1", Scenario::Health).unwrap();
+        let health = ReadyScenario::new("http://127.0.0.1:1", Scenario::Health).unwrap();
         assert_eq!(health.check(0, br#"{"status":"ok"}"#), Ok(()));
         assert!(health.check(0, br#"{"status":"down"}"#).is_err());
         assert!(health.check(0, b"ok").is_err());

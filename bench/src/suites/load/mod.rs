@@ -35,12 +35,13 @@ use std::time::Duration;
 use crate::clients::{ApiClient, Counted};
 use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, Stack};
-use crate::suites::load::http::Target;
+use crate::suites::load::http::ReadyScenario;
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::server::ProcessProbe;
 use crate::suites::load::tally::Tally;
 use crate::suites::load::timeline::Timeline;
 use crate::suites::progress::progress_bar;
+use bench_model::RunPlan;
 use bench_model::{LargeBody, LoadRow, Protocol, RunSettings, Scenario, SuiteName, size_name};
 use scenario::ScenarioRun;
 
@@ -109,8 +110,8 @@ fn scenarios_over(settings: &RunSettings, protocol: Protocol) -> Vec<Scenario> {
     health
         .into_iter()
         .chain(
-            settings
-                .clients_over(protocol)
+            RunPlan::of(settings)
+                .clients(SuiteName::Load, protocol)
                 .into_iter()
                 .map(Scenario::Payments),
         )
@@ -143,7 +144,7 @@ pub fn run(settings: &RunSettings, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>,
         for scenario in scenarios_over(settings, stack.protocol) {
             runs.push(ScenarioRun::new(
                 *stack,
-                Arc::new(Target::new(stack.api.base_url(), scenario)?),
+                Arc::new(ReadyScenario::new(stack.api.base_url(), scenario)?),
                 pool_bound.filter(|_| scenario.client().is_some()),
                 (load.rps, None),
                 rounds,
@@ -154,11 +155,11 @@ pub fn run(settings: &RunSettings, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>,
         .as_ref()
         .and_then(|(large, api)| Some((large, large_body_stack(stacks, api)?)))
     {
-        for client in settings.clients_over(Protocol::Http) {
+        for client in RunPlan::of(settings).clients(SuiteName::Load, Protocol::Http) {
             let scenario = Scenario::Payments(client);
             runs.push(ScenarioRun::new(
                 stack,
-                Arc::new(Target::new(stack.api.base_url(), scenario)?),
+                Arc::new(ReadyScenario::new(stack.api.base_url(), scenario)?),
                 None,
                 (large.rps, Some(large.bytes)),
                 rounds,
@@ -267,7 +268,7 @@ fn millis(duration: Duration) -> u64 {
 fn measure(
     runtime: &tokio::runtime::Runtime,
     client: &Arc<http::LoadClient>,
-    target: &Arc<Target>,
+    target: &Arc<ReadyScenario>,
     schedule: Schedule,
 ) -> Result<(Tally, Timeline), BenchError> {
     let expected = usize::try_from(schedule.count())

@@ -15,7 +15,7 @@ use tokio::runtime::Runtime;
 use tokio::sync::{Semaphore, mpsc};
 
 use crate::error::BenchError;
-use crate::suites::load::http::{self, LoadClient, Target};
+use crate::suites::load::http::{self, LoadClient, ReadyScenario};
 use crate::suites::load::schedule::Timetable;
 use crate::suites::load::tally::{RequestRecord, Tally};
 
@@ -47,7 +47,7 @@ impl Collector for Tally {
 pub fn run(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
-    target: &Arc<Target>,
+    target: &Arc<ReadyScenario>,
     schedule: impl Timetable,
 ) -> Result<Tally, BenchError> {
     let expected = usize::try_from(schedule.count()).unwrap_or(usize::MAX);
@@ -65,7 +65,7 @@ pub fn run(
 pub fn run_into<C: Collector>(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
-    target: &Arc<Target>,
+    target: &Arc<ReadyScenario>,
     timetable: impl Timetable,
     collector: impl FnOnce(Instant) -> C + Send + 'static,
 ) -> Result<(C, u64), BenchError> {

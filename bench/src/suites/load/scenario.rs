@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::clients::Counted;
 use crate::servers::Stack;
-use crate::suites::load::http::Target;
+use crate::suites::load::http::ReadyScenario;
 use crate::suites::load::row::{ServerReadings, load_row};
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::tally::Tally;
@@ -18,7 +18,7 @@ use bench_model::{LoadRound, LoadRow, SecondPoint, size_name};
 /// One scenario over one stack, round after round.
 pub(super) struct ScenarioRun<'s> {
     pub(super) stack: Stack<'s>,
-    pub(super) target: Arc<Target>,
+    pub(super) target: Arc<ReadyScenario>,
     pub(super) pool_bound: Option<u64>,
     /// Its rate, and the upstream answer's size when it is not the ordinary one.
     pub(super) rps: u32,
@@ -43,7 +43,7 @@ impl<'s> ScenarioRun<'s> {
     /// ones), nothing measured yet.
     pub(super) fn new(
         stack: Stack<'s>,
-        target: Arc<Target>,
+        target: Arc<ReadyScenario>,
         pool_bound: Option<u64>,
         (rps, body_bytes): (u32, Option<u64>),
         rounds: u32,

@@ -21,7 +21,7 @@ use std::time::Duration;
 use tokio::runtime::Runtime;
 
 use crate::error::BenchError;
-use crate::suites::load::http::{LoadClient, Target};
+use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
@@ -47,7 +47,7 @@ const CONFIRM_QUARTERS: [i32; 6] = [1, 0, -1, -2, -3, -4];
 pub fn round(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
-    target: &Arc<Target>,
+    target: &Arc<ReadyScenario>,
     (step, confirm): (Duration, Duration),
     settle: &dyn Fn(),
 ) -> Result<CapacityRound, BenchError> {
@@ -97,7 +97,7 @@ pub fn round(
 pub fn confirm(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
-    target: &Arc<Target>,
+    target: &Arc<ReadyScenario>,
     rps: u32,
     confirm: Duration,
 ) -> Result<(RampStep, bool), BenchError> {
@@ -115,7 +115,7 @@ pub fn quarter_steps(rps: u32, quarters: i32) -> u32 {
 fn stretch(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
-    target: &Arc<Target>,
+    target: &Arc<ReadyScenario>,
     schedule: Schedule,
 ) -> Result<(RampStep, bool), BenchError> {
     let planned = schedule.count();

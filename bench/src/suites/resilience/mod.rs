@@ -35,7 +35,7 @@ use std::time::Duration;
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, MockEndpoint};
-use crate::suites::load::http::{LoadClient, Target};
+use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
 use crate::suites::load::{generator, open, server};
@@ -43,6 +43,7 @@ use crate::suites::progress::progress_bar;
 use crate::suites::resilience::servers::Servers;
 use crate::suites::resilience::slow::SlowClients;
 use crate::suites::tls;
+use bench_model::RunPlan;
 use bench_model::{
     CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults, ResilienceSettings,
     RunSettings, Scenario, SlowClientsRow, SuiteName, millis,
@@ -82,9 +83,11 @@ pub fn run(
     let _slack = open::TimerSlack::tighten();
     let sizes = &settings.resilience;
     let rounds = settings.rounds.max(1);
-    let over: Vec<(Protocol, Vec<ClientName>)> = plan::protocols(settings)
+    let run_plan = RunPlan::of(settings);
+    let over: Vec<(Protocol, Vec<ClientName>)> = run_plan
+        .protocols(SuiteName::Resilience)
         .into_iter()
-        .map(|protocol| (protocol, settings.clients_over(protocol)))
+        .map(|protocol| (protocol, run_plan.clients(SuiteName::Resilience, protocol)))
         .filter(|(_, clients)| !clients.is_empty())
         .collect();
     let bar = progress_bar(SuiteName::Resilience, plan::planned_ms(settings, &over));
@@ -96,7 +99,10 @@ pub fn run(
             client: &client,
             sizes,
             clients: servers.targets(clients)?,
-            health: Arc::new(Target::new(servers.api.base_url(), Scenario::Health)?),
+            health: Arc::new(ReadyScenario::new(
+                servers.api.base_url(),
+                Scenario::Health,
+            )?),
             bar: &bar,
             pid: servers.pid()?,
         };
@@ -114,9 +120,9 @@ struct Parts<'a> {
     client: &'a Arc<LoadClient>,
     sizes: &'a ResilienceSettings,
     /// Each client with its payments target, in table order.
-    clients: Vec<(ClientName, Arc<Target>)>,
+    clients: Vec<(ClientName, Arc<ReadyScenario>)>,
     /// The service's `GET /health/live`.
-    health: Arc<Target>,
+    health: Arc<ReadyScenario>,
     bar: &'a ProgressBar,
     pid: u32,
 }
@@ -357,7 +363,7 @@ impl Parts<'_> {
     ) -> Result<(), BenchError> {
         let sizes = self.sizes;
         let address = self.health.address;
-        let payments = |name: ClientName, target: &Arc<Target>| {
+        let payments = |name: ClientName, target: &Arc<ReadyScenario>| {
             self.bar
                 .set_message(format!("slow clients {}", servers.protocol.qualify(name)));
             let schedule = Schedule::new(sizes.slow_rps, millis(sizes.slow_phase_ms));

@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use crate::error::BenchError;
-use crate::suites::load::http::{LoadClient, Target};
+use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::open;
 use crate::suites::load::schedule::{Phases, Schedule, Timetable as _};
 use crate::suites::load::timeline::{Timeline, counts};
-use crate::suites::resilience::servers::Subject;
+use crate::suites::resilience::servers::ClientOverProtocol;
 use crate::suites::resilience::timeline::recovered_after;
 use bench_model::{OverloadRow, ResilienceSettings, millis};
 
@@ -23,9 +23,9 @@ pub fn share_of(capacity_rps: f64, percent: u32) -> u32 {
 pub fn run(
     runtime: &tokio::runtime::Runtime,
     client: &Arc<LoadClient>,
-    who: Subject,
-    target: &Arc<Target>,
-    health: &Arc<Target>,
+    who: ClientOverProtocol,
+    target: &Arc<ReadyScenario>,
+    health: &Arc<ReadyScenario>,
     sizes: &ResilienceSettings,
     capacity_rps: f64,
 ) -> Result<OverloadRow, BenchError> {

@@ -1,18 +1,8 @@
-//! What the suite runs over and for how long: the protocols, and the planned time the
-//! progress bar counts down.
+//! How long the suite runs: the planned time the progress bar counts down (what it runs over
+//! is the run plan's).
 
 use crate::suites::resilience::{capacity, slow};
 use bench_model::{ClientName, Protocol, ResilienceSettings, RunSettings};
-
-/// The protocols the suite runs over: http, and with `--resilience-tls` those of the run over
-/// TLS.
-pub fn protocols(settings: &RunSettings) -> Vec<Protocol> {
-    let mut protocols = vec![Protocol::Http];
-    if settings.resilience.over_tls {
-        protocols.extend(settings.protocols.iter().copied().filter(|p| p.is_tls()));
-    }
-    protocols
-}
 
 /// The planned time of the suite, for the progress bar: per protocol and client its parts and
 /// its capacity rounds (over http also those under each CPU quota), and the wait for the slow

@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 use crate::error::BenchError;
 use crate::servers::MockEndpoint;
-use crate::suites::load::http::{LoadClient, Target};
+use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
-use crate::suites::resilience::servers::{Servers, Subject};
+use crate::suites::resilience::servers::{ClientOverProtocol, Servers};
 use crate::suites::resilience::timeline::{first_success_after, last_failure_after};
 use bench_model::{ResilienceSettings, RestartRow, millis};
 
@@ -32,8 +32,8 @@ struct Restarted {
 pub fn run(
     runtime: &tokio::runtime::Runtime,
     client: &Arc<LoadClient>,
-    who: Subject,
-    target: &Arc<Target>,
+    who: ClientOverProtocol,
+    target: &Arc<ReadyScenario>,
     sizes: &ResilienceSettings,
     servers: &mut Servers,
 ) -> Result<RestartRow, BenchError> {

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, IdentityFile, MockEndpoint};
-use crate::suites::load::http::Target;
+use crate::suites::load::http::ReadyScenario;
 use bench_model::{ClientName, Protocol};
 
 /// A client over a protocol: whose row a part makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Subject {
+pub struct ClientOverProtocol {
     pub client: ClientName,
     pub protocol: Protocol,
 }
@@ -76,19 +76,19 @@ impl Servers {
     pub fn targets(
         &self,
         clients: &[ClientName],
-    ) -> Result<Vec<(ClientName, Arc<Target>)>, BenchError> {
+    ) -> Result<Vec<(ClientName, Arc<ReadyScenario>)>, BenchError> {
         clients
             .iter()
             .map(|&name| {
-                Target::new(self.api.base_url(), bench_model::Scenario::Payments(name))
+                ReadyScenario::new(self.api.base_url(), bench_model::Scenario::Payments(name))
                     .map(|target| (name, Arc::new(target)))
             })
             .collect()
     }
 
     /// `client` over this protocol.
-    pub fn subject(&self, client: ClientName) -> Subject {
-        Subject {
+    pub fn subject(&self, client: ClientName) -> ClientOverProtocol {
+        ClientOverProtocol {
             client,
             protocol: self.protocol,
         }

@@ -8,14 +8,14 @@ use std::time::{Duration, Instant};
 
 use crate::error::BenchError;
 use crate::suites::faults::fds::read_fds;
-use crate::suites::load::http::{LoadClient, Target};
+use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::server::{read_status, rss_kib};
 use crate::suites::load::timeline::{Timeline, counts};
 use crate::suites::resilience::capacity;
 use crate::suites::resilience::overload::share_of;
-use crate::suites::resilience::servers::Subject;
+use crate::suites::resilience::servers::ClientOverProtocol;
 use bench_model::{ResilienceSettings, SoakRow, SoakSample, millis};
 
 fn sample(pid: u32, at: Duration) -> Option<SoakSample> {
@@ -30,8 +30,8 @@ fn sample(pid: u32, at: Duration) -> Option<SoakSample> {
 pub fn run(
     runtime: &tokio::runtime::Runtime,
     client: &Arc<LoadClient>,
-    who: Subject,
-    target: &Arc<Target>,
+    who: ClientOverProtocol,
+    target: &Arc<ReadyScenario>,
     sizes: &ResilienceSettings,
     capacity_rps: f64,
     pid: u32,
@@ -71,7 +71,7 @@ pub fn run(
 }
 
 fn soak_row(
-    who: Subject,
+    who: ClientOverProtocol,
     schedule: Schedule,
     warmup_ms: u64,
     requests: bench_model::PhaseCounts,
@@ -118,7 +118,7 @@ mod tests {
     use super::*;
     use bench_model::{ClientName, PhaseCounts, Protocol};
 
-    const HYPER: Subject = Subject {
+    const HYPER: ClientOverProtocol = ClientOverProtocol {
         client: ClientName::BASELINE,
         protocol: Protocol::Https,
     };

@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use crate::error::BenchError;
-use crate::suites::load::http::{LoadClient, Target};
-use crate::suites::resilience::servers::Subject;
+use crate::suites::load::http::{LoadClient, ReadyScenario};
+use crate::suites::resilience::servers::ClientOverProtocol;
 use crate::suites::resilience::{capacity, soak};
 use bench_model::{PhaseCounts, RampStep, ResilienceSettings, StepDown, millis};
 
@@ -30,8 +30,8 @@ impl Sustain<'_> {
     /// the service let go idle (`settle`) before each stretch.
     pub fn step_down(
         &self,
-        who: Subject,
-        target: &Arc<Target>,
+        who: ClientOverProtocol,
+        target: &Arc<ReadyScenario>,
         capacity_rps: u32,
         settle: &dyn Fn(),
     ) -> Result<Vec<StepDown>, BenchError> {

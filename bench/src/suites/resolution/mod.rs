@@ -20,6 +20,7 @@ use std::process::Stdio;
 
 use crate::error::BenchError;
 use bench_model::{ClientName, Protocol, ResolutionRow, RunSettings};
+use bench_model::{RunPlan, SuiteName};
 use namespace::Namespace;
 
 /// What the suite did.
@@ -72,14 +73,10 @@ pub fn run(settings: &RunSettings) -> Result<Outcome, BenchError> {
         .map_err(|error| BenchError::Resolution(format!("its rows ({error}): {line:?}")))
 }
 
-/// The run's clients over plain HTTP, with reqwest's hickory-dns row after reqwest's when
-/// reqwest is one of them and it was not named already.
+/// The suite's clients, as the run plan has them (reqwest's hickory-dns row among them when
+/// reqwest is).
 fn clients(settings: &RunSettings) -> Vec<ClientName> {
-    let mut clients = settings.clients_over(Protocol::Http);
-    if clients.contains(&ClientName::Reqwest) && !clients.contains(&ClientName::ReqwestHickoryDns) {
-        clients.push(ClientName::ReqwestHickoryDns);
-    }
-    clients
+    RunPlan::of(settings).clients(SuiteName::Resolution, Protocol::Http)
 }
 
 #[cfg(test)]
