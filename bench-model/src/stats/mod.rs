@@ -2,7 +2,7 @@
 //! the figures of results.json with them, and the reports and verdicts judge with them. A
 //! reader checking how a figure is computed or how a margin is judged starts here.
 //!
-//! - [`summary`]: mean, sample standard deviation, Error (the half-width of the 99.9%
+//! - [`summary`]: mean, sample standard deviation, standard error, Error (the half-width of the 99.9%
 //!   confidence interval, Student's t), the ratio to a baseline, the means of rounds.
 //! - [`quantile`]: medians (the mean of the two middle values, or the lower one), percentiles by
 //!   nearest rank (of sorted values, or of values counted in histogram buckets), quartiles;

@@ -41,6 +41,12 @@ pub fn std_dev(values: &[f64]) -> Option<f64> {
     Some((squares / (values.len() - 1) as f64).sqrt())
 }
 
+/// The standard error of the mean of `count` independent values with standard deviation
+/// `std_dev`: s / sqrt(n).
+pub fn standard_error_of_mean(std_dev: f64, count: u64) -> f64 {
+    std_dev / (count as f64).sqrt()
+}
+
 /// Half-width of the 99.9% confidence interval of the mean of `values`:
 /// t(0.9995, n-1) x s / sqrt(n). `None` below two values (BenchmarkDotNet prints "NA").
 pub fn ci_half_width_999(values: &[f64]) -> Option<f64> {
@@ -143,6 +149,18 @@ mod tests {
         assert_eq!(mean(&[]), None);
         assert_eq!(std_dev(&[3.0]), None);
         assert_eq!(std_dev(&[3.0, 3.0]), Some(0.0));
+    }
+
+    #[test]
+    fn standard_error_of_the_textbook_sample() {
+        // s = sqrt(32/7) over sqrt(8).
+        let expected = (32.0_f64 / 7.0).sqrt() / 8.0_f64.sqrt();
+        assert!(close(
+            standard_error_of_mean(std_dev(&SAMPLE).unwrap(), 8),
+            expected,
+            1e-12
+        ));
+        assert!(close(standard_error_of_mean(30.0, 900), 1.0, 1e-12));
     }
 
     #[test]
