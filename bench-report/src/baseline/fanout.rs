@@ -1,8 +1,8 @@
 //! The fanout suite's rows: the median wall time of a few repetitions of each group, judged
 //! by a rank test, and the group's failed payments and new connections, judged as counts.
 
-use crate::baseline::rank::{LEVEL, mann_whitney, smallest_p, values_needed};
 use crate::baseline::rules::{counts_differ, missing, pairs};
+use bench_model::stats::rank::{LEVEL, mann_whitney, smallest_p, values_needed};
 use bench_model::{Both, FanoutChange, FanoutRow, Judged};
 
 /// Rows matched by client, protocol (and stream limit), mode and group size.
@@ -141,7 +141,7 @@ mod tests {
             mode,
             group_size,
             repetitions: wall_ms.len() as u32,
-            wall_ms_median: bench_model::stats::median_of(wall_ms),
+            wall_ms_median: bench_model::stats::quantile::median_of(wall_ms),
             request_ms_median: None,
             ideal_ms: 50.0,
             efficiency: None,

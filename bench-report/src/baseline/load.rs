@@ -1,6 +1,7 @@
 //! The load suite's rows: the open-model runs (a mean latency from thousands of requests).
 
 use crate::baseline::rules::{beyond_standard_errors, counts_differ, pairs};
+use bench_model::stats::summary::standard_error_of_mean;
 use bench_model::{Both, Judged, LoadChange, LoadRow};
 
 /// Open-model rows matched by scenario and protocol.
@@ -67,7 +68,7 @@ fn standard_error(row: &LoadRow) -> Option<f64> {
     }
     row.latency
         .stddev_us
-        .map(|stddev| stddev / (row.ok as f64).sqrt())
+        .map(|stddev| standard_error_of_mean(stddev, row.ok))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! [`COST_REPEATABILITY`], what two runs of one build gave on this project's machine.
 
 use crate::baseline::rules::pairs;
+use bench_model::stats::difference;
 use bench_model::{Change, CostRow, DecodeRow, LatencyRow, SuiteName};
 
 /// How far apart two runs of one build put a row's instructions per call: within 0.1% over
@@ -31,7 +32,10 @@ fn change(
     if baseline_mean <= 0.0 {
         return None;
     }
-    let combined_error = then.error.zip(now.error).map(|(a, b)| a.hypot(b));
+    let combined_error = then
+        .error
+        .zip(now.error)
+        .map(|(a, b)| difference::combined_error(a, b));
     Some(Change {
         suite,
         row,

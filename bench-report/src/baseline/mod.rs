@@ -17,7 +17,6 @@ mod fanout;
 mod faults;
 mod load;
 mod means;
-mod rank;
 mod rules;
 
 use std::fs;
@@ -31,9 +30,11 @@ use bench_model::{
     SCHEMA_VERSION, SuiteName,
 };
 
+pub use bench_model::stats::rank::{
+    LEVEL as RANK_TEST_LEVEL, values_needed as rank_test_values_needed,
+};
 pub use faults::LATE_AFTER_TIMEOUT;
 pub use means::COST_REPEATABILITY;
-pub use rank::{LEVEL as RANK_TEST_LEVEL, values_needed as rank_test_values_needed};
 
 /// The rows of an earlier results.json that a comparison reads; anything else is ignored, so
 /// files with fields added since still load, and a suite missing from them is not compared.

@@ -1,8 +1,10 @@
-//! The noise tests shared by the suites' comparisons, as small pure functions: each takes a
-//! figure of both runs and returns it judged, with the rule that decided written out.
+//! The noise tests shared by the suites' comparisons: each takes a figure of both runs and
+//! returns it judged, with the rule that decided written out. The statistics are
+//! `bench_model::stats::difference`'s.
 
 use bench_model::Judged;
-use bench_model::stats::Z_999;
+use bench_model::stats::difference::{poisson_rate_difference_se, z_threshold_999};
+use bench_model::stats::summary::Z_999;
 
 /// The rows of `then` and `now` that `same` matches, in `now`'s order; rows in only one run are
 /// left out.
@@ -37,7 +39,7 @@ pub fn beyond_standard_errors(
     let (Some(spread_then), Some(spread_now)) = (then_se, now_se) else {
         return judged(None, missing(then_se.is_some(), now_se.is_some(), "spread"));
     };
-    let threshold = Z_999 * spread_then.hypot(spread_now);
+    let threshold = z_threshold_999(spread_then, spread_now);
     let difference = new - old;
     let significant = difference.abs() > threshold;
     judged(
@@ -78,10 +80,8 @@ pub fn counts_differ(
     if then_of == 0 || now_of == 0 {
         return judged(None, "nothing tried in one run".to_owned());
     }
-    let (tries_then, tries_now) = (then_of as f64, now_of as f64);
-    let (rate_then, rate_now) = (then as f64 / tries_then, now as f64 / tries_now);
-    let threshold = Z_999
-        * (then as f64 / (tries_then * tries_then) + now as f64 / (tries_now * tries_now)).sqrt();
+    let (rate_then, rate_now) = (then as f64 / then_of as f64, now as f64 / now_of as f64);
+    let threshold = Z_999 * poisson_rate_difference_se((then, then_of), (now, now_of));
     let difference = rate_now - rate_then;
     let significant = difference.abs() > threshold;
     judged(

@@ -6,6 +6,7 @@ use crate::report::format::{TimeFormat, format_bytes, format_count, format_ratio
 use crate::report::noise;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
+use bench_model::stats::difference::combined_error;
 use bench_model::{DecodeBody, DecodeMethod, DecodeRow, Results, SuiteName};
 
 /// The section, when the suite ran; `charts` are the SVG files written beside report.md.
@@ -181,10 +182,8 @@ fn mean_or_max(row: &DecodeRow) -> f64 {
 fn within_error(row: &DecodeRow, other: &DecodeRow) -> bool {
     match (row.mean_ns, other.mean_ns) {
         (Some(a), Some(b)) => {
-            let combined = row
-                .error_ns
-                .unwrap_or(0.0)
-                .hypot(other.error_ns.unwrap_or(0.0));
+            let combined =
+                combined_error(row.error_ns.unwrap_or(0.0), other.error_ns.unwrap_or(0.0));
             (a - b).abs() <= combined
         }
         _ => false,

@@ -1,6 +1,7 @@
 //! The judging itself: a criterion's figures ranked, the two best compared, and the margin
 //! held against the noise.
 
+use bench_model::stats::spread::{range, relative_margin, relative_range};
 use bench_model::{ClientName, Protocol, size_name};
 
 /// What a client is judged on.
@@ -147,26 +148,23 @@ pub struct Figure {
 }
 
 impl Figure {
-    /// The lowest and highest round, with at least two rounds.
-    pub fn range(&self) -> Option<(f64, f64)> {
-        let finite: Vec<f64> = self
-            .rounds
+    /// The rounds with a finite value.
+    fn finite_rounds(&self) -> Vec<f64> {
+        self.rounds
             .iter()
             .copied()
             .filter(|v| v.is_finite())
-            .collect();
-        if finite.len() < 2 {
-            return None;
-        }
-        let low = finite.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        Some((low, high))
+            .collect()
+    }
+
+    /// The lowest and highest round, with at least two rounds.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        range(&self.finite_rounds())
     }
 
     /// How far the rounds spread, as a fraction of the figure: (highest - lowest) / figure.
     pub fn spread(&self) -> Option<f64> {
-        let (low, high) = self.range()?;
-        (self.value.abs() > 0.0).then(|| (high - low) / self.value.abs())
+        relative_range(&self.finite_rounds(), self.value)
     }
 }
 
@@ -292,13 +290,7 @@ pub fn compare(
         Better::Lower => (better_one.value, other.value),
         Better::Higher => (other.value, better_one.value),
     };
-    let margin = if low > 0.0 {
-        high / low - 1.0
-    } else if high > low {
-        f64::INFINITY
-    } else {
-        0.0
-    };
+    let margin = relative_margin(low, high);
     let decisive = match rule {
         NoiseRule::Exact => high > low,
         NoiseRule::Once(band) | NoiseRule::Band(band) => margin > band,

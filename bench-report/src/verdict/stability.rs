@@ -6,6 +6,8 @@
 use crate::verdict::judge::{Criterion, Figure, Judgement, Outcome, rank};
 use crate::verdict::of_run::{Verdict, verdict};
 use crate::verdict::picks::{Choice, pick_all};
+use bench_model::stats::quantile::median_of;
+use bench_model::stats::spread::relative_range_about_median;
 use bench_model::{ClientName, Results};
 
 /// What the runs agree on.
@@ -280,13 +282,7 @@ fn between_runs(judged: &[Option<&Judgement>]) -> Option<f64> {
                 .filter_map(|judgement| judgement.figure(client))
                 .map(|figure| figure.value)
                 .collect();
-            if values.len() < 2 {
-                return None;
-            }
-            let median = bench_model::stats::median_of(&values)?;
-            let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-            let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            (median.abs() > 0.0).then(|| (high - low) / median.abs())
+            relative_range_about_median(&values)
         })
         .fold(None, |most: Option<f64>, moved| {
             Some(most.map_or(moved, |most| most.max(moved)))
@@ -350,7 +346,7 @@ fn pooled(criterion: Criterion, verdicts: &[Verdict]) -> Judgement {
                 return None;
             }
             let values: Vec<f64> = figures.iter().map(|figure| figure.value).collect();
-            let value = bench_model::stats::median_of(&values)?;
+            let value = median_of(&values)?;
             let rounds = figures
                 .iter()
                 .flat_map(|figure| {

@@ -23,7 +23,8 @@ use indicatif::ProgressBar;
 
 use crate::suites::progress::progress_bar;
 use bench_model::noise;
-use bench_model::stats::{SampleSummary, median, ratio_mean_sd};
+use bench_model::stats::quantile::median;
+use bench_model::stats::summary::{SampleSummary, ratio_mean_sd};
 use bench_model::{DecodeBody, DecodeMethod, DecodeRow, Noise, RunSettings, SuiteName};
 
 /// Decodes `body` and looks up every requested pair; the number of quotes found.

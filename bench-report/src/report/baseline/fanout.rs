@@ -4,7 +4,7 @@ use crate::baseline::{RANK_TEST_LEVEL, rank_test_values_needed};
 use crate::report::baseline::cells::{Figure, count_word, direction, ratio, then_now, verdict};
 use crate::report::format::{format_ms, optional};
 use crate::report::table::{Align, Table};
-use bench_model::stats::Z_999;
+use bench_model::stats::summary::Z_999;
 use bench_model::{FanoutChange, FanoutSeries};
 
 /// Under the table: what decided.

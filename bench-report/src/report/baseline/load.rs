@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use crate::report::baseline::cells::{Figure, count_word, direction, ratio, then_now, verdict};
 use crate::report::format::format_us_as_ms;
 use crate::report::table::{Align, Table};
-use bench_model::stats::Z_999;
+use bench_model::stats::summary::Z_999;
 use bench_model::{LoadChange, size_name};
 
 /// Under the load table: what decided.

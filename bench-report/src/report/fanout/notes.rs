@@ -2,7 +2,7 @@
 
 use super::cells::{IMPLAUSIBLE_EFFICIENCY, find};
 
-use bench_model::stats::median_of;
+use bench_model::stats::quantile::median_of;
 use bench_model::{ClientName, FanoutMode, FanoutRow, Results, group_sizes};
 
 /// What a reader needs beside the tables: the largest group's verdict, the overlap caps, the

@@ -2,6 +2,7 @@
 
 use crate::report::format::{TimeFormat, format_bytes, format_ratio, h2_against_https};
 use crate::report::table::{Align, Table};
+use bench_model::stats::difference::combined_error;
 use bench_model::{BareFigures, ClientName, LatencyRow, Protocol};
 
 pub(super) const PORT_OVERHEAD_TARGET: f64 = 1.10;
@@ -54,7 +55,7 @@ pub(super) fn port_overhead_table(rows: &[LatencyRow]) -> Table {
 pub(super) fn beyond_noise(row: &LatencyRow, bare: &BareFigures) -> String {
     match (row.mean_us, row.error_us, bare.mean_us, bare.error_us) {
         (Some(port), Some(port_error), Some(bare), Some(bare_error)) => {
-            if (port - bare).abs() > port_error.hypot(bare_error) {
+            if (port - bare).abs() > combined_error(port_error, bare_error) {
                 "yes"
             } else {
                 "no"

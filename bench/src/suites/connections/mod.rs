@@ -35,7 +35,7 @@ use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::upstream;
 use bench_model::RunPlan;
-use bench_model::stats::block_means;
+use bench_model::stats::summary::block_means;
 use bench_model::{
     ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow, Protocol,
     RunSettings, SuiteName,

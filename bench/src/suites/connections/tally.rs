@@ -5,7 +5,7 @@ use crate::alloc::AllocSnapshot;
 use crate::clients::Counted;
 use crate::cpu::CpuTime;
 use crate::suites::tls;
-use bench_model::stats::{SampleSummary, ratio_mean_sd};
+use bench_model::stats::summary::{SampleSummary, ratio_mean_sd};
 use bench_model::{
     ClientName, ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow,
     Protocol,

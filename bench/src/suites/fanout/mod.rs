@@ -41,7 +41,7 @@ use crate::suites::fanout::ideal::{efficiency, ideal_ms};
 use crate::suites::progress::progress_bar;
 use crate::suites::tls;
 use bench_model::RunPlan;
-use bench_model::stats::median_of;
+use bench_model::stats::quantile::median_of;
 use bench_model::{
     ClientName, FanoutMode, FanoutRow, FanoutSeries, H2Spread, NegotiatedTls, Protocol,
     RunSettings, SuiteName,

@@ -4,9 +4,8 @@
 use crate::suites::latency::sampled::{ClientRun, Sampled};
 use crate::suites::tls;
 use crate::upstream;
-use bench_model::stats::{
-    SampleSummary, median, median_of, percentile_nearest_rank, ratio_mean_sd,
-};
+use bench_model::stats::quantile::{median, median_of, percentile_nearest_rank};
+use bench_model::stats::summary::{SampleSummary, ratio_mean_sd};
 use bench_model::{BareFigures, CalibrationRow, Decode, LatencyRow, Protocol};
 
 /// Which part of the suite a measurement is: the whole (pinned, when the run pins), the

@@ -10,6 +10,7 @@ use crate::alloc::{AllocSnapshot, PeakWindow};
 use crate::clients::{Counted, MockAdmin};
 use crate::process_cpu::ProcessCpu;
 use bench_model::noise;
+use bench_model::stats::summary::mean;
 use bench_model::{ClientName, Noise, RunSettings};
 
 /// One client's measurements over the run.
@@ -118,10 +119,7 @@ impl Sampled {
             .flatten()
             .copied()
             .collect();
-        if !means.is_empty() {
-            self.round_means_ns
-                .push(means.iter().sum::<f64>() / means.len() as f64);
-        }
+        self.round_means_ns.extend(mean(&means));
         let calls = self.calls - calls_before;
         if calls > 0 {
             self.round_allocs

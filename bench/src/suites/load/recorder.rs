@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
-use bench_model::stats;
+use bench_model::stats::quantile::{nearest_rank, value_at_rank};
+use bench_model::stats::summary::{mean, std_dev};
 use bench_model::{CurvePoint, LatencySummary};
 
 /// The longest latency a histogram tells apart; longer ones are recorded as this. Every request
@@ -31,24 +32,15 @@ pub fn nanos(duration: Duration) -> u64 {
 
 /// The `percentile`-th percentile (0 < p <= 100) of a histogram by the nearest-rank method, in
 /// microseconds: the smallest recorded value with at least p% of the values at or below it,
-/// reported as the upper end of its histogram bucket (HdrHistogram's convention). The rank is
-/// computed in integers (percentiles to 1/1000 of a percent), so that 99.9% of 1000 values is
-/// rank 999 and not 1000 by a floating-point hair. `None` when empty.
+/// reported as the upper end of its histogram bucket (HdrHistogram's convention), the rank
+/// computed in integers ([`nearest_rank`]). `None` when empty.
 pub fn percentile_us(histogram: &Histogram<u64>, percentile: f64) -> Option<f64> {
-    let total = histogram.len();
-    if total == 0 || !(percentile > 0.0 && percentile <= 100.0) {
-        return None;
-    }
-    let milli_percent = (percentile * 1_000.0).round() as u128;
-    let rank = (milli_percent * u128::from(total)).div_ceil(100_000).max(1);
-    let mut seen: u128 = 0;
-    for bucket in histogram.iter_recorded() {
-        seen += u128::from(bucket.count_at_value());
-        if seen >= rank {
-            return Some(bucket.value_iterated_to() as f64 / 1_000.0);
-        }
-    }
-    Some(histogram.max() as f64 / 1_000.0)
+    let rank = nearest_rank(histogram.len(), percentile)?;
+    let buckets = histogram
+        .iter_recorded()
+        .map(|bucket| (bucket.value_iterated_to(), bucket.count_at_value()));
+    let nanos = value_at_rank(buckets, rank).unwrap_or_else(|| histogram.max());
+    Some(nanos as f64 / 1_000.0)
 }
 
 /// The latencies of one scenario or capacity level.
@@ -100,9 +92,9 @@ impl LatencyRecorder {
         let uncorrected = |p| percentile_us(&self.uncorrected, p);
         LatencySummary {
             min_us: values.iter().copied().reduce(f64::min),
-            mean_us: stats::mean(values),
+            mean_us: mean(values),
             max_us: values.iter().copied().reduce(f64::max),
-            stddev_us: stats::std_dev(values),
+            stddev_us: std_dev(values),
             p50_us: corrected(50.0),
             p75_us: corrected(75.0),
             p95_us: corrected(95.0),
@@ -148,7 +140,7 @@ mod tests {
         assert_eq!(percentile_us(&thousand, 99.9), Some(0.999));
         assert_eq!(percentile_us(&thousand, 99.99), Some(1.0));
         assert_eq!(percentile_us(&thousand, 100.0), Some(1.0));
-        // Five values: ranks ceil(0.99 x 5) = 5 and ceil(0.3 x 5) = 2, as in stats.rs.
+        // Five values: ranks ceil(0.99 x 5) = 5 and ceil(0.3 x 5) = 2, as in stats::quantile.
         let five = one_to(5);
         assert_eq!(percentile_us(&five, 99.0), Some(0.005));
         assert_eq!(percentile_us(&five, 30.0), Some(0.002));

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::suites::load::open::Collector;
 use crate::suites::load::tally::{RequestRecord, Tally};
-use bench_model::stats::percentile_nearest_rank;
+use bench_model::stats::quantile::percentile_nearest_rank_of;
 use bench_model::{FailureCounts, FailureKind, PhaseCounts, SecondPoint, StatusCount};
 
 /// One request: its times after the run's start, and how it ended.
@@ -81,12 +81,6 @@ pub fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1_000.0
 }
 
-/// The 50th or 99th percentile (nearest rank) of `latencies`, in ms.
-pub fn percentile_ms(latencies: &mut [f64], percentile: f64) -> Option<f64> {
-    latencies.sort_by(f64::total_cmp);
-    percentile_nearest_rank(latencies, percentile)
-}
-
 /// The counts of `records`: sent, ok, answers by status, failures by kind, answer times.
 pub fn counts<'a>(records: impl IntoIterator<Item = &'a Timed>) -> PhaseCounts {
     let mut sent = 0;
@@ -117,9 +111,9 @@ pub fn counts<'a>(records: impl IntoIterator<Item = &'a Timed>) -> PhaseCounts {
             .map(|(status, count)| StatusCount { status, count })
             .collect(),
         failures,
-        answer_p50_ms: percentile_ms(&mut answers, 50.0),
-        answer_p99_ms: percentile_ms(&mut answers, 99.0),
-        ok_p99_ms: percentile_ms(&mut ok_latencies, 99.0),
+        answer_p50_ms: percentile_nearest_rank_of(&mut answers, 50.0),
+        answer_p99_ms: percentile_nearest_rank_of(&mut answers, 99.0),
+        ok_p99_ms: percentile_nearest_rank_of(&mut ok_latencies, 99.0),
     }
 }
 

@@ -25,6 +25,7 @@ use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
+use bench_model::stats::quantile::lower_median;
 use bench_model::{CapacityRound, RampStep};
 
 /// A step is sustained when its p99, from the due time, is within this.
@@ -157,7 +158,8 @@ fn candidate(steps: &[(RampStep, bool)]) -> Option<u32> {
 }
 
 /// The median of the rounds' capacities, a round without one counting as 0 (the lower of the
-/// two middle ones for an even count); `None` when no round confirmed a rate.
+/// two middle ones for an even count: a rate some round confirmed); `None` when no round
+/// confirmed a rate.
 pub fn median(rounds: &[CapacityRound]) -> Option<u32> {
     let mut rates: Vec<u32> = rounds
         .iter()
@@ -166,8 +168,7 @@ pub fn median(rounds: &[CapacityRound]) -> Option<u32> {
     if rates.iter().all(|&rate| rate == 0) {
         return None;
     }
-    rates.sort_unstable();
-    Some(rates[(rates.len() - 1) / 2])
+    lower_median(&mut rates)
 }
 
 /// The planned time of one round, for the progress bar: the warm-up, the whole ramp and two

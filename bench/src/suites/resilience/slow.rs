@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 
 use crate::suites::load::open;
 use bench_model::SlowConnections;
-use bench_model::stats::percentile_nearest_rank;
+use bench_model::stats::quantile::percentile_nearest_rank;
 
 /// Half a request head: no blank line ends it, so the service waits for the rest.
 const HALF_HEAD: &[u8] =

@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use crate::suites::load::timeline::{Timed, Timeline, ms, percentile_ms};
+use crate::suites::load::timeline::{Timed, Timeline, ms};
+use bench_model::stats::quantile::percentile_nearest_rank_of;
 
 /// From `event` to the answer of the first successful request due after it, in ms.
 pub fn first_success_after(timeline: &Timeline, event: Duration) -> Option<f64> {
@@ -51,7 +52,7 @@ pub fn recovered_after(
         let window: Vec<&Timed> = timeline.due_in(window_start, window_end).collect();
         let mut latencies: Vec<f64> = window.iter().map(|record| ms(record.latency())).collect();
         let normal = window.iter().all(|record| record.ok())
-            && percentile_ms(&mut latencies, 99.0).is_none_or(|p99| p99 <= bound);
+            && percentile_nearest_rank_of(&mut latencies, 99.0).is_none_or(|p99| p99 <= bound);
         windows.push((window_start, normal));
         window_start = window_end;
     }

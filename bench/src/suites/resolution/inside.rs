@@ -17,7 +17,8 @@ use crate::error::BenchError;
 use crate::servers::MockEndpoint;
 use crate::suites::latency::{self, call_repeatedly};
 use crate::suites::{adapters, progress::progress_bar};
-use bench_model::stats::{mean, median_of};
+use bench_model::stats::quantile::median_of;
+use bench_model::stats::summary::mean;
 use bench_model::{ClientName, ResolutionRow, ResolutionSettings, SuiteName};
 
 /// The name the clients call mock-rates by; the DNS server answers `127.0.0.1` for any name.

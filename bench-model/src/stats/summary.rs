@@ -1,8 +1,9 @@
-//! Statistics as BenchmarkDotNet reports them, as small pure functions.
+//! Mean, StdDev, Error and Ratio as BenchmarkDotNet reports them, as small pure functions.
 //!
 //! A run of one subject is several samples; each sample's mean is one observation. Mean,
 //! StdDev and Error describe those sample means: Error is the half-width of the 99.9%
-//! confidence interval of their mean (Student's t with n-1 degrees of freedom).
+//! confidence interval of their mean (Student's t with n-1 degrees of freedom). The samples of
+//! a suite that interleaves its subjects are also cut into rounds ([`block_means`]).
 
 use statrs::distribution::{ContinuousCDF as _, StudentsT};
 
@@ -40,6 +41,12 @@ pub fn std_dev(values: &[f64]) -> Option<f64> {
     Some((squares / (values.len() - 1) as f64).sqrt())
 }
 
+/// The standard error of the mean of `count` independent values with standard deviation
+/// `std_dev`: s / sqrt(n).
+pub fn standard_error_of_mean(std_dev: f64, count: u64) -> f64 {
+    std_dev / (count as f64).sqrt()
+}
+
 /// Half-width of the 99.9% confidence interval of the mean of `values`:
 /// t(0.9995, n-1) x s / sqrt(n). `None` below two values (BenchmarkDotNet prints "NA").
 pub fn ci_half_width_999(values: &[f64]) -> Option<f64> {
@@ -47,23 +54,6 @@ pub fn ci_half_width_999(values: &[f64]) -> Option<f64> {
     let n = values.len();
     let dof = u32::try_from(n - 1).unwrap_or(u32::MAX);
     Some(t_quantile_999(dof) * sd / (n as f64).sqrt())
-}
-
-/// The median of sorted values: the middle one, or the mean of the two middle ones.
-pub fn median(sorted: &[f64]) -> Option<f64> {
-    let n = sorted.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(sorted[n / 2]),
-        _ => Some(f64::midpoint(sorted[n / 2 - 1], sorted[n / 2])),
-    }
-}
-
-/// The median of values in any order.
-pub fn median_of(values: &[f64]) -> Option<f64> {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    median(&sorted)
 }
 
 /// The means of `rounds` consecutive blocks of `samples` (a sample without a value left out),
@@ -82,16 +72,6 @@ pub fn block_means(samples: &[Option<f64>], rounds: u32) -> Vec<f64> {
         start = end;
     }
     means
-}
-
-/// The `p`-th percentile (0 < p <= 100) of sorted values by the nearest-rank method:
-/// the smallest value with at least p% of the values at or below it, always an observed value.
-pub fn percentile_nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
-    if sorted.is_empty() || !(p > 0.0 && p <= 100.0) {
-        return None;
-    }
-    let rank = (p / 100.0 * sorted.len() as f64).ceil() as usize;
-    sorted.get(rank.clamp(1, sorted.len()) - 1).copied()
 }
 
 /// Ratio to a baseline as BenchmarkDotNet computes it: each sample's mean divided by the
@@ -172,6 +152,18 @@ mod tests {
     }
 
     #[test]
+    fn standard_error_of_the_textbook_sample() {
+        // s = sqrt(32/7) over sqrt(8).
+        let expected = (32.0_f64 / 7.0).sqrt() / 8.0_f64.sqrt();
+        assert!(close(
+            standard_error_of_mean(std_dev(&SAMPLE).unwrap(), 8),
+            expected,
+            1e-12
+        ));
+        assert!(close(standard_error_of_mean(30.0, 900), 1.0, 1e-12));
+    }
+
+    #[test]
     fn ci_half_width_of_a_small_sample() {
         // t(0.9995, 7) = 5.4079; s/sqrt(n) = sqrt(32/7)/sqrt(8) = 0.755929...
         let expected = t_quantile_999(7) * (32.0_f64 / 7.0).sqrt() / 8.0_f64.sqrt();
@@ -218,28 +210,6 @@ mod tests {
     }
 
     #[test]
-    fn median_of_odd_and_even_counts() {
-        assert_eq!(median(&[1.0, 2.0, 9.0]), Some(2.0));
-        assert_eq!(median(&[1.0, 2.0, 4.0, 9.0]), Some(3.0));
-        assert_eq!(median(&[]), None);
-    }
-
-    #[test]
-    fn nearest_rank_percentiles() {
-        let values: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(percentile_nearest_rank(&values, 99.0), Some(99.0));
-        assert_eq!(percentile_nearest_rank(&values, 50.0), Some(50.0));
-        assert_eq!(percentile_nearest_rank(&values, 100.0), Some(100.0));
-        // Five values: rank ceil(0.99 * 5) = 5, ceil(0.3 * 5) = 2.
-        let five = [15.0, 20.0, 35.0, 40.0, 50.0];
-        assert_eq!(percentile_nearest_rank(&five, 99.0), Some(50.0));
-        assert_eq!(percentile_nearest_rank(&five, 30.0), Some(20.0));
-        assert_eq!(percentile_nearest_rank(&five, 1.0), Some(15.0));
-        assert_eq!(percentile_nearest_rank(&five, 0.0), None);
-        assert_eq!(percentile_nearest_rank(&[], 50.0), None);
-    }
-
-    #[test]
     fn ratio_per_sample_then_mean_and_sd() {
         // Ratios 2.0, 1.5 and 2.5: mean 2.0, s = 0.5.
         let samples = [Some(20.0), Some(30.0), Some(25.0)];
@@ -268,13 +238,5 @@ mod tests {
             (7.0, None, None)
         );
         assert_eq!(SampleSummary::of(&[]), None);
-    }
-
-    #[test]
-    fn median_of_unsorted_repetitions() {
-        assert_eq!(median_of(&[55.0, 51.0, 60.0]), Some(55.0));
-        assert_eq!(median_of(&[70.0, 50.0]), Some(60.0));
-        assert_eq!(median_of(&[52.5]), Some(52.5));
-        assert_eq!(median_of(&[]), None);
     }
 }
