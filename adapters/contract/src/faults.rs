@@ -12,6 +12,7 @@ use crate::MakeProvider;
 use crate::support::{
     HANG_GUARD, TIMEOUT, TIMER_SLACK, assert_exact, assert_kind, assert_timed_out, client_settings,
     fault, faulty, fetch, fetch_error, pair, scheme, settings_for, start, status,
+    timing_settings_for,
 };
 
 /// Nothing listens on the port: `Connect` (the refusal is immediate, no timeout involved).
@@ -73,7 +74,7 @@ fn full_listener() -> FullListener {
 /// The upstream reads the request and never answers.
 pub(crate) async fn hanging_upstream_times_out(make: &MakeProvider) {
     let mock = start(faulty(fault(FaultMode::Hang)));
-    let rates = make(&settings_for(&mock));
+    let rates = make(&timing_settings_for(&mock));
     let started = Instant::now();
     let error = fetch_error(&*rates, &["EURUSD"]).await;
     assert_timed_out(&error, started.elapsed(), TIMEOUT);
@@ -82,7 +83,7 @@ pub(crate) async fn hanging_upstream_times_out(make: &MakeProvider) {
 /// Headers arrive, then one body byte every 100 ms, forever: the total timeout covers the body.
 pub(crate) async fn endless_body_times_out(make: &MakeProvider) {
     let mock = start(faulty(fault(FaultMode::Drip)));
-    let rates = make(&settings_for(&mock));
+    let rates = make(&timing_settings_for(&mock));
     let started = Instant::now();
     let error = fetch_error(&*rates, &["EURUSD"]).await;
     assert_timed_out(&error, started.elapsed(), TIMEOUT);
@@ -118,7 +119,7 @@ pub(crate) async fn latency_under_the_timeout_succeeds(make: &MakeProvider) {
     let latency = Duration::from_millis(100);
     let mock = start(faulty(Faults {
         latency_ms: millis(latency),
-        // At most 200 ms in all, half the 400 ms timeout.
+        // At most 200 ms in all, far below the call's timeout.
         jitter_ms: 100,
         ..Faults::default()
     }));
@@ -139,7 +140,7 @@ pub(crate) async fn latency_under_the_timeout_succeeds(make: &MakeProvider) {
 /// its timeout would succeed instead): `Timeout`, on time.
 pub(crate) async fn latency_over_the_timeout_times_out(make: &MakeProvider) {
     let mock = start(faulty(latency_over_the_timeout()));
-    let rates = make(&settings_for(&mock));
+    let rates = make(&timing_settings_for(&mock));
     let started = Instant::now();
     let error = fetch_error(&*rates, &["EURUSD"]).await;
     assert_timed_out(&error, started.elapsed(), TIMEOUT);
@@ -228,7 +229,7 @@ pub(crate) async fn percent_of_calls_reset(make: &MakeProvider) {
 /// Every fault leaves the client able to make the next clean call.
 pub(crate) async fn a_fault_does_not_break_the_next_call(make: &MakeProvider) {
     let mock = start(Settings::default());
-    let rates = make(&settings_for(&mock));
+    let rates = make(&timing_settings_for(&mock));
     let faults = [
         (status(500), RatesErrorKind::UpstreamStatus),
         (fault(FaultMode::Reset), RatesErrorKind::Connect),

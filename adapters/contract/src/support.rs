@@ -3,7 +3,9 @@
 //!
 //! Timing: the only time bounds asserted are "a timeout did not fire early" and "a call did not
 //! hang far past its timeout" (a generous guard), plus one lower bound that only a broken
-//! concurrency cap could violate.
+//! concurrency cap could violate. A case that expects an answer gives its call
+//! [`CALL_TIMEOUT`], which no call on loopback meets however loaded the machine; only the cases
+//! that expect a timeout set the short [`TIMEOUT`] ([`timing_settings_for`]).
 
 use std::cell::Cell;
 use std::sync::Arc;
@@ -20,9 +22,13 @@ use rates_common::{BodyDecode, ClientSettings, HttpVersion};
 /// Builds the adapter under test from the settings a case chooses.
 pub type MakeProvider = dyn Fn(&ClientSettings) -> Box<dyn RatesProvider>;
 
-/// Total timeout of most cases: short to keep the suite quick, ample for a loopback call.
+/// Total timeout of the cases that expect one to fire: short to keep the suite quick.
 pub(crate) const TIMEOUT: Duration = Duration::from_millis(400);
 const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+/// Total timeout, connect timeout and wait for a pool slot of the cases that expect an answer
+/// (or an error the upstream causes at once): far above any loopback call, so that the outcome
+/// never depends on how busy the machine is.
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How late past its timeout a failing call may return: a hang guard, not a performance target.
 pub(crate) const HANG_GUARD: Duration = Duration::from_millis(1500);
@@ -110,16 +116,25 @@ pub(crate) fn status(code: u16) -> Faults {
     }
 }
 
-/// Short timeouts and this thread's HTTP version and decoding, everything else as configured
-/// by default.
+/// Timeouts no answered call meets, and this thread's HTTP version and decoding, everything
+/// else as configured by default.
 pub(crate) fn client_settings(base_url: String) -> ClientSettings {
     ClientSettings {
         http_version: http_version(),
         decode: DECODE.with(Cell::get),
+        connect_timeout: CALL_TIMEOUT,
+        timeout: CALL_TIMEOUT,
+        pool_wait: CALL_TIMEOUT,
+        ..ClientSettings::for_base_url(base_url)
+    }
+}
+
+/// The settings for `mock` in a case that expects the total timeout ([`TIMEOUT`]) to fire.
+pub(crate) fn timing_settings_for(mock: &MockServer) -> ClientSettings {
+    ClientSettings {
         connect_timeout: CONNECT_TIMEOUT,
         timeout: TIMEOUT,
-        pool_wait: Duration::from_millis(100),
-        ..ClientSettings::for_base_url(base_url)
+        ..settings_for(mock)
     }
 }
 

@@ -22,7 +22,10 @@ async fn clients_lists_every_client_with_its_settings() {
         .map(|c| c["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, CLIENTS);
-    assert_eq!(body["clients"][0]["settings"]["timeout_ms"], 500);
+    assert_eq!(
+        body["clients"][0]["settings"]["timeout_ms"],
+        crate::helpers::UPSTREAM_TIMEOUT_MS
+    );
     assert_eq!(
         body["clients"][0]["settings"]["base_url"],
         app.mock.base_url()

@@ -232,7 +232,12 @@ async fn every_405_says_which_methods_the_path_allows() {
 
 #[actix_web::test]
 async fn upstream_failures_map_to_502_and_504_for_every_client() {
-    let app = spawn_app().await;
+    // A hanging upstream is met by the timeout: a short one keeps the test quick.
+    let app = spawn_app_with(mock_rates::Settings::default(), |s| {
+        s.rates.timeout_ms = 500;
+        s.rates.connect_timeout_ms = 500;
+    })
+    .await;
     for client in CLIENTS {
         app.set_fault(FaultMode::Status, 500);
         let problem =

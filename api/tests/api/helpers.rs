@@ -11,7 +11,12 @@ pub struct TestApp {
     pub mock: MockServer,
 }
 
-/// Starts mock-rates and the service (one worker, short upstream timeouts) on free ports.
+/// The upstream timeouts of a test service: far above any call on loopback, so that a test
+/// expecting an answer gets it however loaded the machine is. A test of a timeout sets its own,
+/// short ones.
+pub const UPSTREAM_TIMEOUT_MS: u64 = 10_000;
+
+/// Starts mock-rates and the service (one worker) on free ports.
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(mock_rates::Settings::default(), |_| {}).await
 }
@@ -30,8 +35,8 @@ pub async fn spawn_app_on(mock: MockServer, customize: impl FnOnce(&mut Settings
     settings.server.port = 0;
     settings.server.workers = 1;
     settings.rates.base_url = mock.base_url();
-    settings.rates.timeout_ms = 500;
-    settings.rates.connect_timeout_ms = 300;
+    settings.rates.timeout_ms = UPSTREAM_TIMEOUT_MS;
+    settings.rates.connect_timeout_ms = UPSTREAM_TIMEOUT_MS;
     customize(&mut settings);
     let application = Application::build(&settings).expect("service builds");
     let address = format!("http://127.0.0.1:{}", application.port());
