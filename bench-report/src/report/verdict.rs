@@ -3,7 +3,7 @@
 
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
-use crate::verdict::{Agreement, Judgement, Outcome, Verdict, percent, verdict};
+use crate::verdict::{Agreement, Judgement, Outcome, Resolution, Verdict, percent, verdict};
 use bench_model::Results;
 
 /// The section's title (its anchor in report.html is `verdict`).
@@ -36,7 +36,12 @@ pub fn section(results: &Results, charts: &[String]) -> Section {
                  shown; each figure is in its suite's section below. Each timed figure was \
                  measured in rounds spread over its suite, and **Rounds moved** is the most any \
                  client's figure moved between them: a margin the rounds do not separate (or \
-                 within the noise rule of a figure measured once) is called a tie. A pick whose \
+                 within the noise rule of a figure measured once) is called a tie. **Calls \
+                 from** is the smallest margin this run could have called between the two best \
+                 figures as they were measured: a tie says the clients are closer than that, not \
+                 that they are equal. More rounds do not lower it (the rule compares the \
+                 rounds' ranges, which more rounds widen); rounds that move less do: longer \
+                 rounds, a quieter machine, or a count instead of a time. A pick whose \
                  rule needs a figure this run did not measure is not decided. `bench verdict \
                  A/results.json B/results.json ...` holds the verdicts of several runs side by \
                  side.",
@@ -193,6 +198,7 @@ fn criteria(verdict: &Verdict) -> Table {
             ("Margin", Right),
             ("Rounds moved", Right),
             ("Beyond noise", Left),
+            ("Calls from", Right),
         ],
         rows: verdict.criteria.iter().map(criterion_row).collect(),
     }
@@ -230,7 +236,10 @@ fn moved(judgement: &Judgement) -> String {
 fn criterion_row(judgement: &Judgement) -> Vec<String> {
     let name = judgement.criterion.name();
     let shown = |figure: &crate::verdict::Figure| format!("{} {}", figure.client, figure.shown);
-    match &judgement.outcome {
+    let resolution = judgement
+        .resolution()
+        .map_or_else(|| "-".to_owned(), Resolution::describe);
+    let mut row = match &judgement.outcome {
         Outcome::NotMeasured(_) => vec![
             name,
             "not measured".to_owned(),
@@ -255,5 +264,7 @@ fn criterion_row(judgement: &Judgement) -> Vec<String> {
             moved(judgement),
             if ranking.decisive { "yes" } else { "no: a tie" }.to_owned(),
         ],
-    }
+    };
+    row.push(resolution);
+    row
 }

@@ -302,6 +302,84 @@ pub fn compare(
     (margin, decisive)
 }
 
+/// The smallest margin a rule could call beyond the noise between two figures measured as
+/// these were: what a tie between them could not see.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Resolution {
+    /// Counts: any difference is called.
+    AnyDifference,
+    /// A margin at least this large (a fraction of the lower figure) would have been called.
+    Margin(f64),
+    /// The figures cannot carry a claim at all (fewer than two rounds).
+    NoClaim,
+}
+
+impl Resolution {
+    /// `12%`, `any difference`, `no claim`.
+    pub fn describe(self) -> String {
+        match self {
+            // A rule that needs a margin past a spread of nothing calls any difference.
+            Self::AnyDifference | Self::Margin(0.0) => "any difference".to_owned(),
+            Self::Margin(margin) if margin.is_finite() => format!("{:.0}%", margin * 100.0),
+            Self::Margin(_) | Self::NoClaim => "no claim".to_owned(),
+        }
+    }
+}
+
+/// The smallest margin `rule` would call between `one` and `other` if their rounds and
+/// intervals kept their measured shapes and only their distance changed. Under the rounds
+/// rules the margin must exceed each figure's spread between rounds, the lower figure's rounds
+/// (and interval) must end below the higher's: with `u` how far the lower figure's highest
+/// round lies above it and `d` how far the higher's lowest lies below it (fractions of each),
+/// that is a margin past `(1 + u) / (1 - d) - 1`.
+pub fn resolution(one: &Figure, other: &Figure, rule: NoiseRule) -> Resolution {
+    let rounds = || -> Option<f64> {
+        let (lower, higher) = if one.value <= other.value {
+            (one, other)
+        } else {
+            (other, one)
+        };
+        let spreads = lower.spread()?.max(higher.spread()?);
+        let apart = |lower_top: f64, higher_bottom: f64| {
+            let up = (lower_top - lower.value) / lower.value;
+            let down = (higher.value - higher_bottom) / higher.value;
+            if down >= 1.0 {
+                f64::INFINITY
+            } else {
+                (1.0 + up) / (1.0 - down) - 1.0
+            }
+        };
+        let ranges = apart(lower.range()?.1, higher.range()?.0);
+        let intervals = match (lower.half_width, higher.half_width) {
+            (Some(low), Some(high)) => apart(lower.value + low, higher.value - high),
+            _ => 0.0,
+        };
+        (lower.value > 0.0).then(|| spreads.max(ranges).max(intervals))
+    };
+    match rule {
+        NoiseRule::Exact => Resolution::AnyDifference,
+        NoiseRule::Once(band) | NoiseRule::Band(band) => Resolution::Margin(band),
+        NoiseRule::Rounds => rounds().map_or(Resolution::NoClaim, Resolution::Margin),
+        NoiseRule::RoundsAndBand(band) => rounds().map_or(Resolution::NoClaim, |margin| {
+            Resolution::Margin(margin.max(band))
+        }),
+    }
+}
+
+impl Judgement {
+    /// What this run could call between its two best figures: the margin a tie between them
+    /// did not reach. `None` when it was not measured.
+    pub fn resolution(&self) -> Option<Resolution> {
+        match &self.outcome {
+            Outcome::NotMeasured(_) => None,
+            Outcome::Alone(figure) => Some(resolution(figure, figure, self.rule)),
+            Outcome::Ranked(ranking) => {
+                Some(resolution(&ranking.best, &ranking.runner_up, self.rule))
+            }
+        }
+    }
+}
+
 /// Whether the two figures' rounds, and their 99.9% confidence intervals where both have one,
 /// do not overlap, and `margin` exceeds the spread of each one's rounds.
 fn rounds_apart(better_one: &Figure, other: &Figure, better: Better, margin: f64) -> bool {

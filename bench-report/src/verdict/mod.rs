@@ -9,7 +9,10 @@ mod of_run;
 mod picks;
 mod stability;
 
-pub use judge::{Better, Criterion, Figure, Judgement, NoiseRule, Outcome, Ranking, compare, rank};
+pub use judge::{
+    Better, Criterion, Figure, Judgement, NoiseRule, Outcome, Ranking, Resolution, compare, rank,
+    resolution,
+};
 pub use of_run::{Verdict, verdict};
 pub use picks::{Choice, Pick, percent};
 pub use stability::{Agreement, CriterionAgreement, PickAgreement, Status, agreement};

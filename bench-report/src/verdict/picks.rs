@@ -4,7 +4,9 @@
 
 use std::fmt;
 
-use crate::verdict::judge::{Criterion, Figure, Judgement, Outcome, compare};
+use crate::verdict::judge::{
+    Criterion, Figure, Judgement, Outcome, Resolution, compare, resolution,
+};
 use bench_model::{ClientName, Protocol};
 
 /// One use case's pick.
@@ -240,14 +242,13 @@ fn choose(
             ),
         );
     }
-    let tied: Vec<ClientName> = tied_with_best(&figures, judgement)
-        .iter()
-        .map(|figure| figure.client)
-        .collect();
+    let tied_figures = tied_with_best(&figures, judgement);
+    let tied: Vec<ClientName> = tied_figures.iter().map(|figure| figure.client).collect();
     let tie = format!(
-        "{} tie on {} (within the noise)",
+        "{} tie on {} ({})",
         names(&tied),
-        judgement.criterion.phrase()
+        judgement.criterion.phrase(),
+        tie_resolution(&tied_figures, judgement)
     );
     let broken = among(tiebreak, &tied);
     if let Some(why) = tiebreak.and_then(|tiebreak| {
@@ -298,6 +299,36 @@ fn choose(
             tiebreak.criterion.phrase()
         ),
     )
+}
+
+/// What a tie could not see, and who sits at its edge: "within the noise: this run calls 12%
+/// or more; reqwest, 9% behind hyper, at the edge". The edge is the tied figure farthest from
+/// the best, with the margin this run could have called between the two.
+fn tie_resolution(tied: &[&Figure], judgement: &Judgement) -> String {
+    let (Some(best), Some(edge)) = (tied.first(), tied.last()) else {
+        return "within the noise".to_owned();
+    };
+    let calls = resolution(best, edge, judgement.rule);
+    let (margin, _) = compare(best, edge, judgement.better, judgement.rule);
+    let calls = match calls {
+        Resolution::Margin(_) => format!("this run calls {} or more", calls.describe()),
+        Resolution::AnyDifference => "this run calls any difference".to_owned(),
+        Resolution::NoClaim => "this run can call no margin".to_owned(),
+    };
+    if tied.len() > 2 {
+        format!(
+            "within the noise: {calls}; {}, {} behind {}, at the edge",
+            edge.client,
+            percent(margin).trim_start_matches('+'),
+            best.client
+        )
+    } else {
+        format!(
+            "within the noise: {}, {} apart; {calls}",
+            edge.client,
+            percent(margin).trim_start_matches('+')
+        )
+    }
 }
 
 /// The highest capacity under the smallest CPU quota the run measured, a tie broken by the

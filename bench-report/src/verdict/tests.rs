@@ -761,3 +761,102 @@ fn a_refuted_capacity_is_ranked_at_the_rate_it_stepped_down_to() {
     );
     assert_eq!(capacity.claimed[0].shown, "8000 RPS, refuted");
 }
+
+/// A figure of `value` whose rounds were `rounds`.
+fn rounds_of(client: ClientName, value: f64, rounds: &[f64]) -> Figure {
+    Figure {
+        client,
+        value,
+        rounds: rounds.to_vec(),
+        half_width: None,
+        shown: format!("{value}"),
+    }
+}
+
+#[test]
+fn a_resolution_is_the_margin_the_rule_would_have_called() {
+    // 100 with rounds 95-105 against 110 with rounds 100-120: spreads 10% and 18%; the lower's
+    // top round 5% above it, the higher's bottom round 9% below: apart from 1.05 / 0.909 - 1
+    // = 15.5% on; the larger spread, 18%, decides.
+    let lower = rounds_of(Hyper, 100.0, &[95.0, 100.0, 105.0]);
+    let higher = rounds_of(Awc, 110.0, &[100.0, 110.0, 120.0]);
+    let Resolution::Margin(margin) = resolution(&lower, &higher, NoiseRule::Rounds) else {
+        panic!("a margin");
+    };
+    assert!((margin - 20.0 / 110.0).abs() < 1e-9, "{margin}");
+    // The same from either side, and a band above it decides instead.
+    assert_eq!(
+        resolution(&higher, &lower, NoiseRule::Rounds),
+        Resolution::Margin(margin)
+    );
+    assert_eq!(
+        resolution(&lower, &higher, NoiseRule::RoundsAndBand(0.25)),
+        Resolution::Margin(0.25)
+    );
+    // Ranges that reach far: the ranges decide. 100 with rounds up to 130 against 110 with
+    // rounds down to 80: apart from 1.3 / (1 - 30/110) - 1 = 78.75% on.
+    let wide_low = rounds_of(Hyper, 100.0, &[100.0, 130.0, 100.0]);
+    let wide_high = rounds_of(Awc, 110.0, &[80.0, 110.0, 110.0]);
+    let Resolution::Margin(wide) = resolution(&wide_low, &wide_high, NoiseRule::Rounds) else {
+        panic!("a margin");
+    };
+    assert!(
+        (wide - (1.3 / (1.0 - 30.0 / 110.0) - 1.0)).abs() < 1e-9,
+        "{wide}"
+    );
+    // Once, bands and counts.
+    assert_eq!(
+        resolution(&lower, &higher, NoiseRule::Once(0.1)),
+        Resolution::Margin(0.1)
+    );
+    assert_eq!(
+        resolution(&lower, &higher, NoiseRule::Exact),
+        Resolution::AnyDifference
+    );
+    let once = rounds_of(Hyper, 100.0, &[100.0]);
+    assert_eq!(
+        resolution(&once, &higher, NoiseRule::Rounds),
+        Resolution::NoClaim
+    );
+    // A margin past the resolution is called, one short of it is not.
+    let at = |factor: f64| {
+        rounds_of(
+            Awc,
+            100.0 * factor,
+            &[95.0 * factor, 100.0 * factor, 105.0 * factor],
+        )
+    };
+    let Resolution::Margin(same_shape) = resolution(&lower, &at(1.2), NoiseRule::Rounds) else {
+        panic!("a margin");
+    };
+    let past = 1.0 + same_shape + 0.01;
+    let short = 1.0 + same_shape - 0.01;
+    assert!(compare(&lower, &at(past), Better::Lower, NoiseRule::Rounds).1);
+    assert!(!compare(&lower, &at(short), Better::Lower, NoiseRule::Rounds).1);
+    assert_eq!(Resolution::Margin(0.0).describe(), "any difference");
+    assert_eq!(Resolution::Margin(0.123).describe(), "12%");
+}
+
+#[test]
+fn a_tied_pick_says_what_it_could_not_see_and_who_sits_at_its_edge() {
+    let mut results = clear_run();
+    results.resilience.capacity = vec![
+        capacity_rounds(Hyper, &[9_000, 10_000, 11_000]),
+        capacity_rounds(Awc, &[8_800, 9_800, 10_800]),
+        capacity_rounds(Reqwest, &[8_000, 9_000, 10_000]),
+    ];
+    let run = verdict(&results);
+    let async_pick = run
+        .picks
+        .iter()
+        .find(|pick| pick.use_case == "A high-throughput async service")
+        .unwrap();
+    assert!(
+        async_pick.reason.contains("this run calls")
+            && async_pick
+                .reason
+                .contains("reqwest, 11% behind hyper, at the edge"),
+        "{}",
+        async_pick.reason
+    );
+}
