@@ -28,6 +28,103 @@ pub struct AdoptionResults {
     pub base: Option<ProbeBuild>,
     #[serde(default)]
     pub rows: Vec<AdoptionRow>,
+    /// When a run that did not build the probes took these figures from an earlier run on
+    /// this machine whose inputs were the same: when, and which run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_from: Option<StoredFrom>,
+}
+
+/// An earlier run whose figures a later one used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredFrom {
+    /// When that run started (UTC, RFC 3339).
+    pub measured_utc: String,
+    /// Where it wrote its results.
+    pub run: String,
+}
+
+/// What the adoption suite's figures depend on: a stored figure is used only when all of it
+/// is the same now. The whole inputs are kept, not digests, so that a refusal can name what
+/// changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdoptionInputs {
+    /// The workspace's Cargo.lock, which pins every probe's versions.
+    pub cargo_lock: String,
+    /// `rustc -vV` and `cargo -V`.
+    pub toolchain: String,
+    /// Each probe's sources and manifest entries, the base's first.
+    pub probes: Vec<String>,
+    /// The machine: CPU model and logical cores (build times are its).
+    pub machine: String,
+}
+
+impl AdoptionInputs {
+    /// What differs between the inputs a figure was stored with and `now`'s: empty when the
+    /// figure may be used.
+    pub fn changed_since(&self, stored: &Self) -> Vec<&'static str> {
+        let mut changed = Vec::new();
+        if self.cargo_lock != stored.cargo_lock {
+            changed.push("the lock file");
+        }
+        if self.toolchain != stored.toolchain {
+            changed.push("the toolchain");
+        }
+        if self.probes != stored.probes {
+            changed.push("the probes' sources");
+        }
+        if self.machine != stored.machine {
+            changed.push("the machine");
+        }
+        changed
+    }
+}
+
+/// The adoption figures of a run, stored on the machine for later runs, with what they depend
+/// on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredAdoption {
+    pub inputs: AdoptionInputs,
+    pub from: StoredFrom,
+    pub results: AdoptionResults,
+}
+
+impl StoredAdoption {
+    /// The stored figures, for a run with `inputs` that lists `clients`, marked as taken from
+    /// their run; or why they cannot be used: an input changed, or a client has no row.
+    pub fn use_for(
+        &self,
+        inputs: &AdoptionInputs,
+        clients: &[ClientName],
+    ) -> Result<AdoptionResults, String> {
+        let changed = inputs.changed_since(&self.inputs);
+        if !changed.is_empty() {
+            return Err(format!(
+                "the adoption figures stored by the run of {} ({}) were not used: {} changed \
+                 since",
+                self.from.measured_utc,
+                self.from.run,
+                changed.join(", ")
+            ));
+        }
+        let missing: Vec<&str> = clients
+            .iter()
+            .filter(|&&client| self.results.row(client).is_none())
+            .map(|client| client.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "the adoption figures stored by the run of {} ({}) were not used: they have no \
+                 row for {}",
+                self.from.measured_utc,
+                self.from.run,
+                missing.join(", ")
+            ));
+        }
+        let mut results = self.results.clone();
+        results.rows.retain(|row| clients.contains(&row.client));
+        results.stored_from = Some(self.from.clone());
+        Ok(results)
+    }
 }
 
 impl AdoptionResults {
@@ -110,4 +207,109 @@ pub struct AdoptionRow {
     /// counted); shared by a library's TLS backends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adapter_lines: Option<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inputs() -> AdoptionInputs {
+        AdoptionInputs {
+            cargo_lock: "version = 4\n".to_owned(),
+            toolchain: "rustc 1.95.0\ncargo 1.95.0".to_owned(),
+            probes: vec!["base".to_owned(), "ureq".to_owned()],
+            machine: "a CPU, 2 logical cores".to_owned(),
+        }
+    }
+
+    fn row(client: ClientName) -> AdoptionRow {
+        AdoptionRow {
+            client,
+            library: client.as_str().to_owned(),
+            version: "1".to_owned(),
+            tls: "rustls".to_owned(),
+            build: ProbeBuild {
+                build_wall_s: 30.0,
+                build_cpu_s: 50.0,
+                binary_bytes: 3_000_000,
+                crates: 60,
+                output: "EURUSD 1.17".to_owned(),
+                threads: None,
+                peak_rss_kib: None,
+            },
+            added_bytes: None,
+            added_crates: None,
+            builds_c: Vec::new(),
+            cmake: Vec::new(),
+            pkg_config: Vec::new(),
+            system_libraries: Vec::new(),
+            msrv: None,
+            tree_msrv: None,
+            default_tls: "rustls".to_owned(),
+            http2: Vec::new(),
+            compression: Vec::new(),
+            runtime: "none".to_owned(),
+            blocking: true,
+            adapter_lines: None,
+        }
+    }
+
+    fn stored() -> StoredAdoption {
+        StoredAdoption {
+            inputs: inputs(),
+            from: StoredFrom {
+                measured_utc: "2026-12-05T10:00:00Z".to_owned(),
+                run: "runs/adoption".to_owned(),
+            },
+            results: AdoptionResults {
+                rows: vec![row(ClientName::Ureq), row(ClientName::Hyper)],
+                ..AdoptionResults::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_stored_figure_is_used_when_nothing_it_depends_on_changed() {
+        let used = stored()
+            .use_for(&inputs(), &[ClientName::Ureq])
+            .expect("the same inputs");
+        assert_eq!(used.rows.len(), 1, "only the run's clients");
+        assert_eq!(used.stored_from, Some(stored().from));
+    }
+
+    #[test]
+    fn a_stored_figure_is_refused_when_an_input_changed_and_says_which() {
+        type Change = fn(&mut AdoptionInputs);
+        let cases: [(&str, Change); 4] = [
+            ("the lock file", |inputs| {
+                inputs.cargo_lock.push_str("[[package]]\n");
+            }),
+            ("the toolchain", |inputs| {
+                inputs.toolchain = "rustc 1.96.0".to_owned();
+            }),
+            ("the probes' sources", |inputs| {
+                inputs.probes[1].push(' ');
+            }),
+            ("the machine", |inputs| {
+                inputs.machine = "another CPU".to_owned();
+            }),
+        ];
+        for (what, change) in cases {
+            let mut now = inputs();
+            change(&mut now);
+            let refused = stored()
+                .use_for(&now, &[ClientName::Ureq])
+                .expect_err("an input changed");
+            assert!(refused.contains(what), "{what}: {refused}");
+            assert!(refused.contains("2026-12-05T10:00:00Z"), "{refused}");
+        }
+    }
+
+    #[test]
+    fn a_stored_figure_without_every_client_of_the_run_is_refused() {
+        let refused = stored()
+            .use_for(&inputs(), &[ClientName::Ureq, ClientName::Awc])
+            .expect_err("awc has no row");
+        assert!(refused.contains("no row for awc"), "{refused}");
+    }
 }

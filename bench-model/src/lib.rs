@@ -28,7 +28,8 @@ pub mod stats;
 mod upstream;
 
 pub use adoption::{
-    AdoptionResults, AdoptionRow, AdoptionSettings, HOW_TO_RUN_ADOPTION, ProbeBuild,
+    AdoptionInputs, AdoptionResults, AdoptionRow, AdoptionSettings, HOW_TO_RUN_ADOPTION,
+    ProbeBuild, StoredAdoption, StoredFrom,
 };
 pub use baseline::{
     BaselineComparison, Both, Change, FanoutChange, FaultChange, FaultOutcome, Judged, LoadChange,

@@ -8,10 +8,15 @@ use bench_model::{AdoptionResults, AdoptionRow, HOW_TO_RUN_ADOPTION, Results, Su
 /// The section: the two tables when the suite ran, why not when it was skipped, and how to
 /// run it when the run left it out.
 pub fn section(results: &Results) -> Section {
-    if !results.settings.suites.contains(&SuiteName::Adoption) {
-        return Section::suite(SuiteName::Adoption).with(Part::Text(format!(
+    let stored = results.adoption.stored_from.as_ref();
+    if !results.settings.suites.contains(&SuiteName::Adoption) && stored.is_none() {
+        let text = std::iter::once(format!(
             "adoption: not run (minutes of clean builds): {HOW_TO_RUN_ADOPTION}"
-        )));
+        ))
+        .chain(results.adoption_skipped.iter().cloned())
+        .collect::<Vec<_>>()
+        .join("; ");
+        return Section::suite(SuiteName::Adoption).with(Part::Text(text));
     }
     if results.adoption.rows.is_empty() {
         let why = if results.adoption_skipped.is_empty() {
@@ -23,7 +28,16 @@ pub fn section(results: &Results) -> Section {
             .with(Part::Text(format!("adoption: skipped: {why}")));
     }
     let adoption = &results.adoption;
-    Section::suite(SuiteName::Adoption)
+    let section = match stored {
+        Some(from) => Section::suite(SuiteName::Adoption).with(Part::Text(format!(
+            "adoption: not built in this run: the figures below are those the run of {} ({}) \
+             measured and stored on this machine, used because nothing they depend on has \
+             changed since (the lock file, the toolchain, the probes' sources, the machine)",
+            from.measured_utc, from.run
+        ))),
+        None => Section::suite(SuiteName::Adoption),
+    };
+    section
         .with(Part::Table(build_table(adoption)))
         .with(Part::Table(library_table(&adoption.rows)))
         .with_notes(notes(adoption, &results.adoption_skipped))

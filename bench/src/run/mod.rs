@@ -19,7 +19,7 @@ use crate::upstream::{self, GivenUpstream};
 use bench_report::{baseline, report};
 
 use crate::{env, release};
-use bench_model::{Protocol, Results};
+use bench_model::{Protocol, Results, SuiteName};
 
 mod start;
 
@@ -192,6 +192,7 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
             .join(directory_stamp(started))
     });
     std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
+    keep_adoption(&mut results, &dir);
     report::json::write(&results, &dir.join("results.json"))?;
     let charts = write_report(&results, &dir)?;
     let files: Vec<&str> = ["results.json", "report.md", "report.html"]
@@ -204,6 +205,41 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
         files.join(", ")
     ));
     Ok(RunOutput { results, dir })
+}
+
+/// The adoption figures kept across runs on this machine: a run that built the probes stores
+/// them; a run that did not takes the stored ones when nothing they depend on changed, and
+/// says why not otherwise (in the report, beside how to run the suite).
+fn keep_adoption(results: &mut Results, dir: &Path) {
+    let target = target_dir();
+    if results.settings.suites.contains(&SuiteName::Adoption) {
+        if let Err(why) = suites::adoption::store_measured(
+            &results.settings,
+            &results.environment,
+            &results.adoption,
+            (&target, dir),
+        ) {
+            eprintln!("bench: adoption: not stored for later runs: {why}");
+        }
+        return;
+    }
+    match suites::adoption::stored(&results.settings, &results.environment, &target) {
+        Ok(Some(stored)) => {
+            if let Some(from) = &stored.stored_from {
+                eprintln!(
+                    "bench: adoption: the figures of the run of {} ({}), stored on this \
+                     machine, decide the adoption criteria: nothing they depend on changed",
+                    from.measured_utc, from.run
+                );
+            }
+            results.adoption = stored;
+        }
+        Ok(None) => {}
+        Err(why) => {
+            eprintln!("bench: adoption: {why}");
+            results.adoption_skipped.push(why);
+        }
+    }
 }
 
 /// report.md, report.html and the charts of `results`, into `dir`; the charts' file names.

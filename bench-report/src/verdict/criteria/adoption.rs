@@ -9,6 +9,19 @@ const ONCE: NoiseRule = NoiseRule::Once(0.10);
 /// Band for figures that do not move between builds beyond a trace: stripped sizes.
 const CLOSE: NoiseRule = NoiseRule::Band(0.01);
 
+/// How the adoption suite's source reads: measured in this run, or stored by an earlier run
+/// on this machine whose inputs are unchanged (when, and which run).
+fn from_adoption(results: &Results, what: &str) -> String {
+    match &results.adoption.stored_from {
+        Some(from) => format!(
+            "adoption suite: {what}; stored: measured by the run of {} ({}) on this machine, \
+             its inputs unchanged",
+            from.measured_utc, from.run
+        ),
+        None => format!("adoption suite: {what}"),
+    }
+}
+
 /// The adoption probe's peak resident memory: each client alone in a process of its own.
 pub(super) fn peak_memory(results: &Results) -> Judgement {
     let figures = results
@@ -22,7 +35,10 @@ pub(super) fn peak_memory(results: &Results) -> Judgement {
         .collect();
     judgement(
         Criterion::PeakMemory,
-        "adoption suite: peak resident memory of a probe process making one call".to_owned(),
+        from_adoption(
+            results,
+            "peak resident memory of a probe process making one call",
+        ),
         figures,
         Better::Lower,
         NoiseRule::Once(0.05),
@@ -45,7 +61,7 @@ pub(super) fn adoption(results: &Results) -> Vec<Judgement> {
     vec![
         judgement(
             Criterion::BuildTime,
-            "adoption suite: clean release build of a probe, wall time".to_owned(),
+            from_adoption(results, "clean release build of a probe, wall time"),
             figures(&|row| {
                 (
                     row.build.build_wall_s,
@@ -58,8 +74,10 @@ pub(super) fn adoption(results: &Results) -> Vec<Judgement> {
         ),
         judgement(
             Criterion::BinarySize,
-            "adoption suite: stripped release probe (and its bytes over a probe with no client)"
-                .to_owned(),
+            from_adoption(
+                results,
+                "stripped release probe (and its bytes over a probe with no client)",
+            ),
             figures(&|row| {
                 let megabytes = |bytes: f64| bytes / (1024.0 * 1024.0);
                 let added = row.added_bytes.unwrap_or(0) as f64;
@@ -80,7 +98,7 @@ pub(super) fn adoption(results: &Results) -> Vec<Judgement> {
 /// Crates in each client's probe tree over the base probe's: from the adoption rows when that
 /// suite ran, else from the dependencies suite (the same trees, read without a build).
 fn dependencies(results: &Results) -> Judgement {
-    let (figures, source): (Vec<Figure>, &str) = if results.adoption.rows.is_empty() {
+    let (figures, source): (Vec<Figure>, String) = if results.adoption.rows.is_empty() {
         (
             results
                 .dependencies
@@ -95,7 +113,8 @@ fn dependencies(results: &Results) -> Judgement {
                 })
                 .collect(),
             "dependencies suite: crates in the probe's tree (cargo metadata, no build) over a \
-             probe with no client",
+             probe with no client"
+                .to_owned(),
         )
     } else {
         (
@@ -111,12 +130,15 @@ fn dependencies(results: &Results) -> Judgement {
                     )
                 })
                 .collect(),
-            "adoption suite: crates in the probe's tree over a probe with no client",
+            from_adoption(
+                results,
+                "crates in the probe's tree over a probe with no client",
+            ),
         )
     };
     judgement(
         Criterion::Dependencies,
-        source.to_owned(),
+        source,
         figures,
         Better::Lower,
         NoiseRule::Exact,

@@ -24,6 +24,8 @@ pub struct Cargo {
     pub jobs: usize,
     /// The host's target triple (`rustc -vV`), for `--filter-platform`.
     host: String,
+    /// `rustc -vV` whole: with `version`, the toolchain a stored figure depends on.
+    pub rustc_verbose: String,
 }
 
 impl Cargo {
@@ -46,6 +48,7 @@ impl Cargo {
             version: version.trim().to_owned(),
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
             host,
+            rustc_verbose: verbose.trim().to_owned(),
         })
     }
 

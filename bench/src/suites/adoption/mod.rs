@@ -8,6 +8,7 @@
 mod build;
 mod lines;
 pub mod probes;
+pub mod store;
 mod tree;
 
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ use crate::suites::adoption::probes::Probe;
 use crate::suites::progress::progress_bar;
 use bench_model::{
     AdoptionResults, AdoptionRow, AdoptionSettings, ClientName, DependenciesResults, DependencyRow,
-    RunSettings, SuiteName,
+    Environment, RunSettings, StoredFrom, SuiteName,
 };
 use bench_model::{Protocol, RunPlan};
 
@@ -40,6 +41,63 @@ pub enum Outcome {
 /// its `adapters/` are counted.
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// After the suite ran: its figures stored for later runs on this machine (at
+/// [`store::path`] under `target_dir`), when it measured every client of the run and the base;
+/// `run` names the run's results directory.
+///
+/// # Errors
+/// Why they were not stored.
+pub fn store_measured(
+    settings: &RunSettings,
+    environment: &Environment,
+    results: &AdoptionResults,
+    (target_dir, run): (&Path, &Path),
+) -> Result<(), String> {
+    // The adoption suite's clients, whether or not this run takes the suite.
+    let clients = RunPlan::of(settings).listed();
+    if results.base.is_none() || clients.iter().any(|&client| results.row(client).is_none()) {
+        return Err("not every probe was measured, so nothing was stored".to_owned());
+    }
+    let cargo = Cargo::find()?;
+    let inputs = store::inputs(
+        &cargo,
+        &workspace().join("Cargo.lock"),
+        environment,
+        &clients,
+    )?;
+    let from = StoredFrom {
+        measured_utc: environment.started_utc.clone(),
+        run: run.display().to_string(),
+    };
+    store::save(&store::path(target_dir), inputs, from, results)
+}
+
+/// For a run that does not build the probes: the figures an earlier run on this machine
+/// stored, when nothing they depend on changed and they cover the run's clients; `Ok(None)`
+/// when none were stored.
+///
+/// # Errors
+/// Why the stored figures cannot be used (an input changed, a client has no row).
+pub fn stored(
+    settings: &RunSettings,
+    environment: &Environment,
+    target_dir: &Path,
+) -> Result<Option<AdoptionResults>, String> {
+    let file = store::path(target_dir);
+    if !file.is_file() {
+        return Ok(None);
+    }
+    let clients = RunPlan::of(settings).listed();
+    let cargo = Cargo::find()?;
+    let inputs = store::inputs(
+        &cargo,
+        &workspace().join("Cargo.lock"),
+        environment,
+        &clients,
+    )?;
+    store::load(&file, &inputs, &clients)
 }
 
 /// The dependencies suite: every client's probe tree (and the base's) read with `cargo
@@ -162,6 +220,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
             }),
             base: Some(base.build),
             rows,
+            stored_from: None,
         },
         failed,
     })
