@@ -453,6 +453,7 @@ mod tests {
                 ClientName::Awc,
                 ClientName::Reqwest,
                 ClientName::Ureq,
+                ClientName::ReqwestBlocking,
                 ClientName::Isahc
             ]
         );
