@@ -224,8 +224,12 @@ mod tests {
         let names = over_h2.as_array().unwrap();
         assert!(!names.contains(&json!("ureq")), "{over_h2}");
         assert!(!names.contains(&json!("ureq-native-tls")), "{over_h2}");
-        let ureq = CLIENTS.iter().filter(|client| client.blocking).count();
-        assert_eq!(names.len(), every.len() - ureq, "{over_h2}");
+        assert!(names.contains(&json!("reqwest-blocking")), "{over_h2}");
+        let http11_only = CLIENTS
+            .iter()
+            .filter(|client| !client.speaks(HttpVersion::Http2))
+            .count();
+        assert_eq!(names.len(), every.len() - http11_only, "{over_h2}");
     }
 
     #[test]

@@ -336,6 +336,7 @@ mod tests {
                 ClientName::Hyper,
                 ClientName::Awc,
                 ClientName::Reqwest,
+                ClientName::ReqwestBlocking,
                 ClientName::Isahc
             ]
         );

@@ -1,5 +1,7 @@
 //! reqwest on a tokio current-thread runtime: rustls (aws-lc-rs, a preconfigured config), or
-//! with `backend-native-tls` native-tls (the system's OpenSSL).
+//! with `backend-native-tls` native-tls (the system's OpenSSL). With `blocking`, reqwest's
+//! blocking client instead, on the calling thread (reqwest runs its runtime on a thread of its
+//! own), built from the same builder.
 
 mod common;
 #[cfg(not(feature = "backend-native-tls"))]
@@ -11,6 +13,7 @@ fn main() -> ExitCode {
     common::finish(run())
 }
 
+#[cfg(not(feature = "blocking"))]
 fn run() -> Result<f64, String> {
     let url = common::url()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -28,6 +31,18 @@ fn run() -> Result<f64, String> {
         let body = response.bytes().await.map_err(|error| error.to_string())?;
         common::rate(status, &body)
     })
+}
+
+#[cfg(feature = "blocking")]
+fn run() -> Result<f64, String> {
+    let url = common::url()?;
+    let client = reqwest::blocking::ClientBuilder::from(builder()?)
+        .build()
+        .map_err(|error| error.to_string())?;
+    let response = client.get(&url).send().map_err(|error| error.to_string())?;
+    let status = response.status().as_u16();
+    let body = response.bytes().map_err(|error| error.to_string())?;
+    common::rate(status, &body)
 }
 
 #[cfg(not(feature = "backend-native-tls"))]

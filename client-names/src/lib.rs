@@ -23,6 +23,10 @@ pub enum ClientName {
     Reqwest,
     /// Blocking, with rustls; runs on the runtime's blocking pool.
     Ureq,
+    /// reqwest's blocking client (`reqwest::blocking`, its own runtime on a thread of its
+    /// own), with rustls; runs on the runtime's blocking pool, as ureq does. A client of its
+    /// own: what a program without an async runtime gets from reqwest.
+    ReqwestBlocking,
     /// libcurl through isahc, with libcurl's rustls backend (isahc's default TLS).
     Isahc,
     /// awc with the system's OpenSSL.
@@ -46,11 +50,12 @@ pub enum ClientName {
 impl ClientName {
     /// Every client and backend: the libraries' defaults first (baseline first), then the other
     /// backends. The default table order.
-    pub const ALL: [ClientName; 11] = [
+    pub const ALL: [ClientName; 12] = [
         ClientName::Hyper,
         ClientName::Awc,
         ClientName::Reqwest,
         ClientName::Ureq,
+        ClientName::ReqwestBlocking,
         ClientName::Isahc,
         ClientName::AwcOpenssl,
         ClientName::ReqwestNativeTls,
@@ -70,6 +75,7 @@ impl ClientName {
             ClientName::Awc => "awc",
             ClientName::Reqwest => "reqwest",
             ClientName::Ureq => "ureq",
+            ClientName::ReqwestBlocking => "reqwest-blocking",
             ClientName::Isahc => "isahc",
             ClientName::AwcOpenssl => "awc-openssl",
             ClientName::ReqwestNativeTls => "reqwest-native-tls",
@@ -81,6 +87,8 @@ impl ClientName {
     }
 
     /// The client with its library's default TLS backend: itself, or `awc` for `awc-openssl`.
+    /// reqwest's blocking client is its own: another API, another way of running (a thread
+    /// per call on the blocking pool), measured beside the async one, not a backend of it.
     #[must_use]
     pub fn library_default(self) -> ClientName {
         match self {
@@ -109,10 +117,19 @@ impl ClientName {
         self.library_default() == self
     }
 
-    /// Whether a user can call it without an async runtime of their own: ureq (blocking only)
-    /// and isahc (blocking or async, on its own agent thread).
+    /// Whether a user can call it without an async runtime of their own: ureq and
+    /// reqwest-blocking (blocking only) and isahc (blocking or async, on its own agent thread).
     pub fn is_blocking_capable(self) -> bool {
-        matches!(self.library_default(), ClientName::Ureq | ClientName::Isahc)
+        self.is_blocking() || self.library_default() == ClientName::Isahc
+    }
+
+    /// Whether each call blocks its caller's thread, so that the service runs it on the
+    /// runtime's blocking pool: ureq and reqwest-blocking.
+    pub fn is_blocking(self) -> bool {
+        matches!(
+            self.library_default(),
+            ClientName::Ureq | ClientName::ReqwestBlocking
+        )
     }
 
     /// Whether it speaks HTTP/2: all but ureq, which speaks HTTP/1.1 only, by design.
@@ -166,5 +183,19 @@ mod tests {
         assert!(ClientName::AwcOpenssl.speaks_http2());
         assert!(ClientName::UreqInlineIp.is_blocking_capable());
         assert!(!ClientName::ReqwestNativeTls.is_blocking_capable());
+    }
+
+    #[test]
+    fn reqwest_blocking_is_a_blocking_client_of_its_own_that_speaks_http2() {
+        let blocking = ClientName::ReqwestBlocking;
+        assert_eq!(blocking.as_str(), "reqwest-blocking");
+        assert!(blocking.is_library_default());
+        assert_eq!(blocking.setting_of(), None);
+        assert!(blocking.is_blocking() && blocking.is_blocking_capable());
+        assert!(blocking.speaks_http2());
+        assert!(ClientName::Ureq.is_blocking());
+        // isahc can be called without a runtime, but its calls do not block a pool thread.
+        assert!(ClientName::Isahc.is_blocking_capable() && !ClientName::Isahc.is_blocking());
+        assert!(!ClientName::Reqwest.is_blocking_capable());
     }
 }

@@ -16,7 +16,7 @@ use rates_awc::{AwcRates, AwcTls};
 use rates_common::{BodyDecode, BuildError, ClientSettings, HttpVersion, TlsStack};
 use rates_hyper::HyperRates;
 use rates_isahc::IsahcRates;
-use rates_reqwest::{ReqwestRates, ReqwestResolver, ReqwestTls};
+use rates_reqwest::{ReqwestBlockingRates, ReqwestRates, ReqwestResolver, ReqwestTls};
 use rates_ureq::{Resolve, TlsWarmUp, UreqOptions, UreqRates, UreqTls};
 
 /// One adapter, as its concrete type: behind the port ([`Adapter::into_port`]), or called bare
@@ -30,6 +30,7 @@ pub enum Adapter {
     Awc(AwcRates),
     Reqwest(ReqwestRates),
     Ureq(UreqRates),
+    ReqwestBlocking(ReqwestBlockingRates),
     Isahc(IsahcRates),
 }
 
@@ -41,6 +42,7 @@ impl Adapter {
             Self::Awc(adapter) => Box::new(adapter),
             Self::Reqwest(adapter) => Box::new(adapter),
             Self::Ureq(adapter) => Box::new(adapter),
+            Self::ReqwestBlocking(adapter) => Box::new(adapter),
             Self::Isahc(adapter) => Box::new(adapter),
         }
     }
@@ -64,7 +66,7 @@ pub struct Client {
     pub http_versions: &'static [HttpVersion],
     /// The ways its adapter can decode an answer.
     pub decodes: &'static [BodyDecode],
-    /// Whether it blocks a thread per call (ureq, on the blocking pool).
+    /// Whether it blocks a thread per call (ureq and reqwest-blocking, on the blocking pool).
     pub blocking: bool,
     recipe: Recipe,
 }
@@ -74,6 +76,7 @@ pub struct Client {
 enum Recipe {
     Hyper,
     Isahc,
+    ReqwestBlocking,
     Awc(AwcTls),
     Reqwest(ReqwestTls, ReqwestResolver),
     Ureq(UreqTls, UreqOptions),
@@ -101,6 +104,7 @@ impl Client {
             ClientName::Awc => Self::awc(name, AwcTls::Rustls),
             ClientName::Reqwest => Self::reqwest(name, ReqwestTls::Rustls, ReqwestResolver::System),
             ClientName::Ureq => Self::ureq(name, UreqTls::Rustls, UreqOptions::DEFAULT),
+            ClientName::ReqwestBlocking => Self::reqwest_blocking(),
             ClientName::Isahc => Self::isahc(),
             ClientName::AwcOpenssl => Self::awc(name, AwcTls::Openssl),
             ClientName::ReqwestNativeTls => {
@@ -132,6 +136,9 @@ impl Client {
         match self.recipe {
             Recipe::Hyper => HyperRates::new(settings).map(Adapter::Hyper),
             Recipe::Isahc => IsahcRates::new(settings).map(Adapter::Isahc),
+            Recipe::ReqwestBlocking => {
+                ReqwestBlockingRates::new(settings).map(Adapter::ReqwestBlocking)
+            }
             Recipe::Awc(backend) => AwcRates::with_tls(settings, backend).map(Adapter::Awc),
             Recipe::Reqwest(backend, resolver) => {
                 ReqwestRates::with_resolver(settings, backend, resolver).map(Adapter::Reqwest)
@@ -147,6 +154,7 @@ impl Client {
         match self.recipe {
             Recipe::Hyper => HyperRates::NAME,
             Recipe::Isahc => IsahcRates::NAME,
+            Recipe::ReqwestBlocking => ReqwestBlockingRates::NAME,
             Recipe::Awc(backend) => backend.client_name(),
             Recipe::Reqwest(backend, ReqwestResolver::System) => backend.client_name(),
             Recipe::Reqwest(_, ReqwestResolver::HickoryDns) => ReqwestResolver::HICKORY_DNS_NAME,
@@ -173,6 +181,17 @@ impl Client {
             decodes: IsahcRates::DECODES,
             blocking: false,
             recipe: Recipe::Isahc,
+        }
+    }
+
+    fn reqwest_blocking() -> Self {
+        Self {
+            name: ClientName::ReqwestBlocking,
+            tls: ReqwestBlockingRates::TLS.stack(),
+            http_versions: ReqwestBlockingRates::HTTP_VERSIONS,
+            decodes: ReqwestBlockingRates::DECODES,
+            blocking: true,
+            recipe: Recipe::ReqwestBlocking,
         }
     }
 
@@ -263,11 +282,7 @@ mod tests {
                 name.speaks_http2(),
                 "{name}"
             );
-            assert_eq!(
-                client.blocking,
-                name.library_default() == ClientName::Ureq,
-                "{name}"
-            );
+            assert_eq!(client.blocking, name.is_blocking(), "{name}");
             let library = super::client(name.library_default());
             assert_eq!(client.http_versions, library.http_versions, "{name}");
             if let Some(plain) = name.setting_of() {

@@ -2,6 +2,7 @@
 //! call ([`UpstreamCall`]: the in-flight limit, the deadline, the answer's interpretation and
 //! the log line). An adapter adds only its client: build the request, send it, map errors.
 
+mod blocking;
 mod body;
 mod call;
 mod errors;
@@ -14,6 +15,7 @@ mod tls_stack;
 mod version;
 mod wire;
 
+pub use blocking::on_blocking_pool;
 pub use body::{BodyPieces, BoundedBody, Received};
 pub use call::UpstreamCall;
 pub use errors::{

@@ -1,5 +1,7 @@
-//! `RatesProvider` over reqwest's async client, with either of the TLS backends reqwest offers
-//! ([`ReqwestTls`]):
+//! `RatesProvider` over reqwest: its async client ([`ReqwestRates`]), and its blocking client
+//! on the blocking pool ([`ReqwestBlockingRates`], module `blocking`), built from the same
+//! settings and reading errors the same way. The async client takes either of the TLS
+//! backends reqwest offers ([`ReqwestTls`]):
 //! - rustls with aws-lc-rs (reqwest's own default provider), given explicitly: reqwest is built
 //!   with `rustls-no-provider` and takes our rustls config (`tls_backend_preconfigured`),
 //!   trusting the system's roots (rustls-native-certs) and `extra_ca_pem`;
@@ -33,6 +35,11 @@ use rates_common::{
     timeout_error, tls, tls_error,
 };
 use std::sync::Arc;
+use std::time::Duration;
+
+mod blocking;
+
+pub use blocking::ReqwestBlockingRates;
 
 /// The TLS backend a reqwest client is built with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -172,33 +179,9 @@ impl ReqwestRates {
             ReqwestResolver::System => backend.client_name(),
             ReqwestResolver::HickoryDns => ReqwestResolver::HICKORY_DNS_NAME,
         };
-        settings.check_with_tls(name)?;
-        let builder = resolver.apply(reqwest::Client::builder(), name)?;
-        let builder = match backend {
-            ReqwestTls::NativeTls if settings.is_https() => native_tls(builder, settings, name)?,
-            // Over http:// the backend never runs: the same client, without roots, for both.
-            ReqwestTls::Rustls | ReqwestTls::NativeTls => {
-                let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-                builder.tls_backend_preconfigured(tls::client_config(settings, provider, name)?)
-            }
-        };
-        let builder = match settings.http_version {
-            HttpVersion::Http11 => builder.http1_only(),
-            HttpVersion::Http2 => builder.http2_prior_knowledge(),
-        };
-        let client = builder
-            .connect_timeout(settings.connect_timeout)
-            .timeout(settings.timeout)
-            .pool_max_idle_per_host(settings.max_idle_per_host)
-            .pool_idle_timeout(settings.idle_timeout)
-            // Like every adapter: no proxy from the environment, no redirects followed.
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
+        let client = configured(settings, backend, resolver, name)?
             .build()
-            .map_err(|error| BuildError {
-                client: name,
-                reason: describe(&error),
-            })?;
+            .map_err(|error| build_failed(name, &error))?;
         Ok(Self {
             client,
             http_version: settings.http_version,
@@ -234,18 +217,74 @@ impl ReqwestRates {
     }
 
     fn error(&self, error: &reqwest::Error) -> RatesError {
-        if let Some(failed) = tls::tls_failure(error, self.http_version) {
-            return failed;
+        rates_error(
+            error,
+            self.http_version,
+            self.call.connect_timeout,
+            self.call.timeout,
+        )
+    }
+}
+
+/// reqwest's async client builder with every setting of `settings` (the TLS of `backend`, the
+/// HTTP version, timeouts, pool, no proxy, no redirects) and the resolver `resolver`: the
+/// async adapter builds it, the blocking one wraps it in reqwest's blocking builder.
+fn configured(
+    settings: &ClientSettings,
+    backend: ReqwestTls,
+    resolver: ReqwestResolver,
+    name: &'static str,
+) -> Result<reqwest::ClientBuilder, BuildError> {
+    settings.check_with_tls(name)?;
+    let builder = resolver.apply(reqwest::Client::builder(), name)?;
+    let builder = match backend {
+        ReqwestTls::NativeTls if settings.is_https() => native_tls(builder, settings, name)?,
+        // Over http:// the backend never runs: the same client, without roots, for both.
+        ReqwestTls::Rustls | ReqwestTls::NativeTls => {
+            let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+            builder.tls_backend_preconfigured(tls::client_config(settings, provider, name)?)
         }
-        if let Some(handshake) = find_in_chain::<native_tls::Error>(error) {
-            return tls_error(describe(handshake), self.http_version);
-        }
-        match (error.is_timeout(), error.is_connect()) {
-            (true, true) => connect_timeout_error(self.call.connect_timeout),
-            (true, false) => timeout_error(self.call.timeout),
-            (false, true) => RatesError::Connect(describe(error)),
-            (false, false) => broken_transfer(describe(error)),
-        }
+    };
+    let builder = match settings.http_version {
+        HttpVersion::Http11 => builder.http1_only(),
+        HttpVersion::Http2 => builder.http2_prior_knowledge(),
+    };
+    Ok(builder
+        .connect_timeout(settings.connect_timeout)
+        .timeout(settings.timeout)
+        .pool_max_idle_per_host(settings.max_idle_per_host)
+        .pool_idle_timeout(settings.idle_timeout)
+        // Like every adapter: no proxy from the environment, no redirects followed.
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none()))
+}
+
+fn build_failed(client: &'static str, error: &reqwest::Error) -> BuildError {
+    BuildError {
+        client,
+        reason: describe(error),
+    }
+}
+
+/// A reqwest error (of either client) in the port's taxonomy: a failed handshake, a connect
+/// timeout, the total timeout, a connection that could not be made, or a broken transfer.
+fn rates_error(
+    error: &reqwest::Error,
+    http_version: HttpVersion,
+    connect_timeout: Duration,
+    timeout: Duration,
+) -> RatesError {
+    if let Some(failed) = tls::tls_failure(error, http_version) {
+        return failed;
+    }
+    if let Some(handshake) = find_in_chain::<native_tls::Error>(error) {
+        return tls_error(describe(handshake), http_version);
+    }
+    match (error.is_timeout(), error.is_connect()) {
+        (true, true) => connect_timeout_error(connect_timeout),
+        (true, false) => timeout_error(timeout),
+        (false, true) => RatesError::Connect(describe(error)),
+        (false, false) => broken_transfer(describe(error)),
     }
 }
 

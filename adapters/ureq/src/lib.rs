@@ -27,7 +27,8 @@ use domain::CurrencyPair;
 use rates_common::{
     BodyDecode, BoundedBody, BuildError, ClientSettings, ConcurrencyLimit, HttpVersion, Permit,
     Received, TlsStack, UpstreamCall, broken_transfer, connect_timeout_error,
-    decode_quotes_from_reader, describe, find_in_chain, io_error, timeout_error, tls,
+    decode_quotes_from_reader, describe, find_in_chain, io_error, on_blocking_pool, timeout_error,
+    tls,
 };
 use std::sync::Arc;
 use tokio::sync::OnceCell;
@@ -247,10 +248,9 @@ impl UreqRates {
         self.call.slots()
     }
 
-    /// Hands the exchange, and the slot, to a blocking thread. The slot is held by the thread,
-    /// not by the caller: a caller that gave up at its deadline leaves the slot busy until
-    /// ureq's own timeout frees the thread. `UpstreamCall`'s deadline, the same as the async
-    /// clients', also covers the wait for a blocking thread.
+    /// Hands the exchange, and the slot, to a blocking thread ([`on_blocking_pool`]).
+    /// `UpstreamCall`'s deadline, the same as the async clients', also covers the wait for a
+    /// blocking thread.
     async fn on_blocking_thread(
         &self,
         pairs: &[CurrencyPair],
@@ -265,19 +265,7 @@ impl UreqRates {
             // Only a streamed decode needs the pairs on the blocking thread.
             streamed: (self.decode == BodyDecode::Streamed).then(|| pairs.to_vec()),
         };
-        let span = tracing::Span::current();
-        let blocking = tokio::task::spawn_blocking(move || {
-            // Freed when the thread is done, not when the caller gives up.
-            let _slot = slot;
-            span.in_scope(|| call.exchange())
-        });
-        match blocking.await {
-            Ok(exchanged) => exchanged,
-            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-            Err(error) => Err(RatesError::Unavailable(format!(
-                "the blocking pool dropped the call: {error}"
-            ))),
-        }
+        on_blocking_pool(slot, move || call.exchange()).await
     }
 }
 

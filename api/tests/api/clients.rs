@@ -30,13 +30,20 @@ async fn clients_lists_every_client_with_its_settings() {
         body["clients"][0]["settings"]["base_url"],
         app.mock.base_url()
     );
-    assert_eq!(body["clients"][3]["settings"]["blocking_threads"], 64);
-    assert_eq!(body["clients"][7]["settings"]["blocking_threads"], 64);
+    // The blocking clients: ureq (3, and 8 with native-tls) and reqwest-blocking (4).
+    for blocking in [3, 4, 8] {
+        assert_eq!(
+            body["clients"][blocking]["settings"]["blocking_threads"], 64,
+            "{blocking}"
+        );
+    }
     assert!(body["clients"][0]["settings"]["blocking_threads"].is_null());
-    let tls = &body["clients"][6]["tls"];
+    assert!(body["clients"][5]["settings"]["blocking_threads"].is_null());
+    let tls = &body["clients"][7]["tls"];
     assert_eq!(tls["backend"], "native-tls", "{tls}");
     assert_eq!(body["clients"][0]["tls"]["backend"], "rustls");
-    // ureq (3, and 7 with native-tls) speaks HTTP/1.1 only; every other client HTTP/2 too.
+    assert_eq!(body["clients"][4]["tls"]["backend"], "rustls");
+    // ureq (3, and 8 with native-tls) speaks HTTP/1.1 only; every other client HTTP/2 too.
     for (index, client) in body["clients"].as_array().unwrap().iter().enumerate() {
         let expected = if client["name"].as_str().unwrap().starts_with("ureq") {
             serde_json::json!(["1.1"])

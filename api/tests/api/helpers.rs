@@ -127,11 +127,12 @@ pub async fn assert_problem(response: reqwest::Response, status: u16, slug: &str
     problem
 }
 
-pub const CLIENTS: [&str; 11] = [
+pub const CLIENTS: [&str; 12] = [
     "hyper",
     "awc",
     "reqwest",
     "ureq",
+    "reqwest-blocking",
     "isahc",
     "awc-openssl",
     "reqwest-native-tls",

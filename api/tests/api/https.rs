@@ -96,11 +96,12 @@ async fn every_http2_client_converts_over_http2() {
         assert_eq!(payment["converted_amount"], "116.02", "{name}: {payment}");
         served += 1;
     }
-    // hyper, awc, reqwest, isahc, awc-openssl, reqwest-native-tls, reqwest-hickory-dns.
-    assert_eq!(served, 7);
+    // hyper, awc, reqwest, reqwest-blocking, isahc, awc-openssl, reqwest-native-tls,
+    // reqwest-hickory-dns.
+    assert_eq!(served, 8);
     let stats = app.mock.state().stats();
-    assert_eq!((stats.live_requests, stats.h2_streams), (7, 7), "{stats:?}");
-    assert_eq!(stats.h2_connections, 7, "{stats:?}");
+    assert_eq!((stats.live_requests, stats.h2_streams), (8, 8), "{stats:?}");
+    assert_eq!(stats.h2_connections, 8, "{stats:?}");
     std::fs::remove_dir_all(&ca_dir).ok();
 }
 

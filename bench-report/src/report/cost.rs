@@ -89,19 +89,18 @@ fn table(rows: &[CostRow]) -> Table {
     }
 }
 
-const NOTE: &str = "Each client ran twice under valgrind's callgrind, in a process of its \
-    own that builds the adapter and makes its calls one after another (each checked); \
-    callgrind counts every instruction of that process, all its threads included (ureq's \
-    blocking pool, isahc's curl thread), while mock-rates runs natively in the bench's. The \
-    difference between the two runs over the difference in calls cancels start-up, building \
-    the client and the first connection (its handshake included): what remains is one pooled \
-    call. Instruction counts do not depend on the machine's speed or load, so this figure can \
-    be compared across machines and commits where times cannot; on this project's machine two \
-    runs agreed within 0.1% over http and about 1% over https. They are not times: an \
-    instruction that waits on memory costs more than one that does not, and the thread \
-    hand-offs of ureq and isahc cost scheduling time that no instruction count shows. The \
-    shorter run's total shows what start-up costs (building the client, its TLS roots and \
-    crypto provider).";
+const NOTE: &str = "Each client ran twice under valgrind's callgrind, in a process of its own that \
+    builds the adapter and makes its calls one after another (each checked); callgrind counts \
+    every instruction of that process, all its threads included (the blocking pool, \
+    reqwest-blocking's runtime thread, isahc's curl thread), while mock-rates runs natively in the \
+    bench's. The difference between the two runs over the difference in calls cancels start-up, \
+    building the client and the first connection (its handshake included): what remains is one \
+    pooled call. Instruction counts do not depend on the machine's speed or load, so this figure \
+    can be compared across machines and commits where times cannot; on this project's machine two \
+    runs agreed within 0.1% over http and about 1% over https. They are not times: an instruction \
+    that waits on memory costs more than one that does not, and the thread hand-offs of ureq and \
+    isahc cost scheduling time that no instruction count shows. The shorter run's total shows what \
+    start-up costs (building the client, its TLS roots and crypto provider).";
 
 #[cfg(test)]
 mod tests {

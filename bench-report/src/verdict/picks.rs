@@ -59,9 +59,7 @@ pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
             .into_iter()
             .filter(|client| client.setting_of().is_none())
     };
-    let async_clients: Vec<ClientName> = pairs()
-        .filter(|client| client.library_default() != ClientName::Ureq)
-        .collect();
+    let async_clients: Vec<ClientName> = pairs().filter(|client| !client.is_blocking()).collect();
     let blocking: Vec<ClientName> = pairs()
         .filter(|client| client.is_blocking_capable())
         .collect();
@@ -95,7 +93,7 @@ pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
         choose(
             "Blocking or CLI code",
             "the lowest per-call latency over http among clients callable without an async \
-             runtime (ureq, isahc), a tie broken by fewer crates",
+             runtime (ureq, reqwest-blocking, isahc), a tie broken by fewer crates",
             &blocking,
             find(Criterion::Latency(Protocol::Http)),
             find(Criterion::Dependencies),

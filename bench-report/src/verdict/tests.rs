@@ -8,7 +8,7 @@ use bench_model::{
     Protocol, RampStep, Results, StepDown,
 };
 
-use ClientName::{Awc, Hyper, Isahc, Reqwest, Ureq};
+use ClientName::{Awc, Hyper, Isahc, Reqwest, ReqwestBlocking, Ureq};
 
 fn results() -> Results {
     use bench_model::test_rows::{environment, quick_settings};
@@ -220,6 +220,33 @@ fn the_best_figures_win_and_swapping_two_clients_swaps_the_verdict() {
     let verdict = super::verdict(&swapped(clear_run(), Ureq, Isahc));
     assert_eq!(pick(&verdict, BLOCKING_CODE), Some(Isahc));
     assert_eq!(pick(&verdict, SMALLEST), Some(Isahc));
+}
+
+#[test]
+fn reqwest_blocking_is_weighed_for_blocking_code_and_is_no_async_pick() {
+    let mut results = clear_run();
+    results.latency.push(latency_row(
+        ReqwestBlocking,
+        Protocol::Http,
+        30.0,
+        1.0,
+        20.0,
+    ));
+    results
+        .resilience
+        .capacity
+        .push(capacity(ReqwestBlocking, 16_000));
+    results
+        .adoption
+        .rows
+        .push(adoption(ReqwestBlocking, 4.0, 80, 200.0));
+    let verdict = verdict(&results);
+    assert_eq!(
+        ranking(&verdict, Criterion::Capacity).best.client,
+        ReqwestBlocking
+    );
+    assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Hyper), "it blocks");
+    assert_eq!(pick(&verdict, BLOCKING_CODE), Some(ReqwestBlocking));
 }
 
 #[test]

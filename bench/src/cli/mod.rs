@@ -501,6 +501,7 @@ mod tests {
                 ClientName::Awc,
                 ClientName::Reqwest,
                 ClientName::Ureq,
+                ClientName::ReqwestBlocking,
                 ClientName::Isahc
             ]
         );

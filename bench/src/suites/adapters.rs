@@ -99,7 +99,7 @@ mod tests {
             assert_eq!(info.blocking, client.blocking, "{}", client.name);
             assert_eq!(info.tls_backend, client.tls.backend, "{}", client.name);
         }
-        let ureq_native = &catalogue[7];
+        let ureq_native = &catalogue[8];
         assert_eq!(
             (
                 ureq_native.library,

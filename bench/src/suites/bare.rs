@@ -1,7 +1,8 @@
 //! The bare call: each library's own request for the same URL and the same decode, without
 //! the port (`RatesProvider`, whose async-trait boxes every call's future) and without the
 //! adapter's frame (the URL built per call, the in-flight limit, the deadline, the bounded
-//! body, the error mapping, the log line) and, for ureq, without the hop to the blocking pool:
+//! body, the error mapping, the log line) and, for ureq and reqwest-blocking, without the hop
+//! to the blocking pool:
 //! the blocking call runs on the calling thread, as blocking code would make it. It uses the
 //! client the adapter built, so TLS, pool and timeouts are the same. The latency suite sets it
 //! beside the call through the port, to show what the hexagon costs per call.
@@ -102,6 +103,25 @@ impl BareCall {
                     .read_to_vec()
                     .map_err(|error| describe(&error))?;
                 Ok((status, Bytes::from(body)))
+            }
+            Adapter::ReqwestBlocking(adapter) => {
+                let (client, url) = (adapter.client(), self.url.as_str());
+                let call = move || {
+                    let response = client.get(url).send().map_err(|error| describe(&error))?;
+                    let status = response.status().as_u16();
+                    let body = response.bytes().map_err(|error| describe(&error))?;
+                    Ok((status, body))
+                };
+                // On the calling thread, as ureq's. A debug build of reqwest panics when its
+                // blocking client waits on a thread that runs an async runtime, as this one
+                // does: the bench's debug build (its own tests, whose figures are no figures)
+                // makes the call on a thread of its own instead.
+                if cfg!(debug_assertions) {
+                    std::thread::scope(|scope| scope.spawn(call).join())
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                } else {
+                    call()
+                }
             }
             Adapter::Isahc(adapter) => {
                 let mut response = adapter

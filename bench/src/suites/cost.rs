@@ -3,15 +3,14 @@
 //! (instruction counts repeat to about 0.01% here, where times move by tens of percent).
 //!
 //! For each client and protocol the bench runs itself three times under callgrind (the hidden
-//! `__cost` sub-command: build the adapter, make N calls, print what they allocated), with
-//! three call counts; callgrind counts every instruction of that process, every thread of it
-//! (ureq's blocking pool, isahc's curl thread). The difference between the shortest and the
-//! longest run divided by the difference in calls cancels start-up, building the client and
-//! the first connection, and leaves what one pooled call costs; the two halves (shortest to
-//! middle, middle to longest) give the same figure twice, and what it moves between them is its
-//! noise in the verdict. mock-rates runs natively on the bench's own threads (its
-//! work is not counted); for `https` it serves TLS with a CA made at start, which the child is
-//! given.
+//! `__cost` sub-command: build the adapter, make N calls, print what they allocated), with three
+//! call counts; callgrind counts every instruction of that process, every thread of it (the
+//! blocking pool, reqwest-blocking's runtime thread, isahc's curl thread). The difference between
+//! the shortest and the longest run divided by the difference in calls cancels start-up, building
+//! the client and the first connection, and leaves what one pooled call costs; the two halves
+//! (shortest to middle, middle to longest) give the same figure twice, and what it moves between
+//! them is its noise in the verdict. mock-rates runs natively on the bench's own threads (its work
+//! is not counted); for `https` it serves TLS with a CA made at start, which the child is given.
 
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};

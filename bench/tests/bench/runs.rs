@@ -4,11 +4,18 @@ use mock_rates::{FaultMode, Faults, MockServer, Settings};
 
 use crate::{bench, positive, read_json, run_ok, scratch_dir};
 
-const CLIENTS: [&str; 5] = ["hyper", "awc", "reqwest", "ureq", "isahc"];
+const CLIENTS: [&str; 6] = [
+    "hyper",
+    "awc",
+    "reqwest",
+    "ureq",
+    "reqwest-blocking",
+    "isahc",
+];
 /// awc, reqwest and ureq with their other TLS backends: rows over https only, by default.
 const OTHER_BACKENDS: [&str; 3] = ["awc-openssl", "reqwest-native-tls", "ureq-native-tls"];
 /// The clients that speak HTTP/2: rows over h2, by default with their default backends.
-const H2_CLIENTS: [&str; 4] = ["hyper", "awc", "reqwest", "isahc"];
+const H2_CLIENTS: [&str; 5] = ["hyper", "awc", "reqwest", "reqwest-blocking", "isahc"];
 
 #[test]
 fn latency_runs_every_client_through_the_mock_child_process() {

@@ -91,23 +91,23 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> String {
 }
 
 /// How the larger answers are measured, for the prose under the table.
-pub(super) const BODIES: &str = "**Larger answers**: each client is called over http for the \
-    same two pairs, answered by mock-rates' `/size/N` with a history of points that brings the \
-    answer to N bytes (the adapters decode it as the ordinary answer, reading the whole body \
-    first, under a limit of twice its size). Same pinned CPU and rounds as the table above, no \
-    bare calls; a larger answer gets fewer calls per sample (as many as move about the bytes of \
-    a sample of ordinary answers, at least 10). **Allocs/call** and **Allocated/call** are the \
-    Rust heap's (libcurl's own buffers, isahc, are not counted). **Peak heap/call** is the most \
-    Rust heap the calls of a sample held at once beyond what was live before it (allocated less \
-    freed, on every thread), the median over the samples: with one call at a time, what a call \
-    needs at its peak, where Allocated/call adds up every buffer it ever took. A client that \
-    grows its buffer by doubling holds about twice the answer at the peak; one that knows the \
-    length first, about once; libcurl's buffers are not seen here either. **Decode**: `whole` \
-    reads the body into one buffer and decodes it from there (`serde_json::from_slice`, as the \
-    service does); `streamed` decodes it as the client receives it, never joined into one \
-    buffer (`serde_json::from_reader`): ureq from the connection as it reads, on its blocking \
-    thread; hyper, reqwest and awc from the pieces they received, read in turn once the last \
-    is in (serde_json pulls from a blocking reader, which an async body is not); isahc has no \
-    such way (its async body is a pipe read into the caller's buffer). The two are measured in \
-    the same rounds; **Streamed against whole** divides the streamed row's mean and peak heap \
-    by the same client's whole row.";
+pub(super) const BODIES: &str = "**Larger answers**: each client is called over http for the same \
+    two pairs, answered by mock-rates' `/size/N` with a history of points that brings the answer \
+    to N bytes (the adapters decode it as the ordinary answer, reading the whole body first, under \
+    a limit of twice its size). Same pinned CPU and rounds as the table above, no bare calls; a \
+    larger answer gets fewer calls per sample (as many as move about the bytes of a sample of \
+    ordinary answers, at least 10). **Allocs/call** and **Allocated/call** are the Rust heap's \
+    (libcurl's own buffers, isahc, are not counted). **Peak heap/call** is the most Rust heap the \
+    calls of a sample held at once beyond what was live before it (allocated less freed, on every \
+    thread), the median over the samples: with one call at a time, what a call needs at its peak, \
+    where Allocated/call adds up every buffer it ever took. A client that grows its buffer by \
+    doubling holds about twice the answer at the peak; one that knows the length first, about \
+    once; libcurl's buffers are not seen here either. **Decode**: `whole` reads the body into one \
+    buffer and decodes it from there (`serde_json::from_slice`, as the service does); `streamed` \
+    decodes it as the client receives it, never joined into one buffer \
+    (`serde_json::from_reader`): ureq from the connection as it reads, and reqwest-blocking from \
+    its body reader, on their blocking threads; hyper, reqwest and awc from the pieces they \
+    received, read in turn once the last is in (serde_json pulls from a blocking reader, which an \
+    async body is not); isahc has no such way (its async body is a pipe read into the caller's \
+    buffer). The two are measured in the same rounds; **Streamed against whole** divides the \
+    streamed row's mean and peak heap by the same client's whole row.";

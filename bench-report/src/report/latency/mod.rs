@@ -146,24 +146,24 @@ const CALLS: &str = "Each call is `fetch_quotes(&[EURUSD, USDJPY])` through `Rat
     samples: 1 means every call reused one connection.";
 
 const BARE: &str = "**Bare** is the same client called without the hexagon: the library's own \
-    request for the same URL (built once) and the same decode (`decode_quotes`), on the client \
-    the adapter built (same TLS, pool and timeouts), with status 200 required. It skips the port \
+    request for the same URL (built once) and the same decode (`decode_quotes`), on the client the \
+    adapter built (same TLS, pool and timeouts), with status 200 required. It skips the port \
     (`RatesProvider`, whose async-trait boxes each call's future), the adapter's frame (the URL \
     built per call, the in-flight limit, the deadline, the bounded body, the error mapping, the \
-    log line) and, for ureq, the hop to the blocking pool: its bare call blocks the calling \
-    thread, as blocking code would. Each sample through the port was taken beside a bare sample \
-    of the same size (port first in even samples, bare first in odd ones). **Overhead** is the \
-    mean of the per-sample ratios, port over bare; **Beyond noise** says whether the two means \
-    differ by more than their combined Error. The target is at most 1.10x and at most 5 extra \
-    allocations per call.";
+    log line) and, for ureq and reqwest-blocking, the hop to the blocking pool: their bare calls \
+    block the calling thread, as blocking code would. Each sample through the port was taken \
+    beside a bare sample of the same size (port first in even samples, bare first in odd ones). \
+    **Overhead** is the mean of the per-sample ratios, port over bare; **Beyond noise** says \
+    whether the two means differ by more than their combined Error. The target is at most 1.10x \
+    and at most 5 extra allocations per call.";
 
 const PINNED: &str = "The suite ran pinned to one CPU, the bench's thread, the clients' own \
-    threads (ureq's blocking pool, isahc's curl thread) and its own mock-rates alike: on a small \
-    machine a call whose client and server sit on different CPUs pays for a cross-CPU wake-up \
-    that changes from sample to sample (unpinned, one sample of hyper averaged 20 us and the \
-    next 50 us), which would drown the clients' differences. Pinned, client and server take \
-    turns on the CPU, so each figure includes the mock's share of the work, the same for every \
-    client. `--no-pin` measures unpinned.";
+    threads (the blocking pool, reqwest-blocking's runtime thread, isahc's curl thread) and its \
+    own mock-rates alike: on a small machine a call whose client and server sit on different CPUs \
+    pays for a cross-CPU wake-up that changes from sample to sample (unpinned, one sample of hyper \
+    averaged 20 us and the next 50 us), which would drown the clients' differences. Pinned, client \
+    and server take turns on the CPU, so each figure includes the mock's share of the work, the \
+    same for every client. `--no-pin` measures unpinned.";
 
 #[cfg(test)]
 mod tests {

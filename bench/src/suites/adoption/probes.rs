@@ -137,6 +137,14 @@ pub fn probe(client: ClientName) -> Probe {
             UREQ_NATIVE_TLS_DEPENDENCIES,
             true,
         ),
+        // reqwest's source, its blocking client on the calling thread.
+        ClientName::ReqwestBlocking => probe(
+            "reqwest",
+            REQWEST,
+            &["blocking"],
+            REQWEST_BLOCKING_DEPENDENCIES,
+            true,
+        ),
         ClientName::Isahc => probe("isahc", ISAHC, &[], ISAHC_DEPENDENCIES, true),
     }
 }
@@ -183,6 +191,18 @@ const AWC_OPENSSL_DEPENDENCIES: &[Dependency] = &[
 const REQWEST_DEPENDENCIES: &[Dependency] = &[
     dep("reqwest", "0.13", &["rustls-no-provider", "http2"]),
     TOKIO,
+    RUSTLS_AWS_LC,
+    NATIVE_ROOTS[0],
+    NATIVE_ROOTS[1],
+];
+
+/// As reqwest's, with its `blocking` feature as the adapter asks for it; no tokio of its own.
+const REQWEST_BLOCKING_DEPENDENCIES: &[Dependency] = &[
+    dep(
+        "reqwest",
+        "0.13",
+        &["rustls-no-provider", "http2", "blocking"],
+    ),
     RUSTLS_AWS_LC,
     NATIVE_ROOTS[0],
     NATIVE_ROOTS[1],
@@ -293,5 +313,10 @@ mod tests {
         assert!(openssl.main.contains("feature = \"backend-openssl\""));
         assert!(probe(ClientName::Ureq).blocking);
         assert!(!probe(ClientName::Reqwest).blocking);
+        let blocking = probe(ClientName::ReqwestBlocking);
+        assert!(blocking.blocking && blocking.roots);
+        assert_eq!(blocking.main, probe(ClientName::Reqwest).main);
+        assert!(blocking.manifest().contains("blocking = []"));
+        assert!(blocking.main.contains("feature = \"blocking\""));
     }
 }
