@@ -2,7 +2,7 @@
 //! wrapped to take and return plain data. Not an API: hidden from the docs, and shaped by
 //! what the targets need.
 
-use crate::{admin, connection, http, http2, rates};
+use crate::{admin, connection, dns, http, http2, rates};
 
 /// A complete request head, as the server reads it before routing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,4 +123,13 @@ pub fn serve_h2_frames(frames: &[u8], chunk: usize) -> H2Run {
         peak_retained: run.peak_retained,
         memory_bound: run.memory_bound,
     }
+}
+
+/// The largest datagram the DNS server reads and answers.
+pub const DNS_MAX_DATAGRAM: usize = dns::MAX_DATAGRAM;
+
+/// The DNS server's reply to one datagram, with the default settings: `None` if it is
+/// dropped.
+pub fn dns_reply(query: &[u8]) -> Option<Vec<u8>> {
+    dns::answer(query, &dns::DnsSettings::default()).map(|(_, reply)| reply)
 }
