@@ -33,12 +33,14 @@ use crate::http::MAX_BODY;
 use crate::state::MockState;
 use crate::timing::{LINGER, REQUEST_TIMEOUT};
 
-/// The largest header list a request may have (SETTINGS_MAX_HEADER_LIST_SIZE), as h2's
-/// `max_header_list_size` default: past it the request is answered 431, and the decoder
-/// stops handing fields over, so that no header block makes the connection keep more.
+/// The largest header list a request may have (SETTINGS_MAX_HEADER_LIST_SIZE), hyper's
+/// server default for h2's `max_header_list_size`: past it the request is answered 431, and
+/// the decoder stops handing fields over, so that no header block makes the connection keep
+/// more.
 pub(super) const MAX_HEADER_LIST: u32 = 16 * 1024;
 /// The streams a client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS) unless
-/// `--max-concurrent-streams` says otherwise: nginx's `http2_max_concurrent_streams`.
+/// `--max-concurrent-streams` says otherwise: nginx's `http2_max_concurrent_streams` (hyper's
+/// server announces 200).
 pub(super) const DEFAULT_MAX_STREAMS: u32 = 128;
 /// The most a header block may take across its CONTINUATION frames.
 const MAX_HEADER_BLOCK: usize = 64 * 1024;

@@ -11,6 +11,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 /// followed by a `Pending`, so that the connection is looked at between reads), and what the
 /// server wrote.
 #[derive(Debug, Default)]
+#[allow(clippy::struct_excessive_bools)] // independent facts of the client's side
 pub(crate) struct Memory {
     input: Vec<u8>,
     at: usize,
@@ -18,6 +19,7 @@ pub(crate) struct Memory {
     /// The client has sent all it will: reads end once `input` is taken.
     pub eof: bool,
     paused: bool,
+    eof_read: bool,
     /// The client does not read: writes wait.
     pub write_blocked: bool,
     pub output: Vec<u8>,
@@ -36,9 +38,9 @@ impl Memory {
         self.input.extend_from_slice(bytes);
     }
 
-    /// Whether some of what the client sent is not read yet.
+    /// Whether a read would give something: bytes, the pause after them, or the end.
     pub(crate) fn unread(&self) -> bool {
-        self.at < self.input.len()
+        self.paused || self.at < self.input.len() || (self.eof && !self.eof_read)
     }
 }
 
@@ -57,6 +59,7 @@ impl AsyncRead for Memory {
         let rest = &this.input[this.at..];
         if rest.is_empty() {
             return if this.eof {
+                this.eof_read = true;
                 Poll::Ready(Ok(()))
             } else {
                 Poll::Pending

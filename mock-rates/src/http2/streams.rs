@@ -10,9 +10,8 @@ use super::stream::{Waiting, Work};
 
 /// How many of the last streams closed are remembered with how they closed, so that a frame
 /// the client sent before it saw the server's reset is ignored, and one sent after its own
-/// END_STREAM or reset is an error (§5.1, closed), as h2 remembers its reset streams
-/// (`max_concurrent_reset_streams`, 10 by default); more here, as nothing expires them. An
-/// older stream's frames are ignored.
+/// END_STREAM or reset is an error (§5.1, closed), as h2 remembers the streams it reset (50
+/// for 1 s by default). An older stream's frames are ignored.
 const REMEMBERED_CLOSED: usize = 32;
 
 /// How a stream closed.

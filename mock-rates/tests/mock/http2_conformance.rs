@@ -578,8 +578,17 @@ fn rfc9113_section_5_streams() {
         case(
             "5.3.1",
             "PRIORITY that names its own stream",
-            frame(PRIORITY, 0, 3, &[0, 0, 0, 3, 16]),
+            cat(&[
+                frame(HEADERS, END_HEADERS, 3, &health()),
+                frame(PRIORITY, 0, 3, &[0, 0, 0, 3, 16]),
+            ]),
             Expect::StreamError(3, PROTOCOL_ERROR),
+        ),
+        case(
+            "5.3.1, 6.4",
+            "PRIORITY that names its own idle stream: no RST_STREAM on an idle stream",
+            frame(PRIORITY, 0, 3, &[0, 0, 0, 3, 16]),
+            Expect::ConnectionError(PROTOCOL_ERROR),
         ),
         // 5.4.1: after a connection error, GOAWAY and the close (every ConnectionError case).
     ]);
@@ -688,8 +697,20 @@ fn rfc9113_section_6_frame_definitions() {
         case(
             "6.3",
             "PRIORITY of 4 bytes",
-            frame(PRIORITY, 0, 1, &[0, 0, 0, 3]),
+            cat(&[open(), frame(PRIORITY, 0, 1, &[0, 0, 0, 3])]),
             Expect::StreamError(1, FRAME_SIZE_ERROR),
+        ),
+        case(
+            "6.3, 5.1",
+            "PRIORITY of 4 bytes on a closed stream: nothing more sent on it",
+            cat(&[headers(1, &health()), frame(PRIORITY, 0, 1, &[0, 0, 0, 3])]),
+            Expect::Nothing,
+        ),
+        case(
+            "6.3, 6.4",
+            "PRIORITY of 4 bytes on an idle stream: no RST_STREAM on an idle stream",
+            frame(PRIORITY, 0, 1, &[0, 0, 0, 3]),
+            Expect::ConnectionError(FRAME_SIZE_ERROR),
         ),
         // 6.4 RST_STREAM.
         case(

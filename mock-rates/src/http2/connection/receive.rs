@@ -229,13 +229,23 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         if head.stream == 0 {
             return self.fail(Reason::ProtocolError);
         }
-        if payload.len() != 5 {
-            return self.stream_error(head.stream, Reason::FrameSizeError);
+        let reason = if payload.len() != 5 {
+            Reason::FrameSizeError
+        } else if dependency(payload) == Some(head.stream) {
+            Reason::ProtocolError
+        } else {
+            // Otherwise ignored: the server does not prioritize.
+            return;
+        };
+        match self.stream_state(head.stream) {
+            // A stream error, but no RST_STREAM may name an idle stream (§6.4): the
+            // connection's instead, as nginx answers a PRIORITY of the wrong length (§5.4.1
+            // lets any stream error be one).
+            State::Idle => self.fail(reason),
+            State::Open | State::HalfClosedRemote => self.stream_error(head.stream, reason),
+            // Nothing more is sent on a closed stream.
+            State::Closed(_) => {}
         }
-        if dependency(payload) == Some(head.stream) {
-            self.stream_error(head.stream, Reason::ProtocolError);
-        }
-        // Otherwise ignored: the server does not prioritize.
     }
 
     pub(super) fn rst_stream(&mut self, head: FrameHead, payload: &[u8]) {
