@@ -1,6 +1,6 @@
 //! The budgets a client that floods the connection runs out of (RFC 9113 §10.5): then the
 //! server sends GOAWAY(ENHANCE_YOUR_CALM) and closes, as servers did after CVE-2019-9512/9515
-//! (ping and settings floods) and CVE-2023-44487 (rapid reset).
+//! (ping and settings floods), CVE-2019-9518 (empty frames) and CVE-2023-44487 (rapid reset).
 
 /// Streams reset (by the client while open, or by the server for the client's error), net
 /// of the streams answered whole: h2's `max_local_error_reset_streams` default.
@@ -8,6 +8,9 @@ pub(super) const RESET_BUDGET: u32 = 1024;
 /// Control frames the server queued to answer (PING and SETTINGS ACKs, resets) that the
 /// client has not read: Go's `maxQueuedControlFrames`.
 pub(super) const CONTROL_BUDGET: u32 = 10_000;
+/// Empty DATA frames that do not end their stream: h2's `MAX_RECV_EMPTY_DATA_FRAMES`
+/// (CVE-2019-9518).
+pub(super) const EMPTY_DATA_BUDGET: u32 = 100;
 /// CONTINUATION frames in one header block: a block that large is refused anyway (64 KiB
 /// at most), so more frames only spend time (CVE-2024-27316 and its kin).
 pub(super) const CONTINUATION_BUDGET: u32 = 64;
@@ -17,6 +20,7 @@ pub(super) struct Calm {
     resets: u32,
     control: u32,
     continuations: u32,
+    empty_data: u32,
 }
 
 impl Calm {
@@ -40,6 +44,12 @@ impl Calm {
     /// The client read all that was queued.
     pub(super) fn written(&mut self) {
         self.control = 0;
+    }
+
+    /// An empty DATA frame that does not end its stream: `false` once past the budget.
+    pub(super) fn empty_data(&mut self) -> bool {
+        self.empty_data += 1;
+        self.empty_data <= EMPTY_DATA_BUDGET
     }
 
     /// A header block begins.
@@ -83,6 +93,15 @@ mod tests {
             calm.control();
         }
         assert!(!calm.control());
+    }
+
+    #[test]
+    fn empty_data_frames_run_out() {
+        let mut calm = Calm::default();
+        for _ in 0..EMPTY_DATA_BUDGET {
+            assert!(calm.empty_data());
+        }
+        assert!(!calm.empty_data());
     }
 
     #[test]

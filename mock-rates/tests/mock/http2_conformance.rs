@@ -640,6 +640,10 @@ fn rfc9113_section_6_frame_definitions() {
     for _ in 0..100 {
         continuations.push(frame(CONTINUATION, 0, 1, &[]));
     }
+    let mut empty_data = vec![open()];
+    for _ in 0..101 {
+        empty_data.push(frame(DATA, 0, 1, &[]));
+    }
     run(&[
         // 6.1 DATA.
         case(
@@ -662,6 +666,12 @@ fn rfc9113_section_6_frame_definitions() {
                 frame(DATA, PADDED | END_STREAM, 1, &[2, b'x', 0, 0]),
             ]),
             Expect::Status(1, 200),
+        ),
+        case(
+            "6.1 (10.5)",
+            "a flood of empty DATA frames",
+            cat(&empty_data),
+            Expect::ConnectionError(ENHANCE_YOUR_CALM),
         ),
         // 6.2 HEADERS.
         case(

@@ -167,6 +167,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             return self.fail(Reason::ProtocolError);
         };
         let ends = head.has(frame::END_STREAM);
+        if head.len == 0 && !ends && !self.calm.empty_data() {
+            return self.fail(Reason::EnhanceYourCalm);
+        }
         match self.stream_state(head.stream) {
             State::Idle => return self.fail(Reason::ProtocolError),
             State::HalfClosedRemote | State::Closed(Some(Closed::ResetByClient)) => {
