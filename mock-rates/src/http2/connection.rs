@@ -1,8 +1,11 @@
 //! One HTTP/2 connection: the frames read and acted on, the answers written, the streams that
-//! wait kept until they can go on. This module reads and writes and holds the connection's
-//! state; [`receive`] acts on what the client sends, [`answer`] on what the routes decided.
-//! The parts with state of their own are beside it: the windows ([`Windows`]), the stream
-//! table ([`Streams`]), the flood budgets ([`Calm`]) and the idle timer ([`Idle`]).
+//! wait kept until they can go on. This module reads and writes and dispatches the frames;
+//! [`receive`] acts on what the client sends, [`answer`] on what the routes decided. The
+//! state is held by the parts that own it, each beside this module with its own tests: the
+//! bytes read and to write ([`Input`], [`Output`]), the flow-control windows ([`Windows`]),
+//! the stream table ([`Streams`]), the flood budgets ([`Calm`]), how the connection ends
+//! ([`Closing`]) and the idle timer ([`Idle`]); the request heads' decoding is
+//! [`hpack::Decoder`]'s.
 
 mod answer;
 mod receive;
@@ -19,7 +22,9 @@ use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
+use super::buffers::{Input, Output, READ_CHUNK};
 use super::calm::Calm;
+use super::closing::{Closing, Phase};
 use super::flow::Windows;
 use super::frame::{self, FrameHead, Reason};
 use super::hpack;
@@ -31,7 +36,7 @@ use crate::exchange::{Answer, Routed};
 use crate::history;
 use crate::http::MAX_BODY;
 use crate::state::MockState;
-use crate::timing::{LINGER, REQUEST_TIMEOUT};
+use crate::timing::LINGER;
 
 /// The largest header list a request may have (SETTINGS_MAX_HEADER_LIST_SIZE), hyper's
 /// server default for h2's `max_header_list_size`: past it the request is answered 431, and
@@ -44,8 +49,6 @@ pub(super) const MAX_HEADER_LIST: u32 = 16 * 1024;
 pub(super) const DEFAULT_MAX_STREAMS: u32 = 128;
 /// The most a header block may take across its CONTINUATION frames.
 const MAX_HEADER_BLOCK: usize = 64 * 1024;
-/// Room kept in the read buffer for one read.
-const READ_CHUNK: usize = 16 * 1024;
 /// Frames are not taken, nor answers sent, while this much output waits for the client.
 const MAX_BACKLOG: usize = 4 * 1024 * 1024;
 /// The bytes of answers that streams waiting for window (or for their latency) may hold
@@ -54,8 +57,6 @@ const MAX_HELD: usize = 8 * 1024 * 1024;
 /// How long a stream may wait for the client to open its window before it is reset
 /// (CANCEL): nginx's `send_timeout` does the same for a connection, with 60 s.
 pub(super) const STALL_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a graceful close waits for the ACK of its PING before it closes.
-pub(super) const DRAIN_TIMEOUT: Duration = REQUEST_TIMEOUT;
 
 /// The PING that a graceful close sends after its first GOAWAY: its ACK says that the client
 /// has seen the GOAWAY, so every stream it opened before is here.
@@ -73,20 +74,6 @@ pub(super) fn memory_bound(limit: u32) -> usize {
     input + output + heads + answers + uploads
 }
 
-/// Whether the connection is ending, after the GOAWAY it sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Closing {
-    Open,
-    /// A graceful close has begun (RFC 9113 §6.8): GOAWAY naming the highest stream id, and a
-    /// PING; streams still arrive until its ACK (or [`DRAIN_TIMEOUT`]), which is when the
-    /// last is named.
-    Draining,
-    /// No new stream; the connection closes once the open ones are done.
-    Graceful,
-    /// The connection closes once what was written has gone out.
-    Now,
-}
-
 /// The state of a stream as the frames that name it find it (RFC 9113 §5.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -100,21 +87,12 @@ enum State {
     Closed(Option<Closed>),
 }
 
-#[allow(clippy::struct_excessive_bools)] // independent facts of the connection
 pub(super) struct Connection<S> {
     io: S,
     state: MockState,
     peer_loopback: bool,
-    /// What was read: `input[read_at..filled]` is not taken as frames yet. Kept initialized,
-    /// so that a read needs no zeroing.
-    input: Vec<u8>,
-    read_at: usize,
-    filled: usize,
-    read_closed: bool,
-    /// What is to be written: `output[written..]` has not been yet.
-    output: Vec<u8>,
-    written: usize,
-    unflushed: bool,
+    input: Input,
+    output: Output,
     decoder: hpack::Decoder,
     /// The request head being decoded, reused.
     head: Head,
@@ -136,8 +114,6 @@ pub(super) struct Connection<S> {
     max_frame: usize,
     calm: Calm,
     closing: Closing,
-    /// When a graceful close stops waiting for its PING's ACK.
-    drain_due: Option<Instant>,
     /// A stream was taken or ended since the idle timer last heard of it.
     active: bool,
     idle: Idle,
@@ -163,9 +139,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         let limit = state
             .max_concurrent_streams()
             .unwrap_or(DEFAULT_MAX_STREAMS);
-        let mut output = Vec::with_capacity(READ_CHUNK);
+        let mut output = Output::new();
         frame::settings(
-            &mut output,
+            &mut output.queue,
             &[
                 (frame::SETTINGS_MAX_CONCURRENT_STREAMS, limit),
                 (
@@ -175,19 +151,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 (frame::SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST),
             ],
         );
-        frame::window_update(&mut output, 0, Windows::opening_increment());
+        frame::window_update(&mut output.queue, 0, Windows::opening_increment());
         let idle = Idle::new(&state);
         Self {
             io,
             state,
             peer_loopback,
-            input: vec![0; 2 * READ_CHUNK],
-            read_at: 0,
-            filled: 0,
-            read_closed: false,
+            input: Input::new(),
             output,
-            written: 0,
-            unflushed: false,
             decoder: hpack::Decoder::default(),
             head: Head::default(),
             block: Vec::new(),
@@ -200,8 +171,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             windows: Windows::default(),
             max_frame: frame::DEFAULT_MAX_FRAME,
             calm: Calm::default(),
-            closing: Closing::Open,
-            drain_due: None,
+            closing: Closing::default(),
             active: false,
             idle,
             timer: Box::pin(tokio::time::sleep(Duration::ZERO)),
@@ -216,25 +186,22 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     }
 
     fn poll_preface(&mut self, context: &mut Context<'_>) -> Poll<io::Result<()>> {
-        while self.filled < frame::PREFACE.len() {
-            let mut buf = ReadBuf::new(&mut self.input[self.filled..]);
-            ready!(Pin::new(&mut self.io).poll_read(context, &mut buf))?;
-            let read = buf.filled().len();
-            if read == 0 {
+        while self.input.unread().len() < frame::PREFACE.len() {
+            if ready!(self.poll_read(context))? == 0 {
                 return Poll::Ready(Err(io::ErrorKind::UnexpectedEof.into()));
             }
-            self.filled += read;
             // Not the preface: a connection error (§3.4), closed without GOAWAY as the RFC
             // lets a server do.
-            let seen = self.filled.min(frame::PREFACE.len());
-            if self.input[..seen] != frame::PREFACE[..seen] {
+            let read = self.input.unread();
+            let seen = read.len().min(frame::PREFACE.len());
+            if read[..seen] != frame::PREFACE[..seen] {
                 return Poll::Ready(Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     "not the HTTP/2 preface",
                 )));
             }
         }
-        self.read_at = frame::PREFACE.len();
+        self.input.take(frame::PREFACE.len());
         self.state.count_h2_connection();
         Poll::Ready(Ok(()))
     }
@@ -245,10 +212,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         loop {
             let mut again = false;
             self.take_frames();
-            if !self.read_closed && self.backlog() < MAX_BACKLOG {
+            if !self.input.closed && self.backlog() < MAX_BACKLOG {
                 match self.poll_read(context) {
                     Poll::Ready(Ok(0)) => {
-                        self.read_closed = true;
+                        self.input.closed = true;
                         again = true;
                     }
                     Poll::Ready(Ok(_)) => {
@@ -316,67 +283,54 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     }
 
     fn is_done(&self) -> bool {
-        self.read_closed
-            || self.closing == Closing::Now
-            || (self.closing == Closing::Graceful && self.streams.is_empty())
+        self.input.closed
+            || self.closing.phase() == Phase::Now
+            || (self.closing.phase() == Phase::Graceful && self.streams.is_empty())
     }
 
     /// The output not written yet.
     fn backlog(&self) -> usize {
-        self.output.len() - self.written
+        self.output.backlog()
     }
 
     /// Whether a whole frame waits to be taken, with room to answer it.
     fn has_frame(&self) -> bool {
-        self.closing != Closing::Now
+        self.closing.phase() != Phase::Now
             && self.backlog() < MAX_BACKLOG
-            && FrameHead::parse(&self.input[self.read_at..self.filled])
-                .is_some_and(|head| self.read_at + FrameHead::LEN + head.len <= self.filled)
+            && self.input.whole_frame().is_some()
     }
 
     fn poll_read(&mut self, context: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        if self.input.len() - self.filled < READ_CHUNK {
-            // Room for a read: what is unread moves to the front, and the buffer grows if a
-            // frame larger than the room is arriving.
-            self.input.copy_within(self.read_at..self.filled, 0);
-            self.filled -= self.read_at;
-            self.read_at = 0;
-            if self.input.len() - self.filled < READ_CHUNK {
-                self.input.resize(self.filled + READ_CHUNK, 0);
-            }
-        }
-        let mut buf = ReadBuf::new(&mut self.input[self.filled..]);
+        let mut buf = ReadBuf::new(self.input.room());
         ready!(Pin::new(&mut self.io).poll_read(context, &mut buf))?;
         let read = buf.filled().len();
-        self.filled += read;
+        self.input.filled(read);
         Poll::Ready(Ok(read))
     }
 
     /// Writes what is queued, then flushes it.
     fn poll_write(&mut self, context: &mut Context<'_>) -> Poll<io::Result<()>> {
-        while self.written < self.output.len() {
-            let wrote =
-                ready!(Pin::new(&mut self.io).poll_write(context, &self.output[self.written..]))?;
+        while self.output.backlog() > 0 {
+            let pending = self.output.pending();
+            let wrote = ready!(Pin::new(&mut self.io).poll_write(context, pending))?;
             if wrote == 0 {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
-            self.written += wrote;
-            self.unflushed = true;
+            self.output.wrote(wrote);
         }
-        self.output.clear();
-        self.written = 0;
+        self.output.all_written();
         self.calm.written();
-        if self.unflushed {
+        if self.output.unflushed() {
             ready!(Pin::new(&mut self.io).poll_flush(context))?;
-            self.unflushed = false;
+            self.output.flushed();
         }
         Poll::Ready(Ok(()))
     }
 
     /// Acts on every whole frame read, while the output backlog has room.
     fn take_frames(&mut self) {
-        while self.closing != Closing::Now && self.backlog() < MAX_BACKLOG {
-            let Some(head) = FrameHead::parse(&self.input[self.read_at..self.filled]) else {
+        while self.closing.phase() != Phase::Now && self.backlog() < MAX_BACKLOG {
+            let Some(head) = FrameHead::parse(self.input.unread()) else {
                 break;
             };
             // Nothing in its SETTINGS let the client send larger frames.
@@ -384,18 +338,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 self.fail(Reason::FrameSizeError);
                 break;
             }
-            let end = self.read_at + FrameHead::LEN + head.len;
-            if end > self.filled {
+            let Some((head, len)) = self.input.whole_frame() else {
                 break;
-            }
+            };
             let input = std::mem::take(&mut self.input);
-            self.frame(head, &input[self.read_at + FrameHead::LEN..end]);
+            self.frame(head, &input.unread()[FrameHead::LEN..len]);
             self.input = input;
-            self.read_at = end;
-        }
-        if self.read_at == self.filled {
-            self.read_at = 0;
-            self.filled = 0;
+            self.input.take(len);
         }
     }
 
@@ -442,29 +391,24 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     }
 
     /// Sends GOAWAY naming the last stream taken, once.
-    fn go_away(&mut self, closing: Closing, reason: Reason) {
-        if self.closing == Closing::Now || (self.closing == closing && reason == Reason::NoError) {
-            return;
+    fn go_away(&mut self, phase: Phase, reason: Reason) {
+        if self.closing.go_away(phase, reason) {
+            frame::goaway(&mut self.output.queue, self.last_stream, reason);
         }
-        frame::goaway(&mut self.output, self.last_stream, reason);
-        self.closing = closing;
-        self.drain_due = None;
     }
 
     /// Begins a graceful close, as h2 servers do: a request the client sent before it saw
     /// the GOAWAY is still served, not refused.
     fn drain(&mut self) {
-        if self.closing == Closing::Open {
-            frame::goaway(&mut self.output, frame::MAX_STREAM, Reason::NoError);
-            frame::ping(&mut self.output, DRAIN_PING);
-            self.closing = Closing::Draining;
-            self.drain_due = Some(Instant::now() + DRAIN_TIMEOUT);
+        if self.closing.drain(Instant::now()) {
+            frame::goaway(&mut self.output.queue, frame::MAX_STREAM, Reason::NoError);
+            frame::ping(&mut self.output.queue, DRAIN_PING);
         }
     }
 
     /// A connection error: GOAWAY with its code, then the close.
     fn fail(&mut self, reason: Reason) {
-        self.go_away(Closing::Now, reason);
+        self.go_away(Phase::Now, reason);
     }
 
     /// A control frame was queued: past the budget, the client is told to calm down.

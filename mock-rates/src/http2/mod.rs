@@ -17,7 +17,9 @@
 //! RST_STREAM both ways, GOAWAY both ways, and the connection errors a malformed peer earns.
 //! It does not push, and it ignores priorities.
 
+mod buffers;
 mod calm;
+mod closing;
 mod connection;
 mod flow;
 mod frame;

@@ -9,8 +9,9 @@ use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::time::Instant;
 
-use super::{Closing, Connection, MAX_BACKLOG, MAX_HELD, STALL_TIMEOUT, signed};
+use super::{Connection, MAX_BACKLOG, MAX_HELD, STALL_TIMEOUT, signed};
 use crate::exchange::{Answer, AnswerFault, Outcome, Routed};
+use crate::http2::closing::Phase;
 use crate::http2::frame::{self, Reason};
 use crate::http2::idle::Expired;
 use crate::http2::stream::{Waiting, Work};
@@ -57,7 +58,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 // code, which the client reports, and its open stream fails as it closes.
                 let work = Work::Hang;
                 self.streams.insert(stream, Waiting { send_window, work });
-                return self.go_away(Closing::Now, Reason::InternalError);
+                return self.go_away(Phase::Now, Reason::InternalError);
             }
         };
         let (framing, body) = match answer.fault {
@@ -73,9 +74,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         let ends = answer.fault.is_none();
         if ends && body.is_empty() {
             self.ended(stream, Closed::Ended);
-            return frame::answer_headers(&mut self.output, stream, &answer, framing, true);
+            return frame::answer_headers(&mut self.output.queue, stream, &answer, framing, true);
         }
-        frame::answer_headers(&mut self.output, stream, &answer, framing, false);
+        frame::answer_headers(&mut self.output.queue, stream, &answer, framing, false);
         if answer.fault == Some(AnswerFault::Drip) {
             return self.drip(stream, send_window, answer.body, 0);
         }
@@ -90,7 +91,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             if ends {
                 self.ended(stream, Closed::Ended);
             }
-            frame::data(&mut self.output, stream, &body, ends);
+            frame::data(&mut self.output.queue, stream, &body, ends);
             if !ends {
                 self.reset(stream, Reason::InternalError);
             }
@@ -136,7 +137,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             if last {
                 self.ended(stream, Closed::Ended);
             }
-            frame::data(&mut self.output, stream, &piece, last);
+            frame::data(&mut self.output.queue, stream, &piece, last);
             self.windows.send -= signed(piece.len());
             *window -= signed(piece.len());
         }
@@ -151,7 +152,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             return;
         }
         if self.windows.send > 0 && send_window > 0 {
-            frame::data(&mut self.output, stream, &body[next..=next], false);
+            frame::data(&mut self.output.queue, stream, &body[next..=next], false);
             self.windows.send -= 1;
             send_window -= 1;
             next = (next + 1) % body.len();
@@ -184,7 +185,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Resets an open stream that is not in the table.
     pub(super) fn reset(&mut self, stream: u32, reason: Reason) {
         self.ended(stream, Closed::ResetByServer);
-        frame::rst_stream(&mut self.output, stream, reason);
+        frame::rst_stream(&mut self.output.queue, stream, reason);
     }
 
     /// An open stream ended.
@@ -204,7 +205,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// timer: whether any did anything.
     pub(super) fn poll_timers(&mut self, context: &mut Context<'_>) -> bool {
         let mut fired = false;
-        let due = match (self.streams.next_due(), self.drain_due) {
+        let due = match (self.streams.next_due(), self.closing.drain_due()) {
             (Some(stream), Some(drain)) => Some(stream.min(drain)),
             (stream, drain) => stream.or(drain),
         };
@@ -229,7 +230,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 }
                 Expired::GoAway => {
                     self.state.count_idle_close();
-                    self.go_away(Closing::Now, Reason::NoError);
+                    self.go_away(Phase::Now, Reason::NoError);
                 }
             }
             // The timer, moved or done with, is polled again on the next turn.
@@ -241,9 +242,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     /// Acts on what is due at `now`: the streams whose deadline has passed, one by one in
     /// time order (no other stream is looked at), and a drain whose PING went unanswered.
     pub(super) fn due_work(&mut self, now: Instant) {
-        if self.drain_due.is_some_and(|due| due <= now) {
+        if self.closing.drain_expired(now) {
             // The client never answered the PING: the last stream is named now.
-            self.go_away(Closing::Graceful, Reason::NoError);
+            self.go_away(Phase::Graceful, Reason::NoError);
         }
         while let Some(stream) = self.streams.next_expired(now) {
             let Some(waiting) = self.streams.remove(stream) else {
@@ -257,7 +258,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                         Answer::problem(408, "the request body did not arrive in time", &[]);
                     self.act(stream, waiting.send_window, answer.into());
                     if !self.streams.contains(stream) {
-                        frame::rst_stream(&mut self.output, stream, Reason::NoError);
+                        frame::rst_stream(&mut self.output.queue, stream, Reason::NoError);
                         self.streams.closed(stream, Closed::ResetByServer);
                     }
                 }

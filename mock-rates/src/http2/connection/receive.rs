@@ -5,10 +5,11 @@
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::{
-    Closing, Connection, Continuing, DRAIN_PING, MAX_BACKLOG, MAX_HEADER_BLOCK, MAX_HEADER_LIST,
-    State, head_too_large,
+    Connection, Continuing, DRAIN_PING, MAX_BACKLOG, MAX_HEADER_BLOCK, MAX_HEADER_LIST, State,
+    head_too_large,
 };
 use crate::exchange::Answer;
+use crate::http2::closing::Phase;
 use crate::http2::flow::{self, RECEIVE_WINDOW};
 use crate::http2::frame::{self, FrameHead, Reason};
 use crate::http2::hpack::Block;
@@ -105,9 +106,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
 
     /// A new stream's request head has come.
     fn open_stream(&mut self, stream: u32, ends: bool, self_dependent: bool) {
-        if matches!(self.closing, Closing::Graceful | Closing::Now) {
+        if !self.closing.takes_streams() {
             // Past the GOAWAY's last stream: not processed, so the client may send it again.
-            frame::rst_stream(&mut self.output, stream, Reason::RefusedStream);
+            frame::rst_stream(&mut self.output.queue, stream, Reason::RefusedStream);
             return self.streams.closed(stream, Closed::ResetByServer);
         }
         self.last_stream = stream;
@@ -130,7 +131,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             self.act(stream, self.windows.initial, head_too_large());
             if !ends && !self.streams.contains(stream) {
                 // Answered before its body came: the client need not send the rest.
-                frame::rst_stream(&mut self.output, stream, Reason::NoError);
+                frame::rst_stream(&mut self.output.queue, stream, Reason::NoError);
                 self.streams.closed(stream, Closed::ResetByServer);
             }
         } else if ends {
@@ -160,7 +161,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         let len = head.len as u32;
         match self.windows.received(len) {
             Err(reason) => return self.fail(reason),
-            Ok(Some(increment)) => frame::window_update(&mut self.output, 0, increment),
+            Ok(Some(increment)) => frame::window_update(&mut self.output.queue, 0, increment),
             Ok(None) => {}
         }
         let Some(data) = frame::unpadded(head, payload) else {
@@ -202,7 +203,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             let answer = Answer::problem(413, "the request body is too large", &[]);
             self.act(head.stream, send_window, answer.into());
             if !ends && !self.streams.contains(head.stream) {
-                frame::rst_stream(&mut self.output, head.stream, Reason::NoError);
+                frame::rst_stream(&mut self.output.queue, head.stream, Reason::NoError);
                 self.streams.closed(head.stream, Closed::ResetByServer);
             }
             return;
@@ -210,7 +211,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         if ends {
             self.body_complete(head.stream);
         } else if let Some(increment) = increment {
-            frame::window_update(&mut self.output, head.stream, increment);
+            frame::window_update(&mut self.output.queue, head.stream, increment);
         }
     }
 
@@ -313,7 +314,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 _ => {}
             }
         }
-        frame::settings_ack(&mut self.output);
+        frame::settings_ack(&mut self.output.queue);
         self.queued_control();
         self.resume_sending();
     }
@@ -326,10 +327,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             return self.fail(Reason::FrameSizeError);
         }
         if !head.has(frame::ACK) {
-            frame::ping_ack(&mut self.output, payload);
+            frame::ping_ack(&mut self.output.queue, payload);
             self.queued_control();
-        } else if self.closing == Closing::Draining && payload == DRAIN_PING {
-            self.go_away(Closing::Graceful, Reason::NoError);
+        } else if self.closing.phase() == Phase::Draining && payload == DRAIN_PING {
+            self.go_away(Phase::Graceful, Reason::NoError);
         }
     }
 
@@ -341,7 +342,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             return self.fail(Reason::FrameSizeError);
         }
         // The client leaves: the streams it opened are finished, no new one is taken.
-        self.go_away(Closing::Graceful, Reason::NoError);
+        self.go_away(Phase::Graceful, Reason::NoError);
     }
 
     pub(super) fn window_update(&mut self, head: FrameHead, payload: &[u8]) {
@@ -397,7 +398,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         } else {
             self.streams.closed(stream, Closed::ResetByServer);
         }
-        frame::rst_stream(&mut self.output, stream, reason);
+        frame::rst_stream(&mut self.output.queue, stream, reason);
         if !self.calm.reset() {
             return self.fail(Reason::EnhanceYourCalm);
         }

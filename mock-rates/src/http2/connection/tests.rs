@@ -6,6 +6,7 @@ use tokio::time::Instant;
 use super::*;
 use crate::Settings;
 use crate::http2::calm::{CONTROL_BUDGET, RESET_BUDGET};
+use crate::http2::closing::DRAIN_TIMEOUT;
 
 const SETTINGS_INITIAL_WINDOW: u16 = 0x4;
 
