@@ -52,7 +52,8 @@ const MAX_HEADER_BLOCK: usize = 64 * 1024;
 /// Frames are not taken, nor answers sent, while this much output waits for the client.
 const MAX_BACKLOG: usize = 4 * 1024 * 1024;
 /// The bytes of answers that streams waiting for window (or for their latency) may hold
-/// together; one answer of any size is always let through. A stream past it is refused.
+/// together: past it, new requests are parked (kept whole, not routed) until the answers
+/// that wait hold less, so that a client that does not read is not answered further.
 const MAX_HELD: usize = 8 * 1024 * 1024;
 /// How long a stream may wait for the client to open its window before it is reset
 /// (CANCEL): nginx's `send_timeout` does the same for a connection, with 60 s.
@@ -69,7 +70,9 @@ pub(super) fn memory_bound(limit: u32) -> usize {
     let input = 2 * READ_CHUNK + frame::DEFAULT_MAX_FRAME + FrameHead::LEN;
     let output = MAX_BACKLOG + 64 * 1024;
     let heads = MAX_HEADER_BLOCK + frame::DEFAULT_MAX_FRAME + 64 * 1024;
-    let answers = MAX_HELD + history::MAX_SIZE;
+    // The answers held, the one routed last (which may take them past the limit), and the
+    // room of the largest answer made.
+    let answers = MAX_HELD + 2 * history::MAX_SIZE;
     let uploads = limit as usize * (MAX_BODY + MAX_HEADER_LIST as usize);
     input + output + heads + answers + uploads
 }
@@ -234,6 +237,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
                 Poll::Ready(Ok(())) if self.is_done() => return Poll::Ready(Ok(())),
                 Poll::Ready(Ok(())) => {
+                    if self.streams.next_parked().is_some() && self.streams.held() <= MAX_HELD {
+                        self.unpark();
+                        again = true;
+                    }
                     // What waited for the backlog to go out can go on.
                     if self.streams.next_ready().is_some() && self.windows.send > 0 {
                         self.resume_sending();

@@ -214,6 +214,9 @@ pub(super) enum Work {
     /// Nothing, until the client resets the stream or the connection ends: a hang, or a
     /// stream a `goaway` fault left unanswered.
     Hang,
+    /// A whole request not routed yet: the answers that wait already hold as much as the
+    /// connection keeps. It is routed, in stream order, once they hold less.
+    Parked(Box<Upload>),
 }
 
 /// A request whose body is still arriving.
@@ -265,7 +268,7 @@ impl Work {
         match self {
             Self::Body(upload) => Some(upload.due),
             Self::Delay { due, .. } | Self::Drip { due, .. } | Self::Send { due, .. } => Some(*due),
-            Self::Hang => None,
+            Self::Hang | Self::Parked(_) => None,
         }
     }
 
@@ -278,14 +281,16 @@ impl Work {
             } => answer.body.len(),
             Self::Send { parts, .. } => parts.iter().map(Bytes::len).sum(),
             Self::Drip { body, .. } => body.len(),
-            Self::Body(_) | Self::Delay { .. } | Self::Hang => 0,
+            Self::Body(_) | Self::Delay { .. } | Self::Hang | Self::Parked(_) => 0,
         }
     }
 
     /// The bytes of a request this work keeps.
     pub(super) fn retained(&self) -> usize {
         match self {
-            Self::Body(upload) => upload.body.capacity() + upload.head.retained(),
+            Self::Body(upload) | Self::Parked(upload) => {
+                upload.body.capacity() + upload.head.retained()
+            }
             _ => 0,
         }
     }

@@ -34,6 +34,8 @@ pub(super) struct Streams {
     ready: BTreeSet<u32>,
     /// When each stream with a deadline must be looked at again.
     timers: BTreeSet<(Instant, u32)>,
+    /// The streams whose request waits to be routed, in stream order.
+    parked: BTreeSet<u32>,
     /// The bytes of answers the waiting streams hold.
     held: usize,
     /// The streams closed last, newest last.
@@ -50,6 +52,9 @@ impl Streams {
         }
         if wants_window(&waiting) {
             self.ready.insert(stream);
+        }
+        if matches!(waiting.work, Work::Parked(_)) {
+            self.parked.insert(stream);
         }
         self.held += waiting.work.held();
         if let Some(before) = self.waiting.insert(stream, waiting) {
@@ -71,6 +76,7 @@ impl Streams {
             self.timers.remove(&(due, stream));
         }
         self.ready.remove(&stream);
+        self.parked.remove(&stream);
         self.held -= waiting.work.held();
     }
 
@@ -106,6 +112,11 @@ impl Streams {
     /// The first stream that waits for room in the connection's window.
     pub(super) fn next_ready(&self) -> Option<u32> {
         self.ready.first().copied()
+    }
+
+    /// The first stream whose request waits to be routed.
+    pub(super) fn next_parked(&self) -> Option<u32> {
+        self.parked.first().copied()
     }
 
     /// When the earliest deadline falls.
@@ -181,6 +192,7 @@ impl Streams {
         self.waiting.clear();
         self.ready.clear();
         self.timers.clear();
+        self.parked.clear();
         self.held = 0;
     }
 }

@@ -30,17 +30,24 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             due: Instant::now() + routed.delay,
             outcome: routed.outcome,
         };
-        self.wait(stream, Waiting { send_window, work });
+        self.streams.insert(stream, Waiting { send_window, work });
     }
 
-    /// Keeps a stream that waits, unless the answers held would pass [`MAX_HELD`]: then it
-    /// is refused, as a server out of room for a stream refuses it.
-    fn wait(&mut self, stream: u32, waiting: Waiting) {
-        let held = self.streams.held();
-        if held > 0 && held + waiting.work.held() > MAX_HELD {
-            return self.reset(stream, Reason::RefusedStream);
+    /// Routes the requests parked while the answers that wait held too much, in stream
+    /// order, as long as they hold less than [`MAX_HELD`].
+    pub(super) fn unpark(&mut self) {
+        while self.streams.held() <= MAX_HELD {
+            let Some(stream) = self.streams.next_parked() else {
+                break;
+            };
+            let Some(waiting) = self.streams.remove(stream) else {
+                break;
+            };
+            match waiting.work {
+                Work::Parked(upload) => self.route(stream, waiting.send_window, &upload),
+                _ => self.streams.insert(stream, waiting),
+            }
         }
-        self.streams.insert(stream, waiting);
     }
 
     pub(super) fn act_now(&mut self, stream: u32, mut send_window: i64, outcome: Outcome) {
@@ -106,7 +113,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         } else {
             let due = Instant::now() + STALL_TIMEOUT;
             let work = Work::Send { parts, ends, due };
-            self.wait(stream, Waiting { send_window, work });
+            self.streams.insert(stream, Waiting { send_window, work });
         }
     }
 
@@ -266,7 +273,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 Work::Drip { body, next, .. } => self.drip(stream, waiting.send_window, body, next),
                 // The client left its window shut for STALL_TIMEOUT.
                 Work::Send { .. } => self.reset(stream, Reason::Cancel),
-                Work::Hang => self.streams.insert(stream, waiting),
+                Work::Hang | Work::Parked(_) => self.streams.insert(stream, waiting),
             }
         }
     }

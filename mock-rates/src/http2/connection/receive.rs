@@ -5,8 +5,8 @@
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::{
-    Connection, Continuing, DRAIN_PING, MAX_BACKLOG, MAX_HEADER_BLOCK, MAX_HEADER_LIST, State,
-    head_too_large,
+    Connection, Continuing, DRAIN_PING, MAX_BACKLOG, MAX_HEADER_BLOCK, MAX_HEADER_LIST, MAX_HELD,
+    State, head_too_large,
 };
 use crate::exchange::Answer;
 use crate::http2::closing::Phase;
@@ -134,10 +134,17 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 frame::rst_stream(&mut self.output.queue, stream, Reason::NoError);
                 self.streams.closed(stream, Closed::ResetByServer);
             }
-        } else if ends {
+        } else if ends && self.streams.held() <= MAX_HELD {
             let request = self.head.request(&[], self.peer_loopback);
             let routed = routes::handle(&request, &self.state, &mut self.scratch);
             self.act(stream, self.windows.initial, routed);
+        } else if ends {
+            let upload = Upload::new(std::mem::take(&mut self.head), REQUEST_TIMEOUT, 0);
+            let waiting = Waiting {
+                send_window: self.windows.initial,
+                work: Work::Parked(Box::new(upload)),
+            };
+            self.streams.insert(stream, waiting);
         } else {
             let upload = Upload::new(
                 std::mem::take(&mut self.head),
@@ -215,7 +222,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         }
     }
 
-    /// A request's body has come whole: it is routed.
+    /// A request's body has come whole: it is routed, or parked while the answers that wait
+    /// hold too much.
     fn body_complete(&mut self, stream: u32) {
         let Some(waiting) = self.streams.remove(stream) else {
             return;
@@ -224,9 +232,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             self.streams.insert(stream, waiting);
             return;
         };
+        if self.streams.held() > MAX_HELD {
+            let work = Work::Parked(upload);
+            let send_window = waiting.send_window;
+            return self.streams.insert(stream, Waiting { send_window, work });
+        }
+        self.route(stream, waiting.send_window, &upload);
+    }
+
+    /// Routes a whole request, and acts on what the route decided.
+    pub(super) fn route(&mut self, stream: u32, send_window: i64, upload: &Upload) {
         let request = upload.head.request(&upload.body, self.peer_loopback);
         let routed = routes::handle(&request, &self.state, &mut self.scratch);
-        self.act(stream, waiting.send_window, routed);
+        self.act(stream, send_window, routed);
     }
 
     pub(super) fn priority(&mut self, head: FrameHead, payload: &[u8]) {

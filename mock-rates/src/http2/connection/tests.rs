@@ -315,9 +315,10 @@ async fn a_ping_flood_that_is_not_read_is_told_to_calm_down() {
     assert_eq!(goaway(&self::frames(&reading.written())), None);
 }
 
-/// Answers held for window are bounded together: past MAX_HELD a stream is refused.
+/// Answers held for window are bounded together: past MAX_HELD, new requests are parked,
+/// not routed, and routed in order once the client reads: nothing refused.
 #[tokio::test]
-async fn answers_held_for_window_are_bounded() {
+async fn answers_held_for_window_are_bounded_and_what_follows_waits() {
     let mut connection = connection();
     let mut input = settings(&[(SETTINGS_INITIAL_WINDOW, 0)]);
     let size = 4 * 1024 * 1024;
@@ -328,14 +329,37 @@ async fn answers_held_for_window_are_bounded() {
     }
     connection.client_sends(&input);
     connection.pump(false);
-    let frames = frames(&connection.written());
-    assert_eq!(connection.streams.held(), MAX_HELD);
-    assert_eq!(
-        resets(&frames),
-        [
-            (5, Reason::RefusedStream as u32),
-            (7, Reason::RefusedStream as u32)
-        ]
-    );
+    let written = frames(&connection.written());
+    // Streams 1, 3 and 5 are answered (the third takes the answers past the limit); 7 waits.
+    let answered: Vec<u32> = written
+        .iter()
+        .filter(|frame| frame.0 == frame::HEADERS)
+        .map(|frame| frame.2)
+        .collect();
+    assert_eq!(answered, [1, 3, 5]);
+    assert_eq!(connection.streams.held(), 3 * size);
+    assert_eq!(connection.streams.next_parked(), Some(7));
+    assert!(resets(&written).is_empty());
     assert!(connection.retained() <= memory_bound(DEFAULT_MAX_STREAMS));
+
+    // The client reads stream 1 whole: the answers held drop under the limit, 7 is routed.
+    let mut update = vec![];
+    frame::window_update(&mut update, 0, 0x7fff_0000);
+    frame::window_update(&mut update, 1, 0x7fff_0000);
+    update.extend(settings(&[(0x5, 1 << 20)]));
+    connection.client_sends(&update);
+    connection.pump(false);
+    let written = frames(&connection.written());
+    assert!(
+        written.iter().any(|frame| frame.0 == frame::DATA
+            && frame.2 == 1
+            && frame.1 & frame::END_STREAM != 0)
+    );
+    assert!(
+        written
+            .iter()
+            .any(|frame| frame.0 == frame::HEADERS && frame.2 == 7)
+    );
+    assert_eq!(connection.streams.next_parked(), None);
+    assert_eq!(connection.streams.held(), 3 * size);
 }
