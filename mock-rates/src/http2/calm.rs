@@ -2,8 +2,9 @@
 //! server sends GOAWAY(ENHANCE_YOUR_CALM) and closes, as servers did after CVE-2019-9512/9515
 //! (ping and settings floods), CVE-2019-9518 (empty frames) and CVE-2023-44487 (rapid reset).
 
-/// Streams reset (by the client while open, or by the server for the client's error), net
-/// of the streams answered whole: h2's `max_local_error_reset_streams` default.
+/// Streams reset (by the client before their request was routed, or by the server for the
+/// client's error), net of the streams answered whole: h2's `max_local_error_reset_streams`
+/// default.
 pub(super) const RESET_BUDGET: u32 = 1024;
 /// Control frames the server queued to answer (PING and SETTINGS ACKs, resets) that the
 /// client has not read: Go's `maxQueuedControlFrames`.

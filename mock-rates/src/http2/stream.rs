@@ -188,6 +188,11 @@ impl Waiting {
     pub(super) fn is_receiving(&self) -> bool {
         matches!(self.work, Work::Body(_))
     }
+
+    /// Whether its request has not been routed yet (its body arriving, or parked).
+    pub(super) fn is_unrouted(&self) -> bool {
+        matches!(self.work, Work::Body(_) | Work::Parked(_))
+    }
 }
 
 /// What a stream waits for.

@@ -282,9 +282,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             // The client gave up on a stream that waits (a hang, a drip, an answer it stopped
             // reading, a body it stopped sending): it ends here.
             State::Open | State::HalfClosedRemote => {
-                self.streams.remove(head.stream);
+                let waiting = self.streams.remove(head.stream);
                 self.ended(head.stream, Closed::ResetByClient);
-                if !self.calm.reset() {
+                // Only a stream reset before its request was routed counts, as h2 counts the
+                // streams reset before the server accepted them (the rapid-reset shape): a
+                // client that stops waiting for an answer (a hang, a drip) is not flooding.
+                let routed = waiting.is_some_and(|waiting| !waiting.is_unrouted());
+                if !routed && !self.calm.reset() {
                     self.fail(Reason::EnhanceYourCalm);
                 }
             }

@@ -289,6 +289,37 @@ async fn a_reset_flood_is_told_to_calm_down() {
     );
 }
 
+/// A client that gives up on answers it waits for (a hang) resets routed streams: as often as
+/// it likes, as h2 lets it.
+#[tokio::test]
+async fn resets_of_streams_that_wait_for_their_answer_are_not_a_flood() {
+    let mut connection = connection_with(Settings {
+        faults: crate::Faults {
+            mode: crate::FaultMode::Hang,
+            percent: 100,
+            ..crate::Faults::default()
+        },
+        ..Settings::default()
+    });
+    let mut input = settings(&[]);
+    for stream in 0..=RESET_BUDGET {
+        let id = 2 * stream + 1;
+        let flags = frame::END_HEADERS | frame::END_STREAM;
+        input.extend(raw(
+            frame::HEADERS,
+            flags,
+            id,
+            &get("/api/live?pairs=EURUSD"),
+        ));
+        input.extend(raw(frame::RST_STREAM, 0, id, &8u32.to_be_bytes()));
+    }
+    connection.client_sends(&input);
+    let (ended, _) = connection.pump(false);
+    assert!(ended.is_none(), "the connection goes on");
+    assert_eq!(goaway(&frames(&connection.written())), None);
+    assert_eq!(connection.streams_seen().0, 0, "every stream ended");
+}
+
 /// A PING flood from a client that does not read: past the budget of control frames queued,
 /// GOAWAY(ENHANCE_YOUR_CALM). A client that reads its ACKs is not limited.
 #[tokio::test]
