@@ -111,12 +111,18 @@ impl Head {
     }
 
     /// Whether the head is one a route can take: `:method`, `:scheme` and a `:path` that
-    /// starts with `/`, nothing malformed (§8.3.1; CONNECT is not served).
+    /// starts with `/`, nothing malformed (§8.3.1).
     pub(super) fn is_valid(&self) -> bool {
         !self.malformed
             && self.pseudo & (METHOD | SCHEME | PATH) == METHOD | SCHEME | PATH
             && !self.method.is_empty()
             && self.path.starts_with('/')
+    }
+
+    /// Whether the head is a well-formed CONNECT (§8.5): `:method` and `:authority` only,
+    /// which the routes do not serve.
+    pub(super) fn is_connect(&self) -> bool {
+        !self.malformed && self.pseudo == METHOD | AUTHORITY && self.method == "CONNECT"
     }
 
     /// Whether the head is valid as trailers: regular fields only (§8.1).
@@ -402,6 +408,10 @@ mod tests {
     fn trailers_carry_no_pseudo_header() {
         assert!(head(&[("x-checksum", "1")]).is_valid_trailers());
         assert!(!head(&[(":path", "/")]).is_valid_trailers());
+        let connect = head(&[(":method", "CONNECT"), (":authority", "a:443")]);
+        assert!(connect.is_connect() && !connect.is_valid());
+        let with_path = head(&[(":method", "CONNECT"), (":authority", "a"), (":path", "/")]);
+        assert!(!with_path.is_connect());
         assert!(!head(&[("Upper", "1")]).is_valid_trailers());
     }
 

@@ -1025,10 +1025,26 @@ fn rfc9113_section_8_http_messages() {
         ),
         case(
             "8.5",
-            "CONNECT is not served",
+            "CONNECT, well formed, is answered: no route tunnels (501)",
             headers(
                 1,
                 &[&[0x02, 7][..], b"CONNECT", &[0x01, 9], b"localhost"].concat(),
+            ),
+            Expect::Status(1, 501),
+        ),
+        case(
+            "8.5",
+            "CONNECT with a :path is malformed",
+            headers(
+                1,
+                &[
+                    &[0x02, 7][..],
+                    b"CONNECT",
+                    &[0x01, 9],
+                    b"localhost",
+                    &[0x84],
+                ]
+                .concat(),
             ),
             Expect::StreamError(1, PROTOCOL_ERROR),
         ),

@@ -120,6 +120,20 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         }
         // A body announced but the stream ended (§8.1.1).
         let empty_but_announced = ends && self.head.content_length().is_some_and(|len| len > 0);
+        if self.head.is_connect() && !empty_but_announced {
+            // Well formed, but no route tunnels: 501, as a server without CONNECT answers.
+            self.state.count_request();
+            self.open += 1;
+            self.state.count_h2_stream(self.open);
+            self.active = true;
+            let answer = Answer::problem(501, "CONNECT is not served", &[]);
+            self.act(stream, self.windows.initial, answer.into());
+            if !ends && !self.streams.contains(stream) {
+                frame::rst_stream(&mut self.output.queue, stream, Reason::NoError);
+                self.streams.closed(stream, Closed::ResetByServer);
+            }
+            return;
+        }
         if !self.head.is_valid() || empty_but_announced {
             return self.stream_error(stream, Reason::ProtocolError);
         }
