@@ -20,11 +20,12 @@ export RUSTC_BOOTSTRAP=1
 # AddressSanitizer with LeakSanitizer: cargo-fuzz's defaults, spelled out, as `cargo fuzz run`
 # must be given the flags `cargo fuzz build` had or it builds again.
 flags=(-O --debug-assertions --sanitizer address)
-targets=(rates_body rate_and_conversion mock_request_head mock_h2_head)
+targets=(rates_body rate_and_conversion mock_request_head mock_h2_head mock_h2_frames mock_dns_query)
 # The longest input each target is given: a generous rates body; a request head just over
 # mock-rates' 16 KiB limit (to reach the "too large" paths); a few lines of figures; a few
-# HTTP/2 header blocks.
-declare -A max_len=([rates_body]=65536 [mock_request_head]=20480 [rate_and_conversion]=4096 [mock_h2_head]=8192)
+# HTTP/2 header blocks; a connection's frames past a 16 KiB frame and header list; a UDP
+# datagram just over the DNS server's 512 bytes.
+declare -A max_len=([rates_body]=65536 [mock_request_head]=20480 [rate_and_conversion]=4096 [mock_h2_head]=8192 [mock_h2_frames]=40960 [mock_dns_query]=600)
 # Per input: 10 s at most; one allocation of 64 MB at most; 2 GB of RSS at most (ASan's
 # shadow memory included; each target prints its peak).
 bounds=(-timeout=10 -malloc_limit_mb=64 -rss_limit_mb=2048 -detect_leaks=1)

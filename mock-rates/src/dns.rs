@@ -8,8 +8,12 @@
 //! is asked again for every connection); anything else "not implemented". UDP only: its answers are far below 512 bytes, so a resolver never
 //! retries over TCP.
 //!
-//! It answers only what a stub resolver (glibc's, hickory's) asks: one question, class IN. It
-//! is an instrument, not a DNS server to put anywhere else.
+//! It answers only what a stub resolver (glibc's, hickory's) asks: one question, class IN, a
+//! standard query. It is an instrument, not a DNS server to put anywhere else; still, every
+//! datagram is read as untrusted: one that is not such a question (cut short, a response, a
+//! count of questions other than 1, a name with a compression pointer or a label or length
+//! past RFC 1035's limits) is dropped, never followed or trusted, and another opcode is
+//! answered "not implemented".
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -125,7 +129,7 @@ impl Drop for DnsServer {
 }
 
 async fn serve(socket: Arc<UdpSocket>, settings: DnsSettings, counters: Arc<Counters>) {
-    let mut buffer = [0_u8; 512];
+    let mut buffer = [0_u8; MAX_DATAGRAM];
     loop {
         let Ok((length, peer)) = socket.recv_from(&mut buffer).await else {
             continue;
@@ -153,7 +157,7 @@ async fn serve(socket: Arc<UdpSocket>, settings: DnsSettings, counters: Arc<Coun
 
 /// The type of a question.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Question {
+pub(crate) enum Question {
     A,
     Aaaa,
     Other,
@@ -165,17 +169,27 @@ const TYPE_SOA: u16 = 6;
 const CLASS_IN: u16 = 1;
 /// RCODE 4: not implemented.
 const NOT_IMPLEMENTED: u8 = 4;
+/// The longest label and name (RFC 1035 §2.3.4), the name counted as it is sent.
+const MAX_LABEL: usize = 63;
+const MAX_NAME: usize = 255;
+/// The largest datagram read, and answered (RFC 1035 §4.2.1, without EDNS).
+pub(crate) const MAX_DATAGRAM: usize = 512;
 
 /// The reply to `query`, one question of class IN; `None` for a datagram that is not one.
-fn answer(query: &[u8], settings: &DnsSettings) -> Option<(Question, Vec<u8>)> {
+/// The answer and authority counts and the additional section (an EDNS OPT record) of a query
+/// are not read: only the question is.
+pub(crate) fn answer(query: &[u8], settings: &DnsSettings) -> Option<(Question, Vec<u8>)> {
     // Header: ID, flags, QDCOUNT, ANCOUNT, NSCOUNT, ARCOUNT, 2 bytes each.
     let header = query.get(..12)?;
     let is_query = header[2] & 0x80 == 0;
+    let standard = header[2] & 0x78 == 0;
     let questions = u16::from_be_bytes([header[4], header[5]]);
-    if !is_query || questions != 1 {
+    if !is_query || questions != 1 || query.len() > MAX_DATAGRAM {
         return None;
     }
-    // The question: a name of labels up to a zero byte, then type and class.
+    // The question: a name of labels up to a zero byte, then type and class. A compression
+    // pointer (0b11 in a length's top bits) has no place in the one name of a query: it is
+    // not followed, so it cannot loop or reach out of the datagram.
     let mut at = 12;
     loop {
         let label = usize::from(*query.get(at)?);
@@ -183,7 +197,7 @@ fn answer(query: &[u8], settings: &DnsSettings) -> Option<(Question, Vec<u8>)> {
             at += 1;
             break;
         }
-        if label > 63 {
+        if label > MAX_LABEL || at - 12 + label + 2 > MAX_NAME {
             return None;
         }
         at += 1 + label;
@@ -192,6 +206,7 @@ fn answer(query: &[u8], settings: &DnsSettings) -> Option<(Question, Vec<u8>)> {
     let class = u16::from_be_bytes([*query.get(at + 2)?, *query.get(at + 3)?]);
     let question_end = at + 4;
     let question = match (kind, class) {
+        _ if !standard => Question::Other,
         (TYPE_A, CLASS_IN) => Question::A,
         (TYPE_AAAA, CLASS_IN) => Question::Aaaa,
         _ => Question::Other,
@@ -311,6 +326,85 @@ mod tests {
         assert!(answer(truncated, &settings).is_none());
     }
 
+    /// Every datagram cut short of a whole question, at every length: dropped, no panic.
+    #[test]
+    fn truncated_queries_are_dropped() {
+        let settings = DnsSettings::default();
+        let whole = query("rates.bench.test", TYPE_A);
+        for len in 0..whole.len() {
+            assert!(answer(&whole[..len], &settings).is_none(), "{len} bytes");
+        }
+        assert!(answer(&whole, &settings).is_some());
+    }
+
+    /// A compression pointer in the question, one pointing at itself, one pointing past the
+    /// datagram: never followed, so never a loop; the query is dropped.
+    #[test]
+    fn compression_pointers_are_not_followed() {
+        let settings = DnsSettings::default();
+        let header = [0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0];
+        for name in [
+            &[0xc0, 12][..],
+            &[0xc0, 0xff],
+            &[1, b'a', 0xc0, 12],
+            &[0x40, 0],
+        ] {
+            let mut bytes = header.to_vec();
+            bytes.extend_from_slice(name);
+            bytes.extend_from_slice(&[0, 1, 0, 1]);
+            assert!(answer(&bytes, &settings).is_none(), "{name:02x?}");
+        }
+    }
+
+    /// Counts that lie: no question, many, or records the query does not carry. Only the
+    /// question count is believed, and only 1.
+    #[test]
+    fn counts_that_lie_are_not_believed() {
+        let settings = DnsSettings::default();
+        for questions in [0_u16, 2, u16::MAX] {
+            let mut bytes = query("x.test", TYPE_A);
+            bytes[4..6].copy_from_slice(&questions.to_be_bytes());
+            assert!(answer(&bytes, &settings).is_none(), "{questions} questions");
+        }
+        let mut bytes = query("x.test", TYPE_A);
+        for count in [6, 8, 10] {
+            bytes[count..count + 2].copy_from_slice(&u16::MAX.to_be_bytes());
+        }
+        let (question, reply) = answer(&bytes, &settings).unwrap();
+        assert_eq!(question, Question::A);
+        assert_eq!(
+            &reply[8..12],
+            &[0, 0, 0, 0],
+            "its own counts, not the query's"
+        );
+    }
+
+    /// Names past RFC 1035's limits: a label over 63 bytes, a name over 255.
+    #[test]
+    fn oversized_names_are_dropped() {
+        let settings = DnsSettings::default();
+        let long_label = "a".repeat(64);
+        assert!(answer(&query(&long_label, TYPE_A), &settings).is_none());
+        let label = "a".repeat(63);
+        let at_limit = [label.as_str(); 4].join(".");
+        assert!(answer(&query(&at_limit[..253], TYPE_A), &settings).is_some());
+        let over = [label.as_str(); 5].join(".");
+        assert!(answer(&query(&over, TYPE_A), &settings).is_none());
+        let mut large = query("x.test", TYPE_A);
+        large.resize(MAX_DATAGRAM + 1, 0);
+        assert!(answer(&large, &settings).is_none());
+    }
+
+    #[test]
+    fn another_opcode_is_not_implemented() {
+        let mut bytes = query("x.test", TYPE_A);
+        bytes[2] |= 0x10; // opcode 2: status
+        let (question, reply) = answer(&bytes, &DnsSettings::default()).unwrap();
+        assert_eq!(question, Question::Other);
+        assert_eq!(reply[3] & 0x0f, NOT_IMPLEMENTED);
+        assert_eq!(u16::from_be_bytes([reply[6], reply[7]]), 0);
+    }
+
     #[test]
     fn a_running_server_answers_after_its_delay_and_counts_the_questions() {
         let settings = DnsSettings {
@@ -327,7 +421,7 @@ mod tests {
         socket
             .send_to(&query("rates.bench.test", TYPE_A), server.addr())
             .unwrap();
-        let mut buffer = [0_u8; 512];
+        let mut buffer = [0_u8; MAX_DATAGRAM];
         let (length, _) = socket.recv_from(&mut buffer).unwrap();
         assert!(
             started.elapsed() >= settings.delay,

@@ -2,7 +2,7 @@
 //! wrapped to take and return plain data. Not an API: hidden from the docs, and shaped by
 //! what the targets need.
 
-use crate::{admin, connection, http, http2, rates};
+use crate::{admin, connection, dns, http, http2, rates};
 
 /// A complete request head, as the server reads it before routing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,4 +99,37 @@ pub fn literal_block(fields: &[(&[u8], &[u8])]) -> Vec<u8> {
 /// `coded` read as a Huffman-coded HPACK string as the server reads one; `None` if not valid.
 pub fn huffman_decode(coded: &[u8]) -> Option<Vec<u8>> {
     http2::huffman_decode(coded)
+}
+
+/// What one HTTP/2 connection did with a client's bytes: see [`serve_h2_frames`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct H2Run {
+    /// What the server wrote: its SETTINGS first, then frames.
+    pub output: Vec<u8>,
+    /// The connection ended (a GOAWAY, or the client's bytes ran out), rather than waiting.
+    pub ended: bool,
+    /// The most the connection kept between two reads, and the bound it must keep within.
+    pub peak_retained: usize,
+    pub memory_bound: usize,
+}
+
+/// Serves `frames` (sent after the client's preface, `chunk` bytes per read) as one HTTP/2
+/// connection does, in memory and with the default settings, until the bytes run out.
+pub fn serve_h2_frames(frames: &[u8], chunk: usize) -> H2Run {
+    let run = http2::serve_from_memory(frames, chunk);
+    H2Run {
+        output: run.output,
+        ended: run.ended,
+        peak_retained: run.peak_retained,
+        memory_bound: run.memory_bound,
+    }
+}
+
+/// The largest datagram the DNS server reads and answers.
+pub const DNS_MAX_DATAGRAM: usize = dns::MAX_DATAGRAM;
+
+/// The DNS server's reply to one datagram, with the default settings: `None` if it is
+/// dropped.
+pub fn dns_reply(query: &[u8]) -> Option<Vec<u8>> {
+    dns::answer(query, &dns::DnsSettings::default()).map(|(_, reply)| reply)
 }

@@ -73,7 +73,7 @@ struct Cli {
     #[arg(long, env = "MOCK_RATES_NO_HTTP2", requires = "tls",
           value_parser = clap::builder::BoolishValueParser::new())]
     no_http2: bool,
-    /// SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection (no limit when unset).
+    /// SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection (128 when unset, as nginx).
     #[arg(long, env = "MOCK_RATES_MAX_CONCURRENT_STREAMS", value_name = "N", requires = "tls",
           value_parser = clap::value_parser!(u32).range(1..))]
     max_concurrent_streams: Option<u32>,

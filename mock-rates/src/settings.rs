@@ -92,7 +92,8 @@ pub struct TlsSettings {
     /// HTTP/2. Off, only `http/1.1` is offered, so a client that insists on HTTP/2 fails.
     pub http2: bool,
     /// The `SETTINGS_MAX_CONCURRENT_STREAMS` sent on each HTTP/2 connection: most streams a
-    /// client may have open on it at once. `None` sends no limit.
+    /// client may have open on it at once; past it a stream is refused. `None` is the
+    /// default, 128 (nginx's).
     pub max_concurrent_streams: Option<u32>,
     /// The CA and certificate to serve; `None` makes fresh ones at start. Given, a server
     /// started again serves what its clients already trust.

@@ -1,8 +1,8 @@
 //! HTTP/2 frames as bytes (RFC 9113 §4, §6): the 9-byte frame head read and written, and the
-//! few frames and HPACK representations mock-rates writes.
+//! few frames mock-rates writes.
 
+use super::hpack;
 use crate::exchange::Answer;
-use crate::reply::decimal;
 use crate::settings::Framing;
 
 /// What a client sends first (RFC 9113 §3.4).
@@ -18,6 +18,7 @@ pub(super) const MAX_WINDOW: i64 = (1 << 31) - 1;
 
 pub(super) const DATA: u8 = 0x0;
 pub(super) const HEADERS: u8 = 0x1;
+pub(super) const PRIORITY: u8 = 0x2;
 pub(super) const RST_STREAM: u8 = 0x3;
 pub(super) const SETTINGS: u8 = 0x4;
 pub(super) const PUSH_PROMISE: u8 = 0x5;
@@ -32,6 +33,7 @@ pub(super) const END_HEADERS: u8 = 0x4;
 pub(super) const PADDED: u8 = 0x8;
 pub(super) const PRIORITY_FLAG: u8 = 0x20;
 
+pub(super) const SETTINGS_ENABLE_PUSH: u16 = 0x2;
 pub(super) const SETTINGS_MAX_CONCURRENT_STREAMS: u16 = 0x3;
 pub(super) const SETTINGS_INITIAL_WINDOW_SIZE: u16 = 0x4;
 pub(super) const SETTINGS_MAX_FRAME_SIZE: u16 = 0x5;
@@ -45,8 +47,10 @@ pub(crate) enum Reason {
     ProtocolError = 0x1,
     InternalError = 0x2,
     FlowControlError = 0x3,
+    StreamClosed = 0x5,
     FrameSizeError = 0x6,
     RefusedStream = 0x7,
+    Cancel = 0x8,
     CompressionError = 0x9,
     EnhanceYourCalm = 0xb,
 }
@@ -154,10 +158,7 @@ pub(super) fn data(out: &mut Vec<u8>, stream: u32, data: &[u8], end_stream: bool
     out.extend_from_slice(data);
 }
 
-/// The HEADERS of an answer: its status, its content type, the length with Content-Length
-/// framing (as an HTTP/2 server may send it), and the answer's own headers. Each field is an
-/// HPACK literal that is not indexed (or a static-table entry), so that the encoder keeps no
-/// state; the names are lower case, as [`Answer::headers`]'s are.
+/// The HEADERS of an answer, in one frame (its fields encoded by [`hpack::answer_fields`]).
 pub(super) fn answer_headers(
     out: &mut Vec<u8>,
     stream: u32,
@@ -169,64 +170,10 @@ pub(super) fn answer_headers(
     let flags = END_HEADERS | if end_stream { END_STREAM } else { 0 };
     head(out, 0, HEADERS, flags, stream);
     let start = out.len();
-    // :status from the static table where it is there (RFC 7541 Appendix A), else a literal
-    // with the name of index 8.
-    match answer.status {
-        200 => out.push(0x88),
-        204 => out.push(0x89),
-        206 => out.push(0x8a),
-        304 => out.push(0x8b),
-        400 => out.push(0x8c),
-        404 => out.push(0x8d),
-        500 => out.push(0x8e),
-        status => literal_indexed_name(out, 8, decimal(u64::from(status), &mut [0; 20])),
-    }
-    literal_indexed_name(out, 31, answer.content_type.as_bytes());
-    if framing == Framing::ContentLength {
-        literal_indexed_name(out, 28, decimal(answer.body.len() as u64, &mut [0; 20]));
-    }
-    for (name, value) in answer.headers {
-        literal(out, name.as_bytes(), value.as_bytes());
-    }
+    hpack::answer_fields(out, answer, framing);
     let len = out.len() - start;
     debug_assert!(len <= DEFAULT_MAX_FRAME, "a header block of {len} bytes");
     out[at..at + 3].copy_from_slice(&(len as u32).to_be_bytes()[1..]);
-}
-
-/// A literal header field without indexing, its name a literal too (RFC 7541 §6.2.2).
-pub(super) fn literal(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
-    out.push(0x00);
-    string(out, name);
-    string(out, value);
-}
-
-/// A literal header field without indexing whose name is the static table's entry `index`
-/// (RFC 7541 §6.2.2: a 4-bit prefix).
-fn literal_indexed_name(out: &mut Vec<u8>, index: u8, value: &[u8]) {
-    integer(out, 0x00, 4, usize::from(index));
-    string(out, value);
-}
-
-/// A string literal, not Huffman-coded (RFC 7541 §5.2).
-fn string(out: &mut Vec<u8>, value: &[u8]) {
-    integer(out, 0x00, 7, value.len());
-    out.extend_from_slice(value);
-}
-
-/// An HPACK integer with an `prefix`-bit prefix after the bits `first` (RFC 7541 §5.1).
-fn integer(out: &mut Vec<u8>, first: u8, prefix: u32, value: usize) {
-    let max = (1 << prefix) - 1;
-    if value < max {
-        out.push(first | value as u8);
-        return;
-    }
-    out.push(first | max as u8);
-    let mut rest = value - max;
-    while rest >= 128 {
-        out.push((rest % 128) as u8 | 0x80);
-        rest /= 128;
-    }
-    out.push(rest as u8);
 }
 
 #[cfg(test)]
@@ -272,20 +219,6 @@ mod tests {
         assert_eq!(unpadded(head(DATA, PADDED), b"\x09ab"), None);
         assert_eq!(unpadded(head(HEADERS, PRIORITY_FLAG), b"abc"), None);
         assert_eq!(unpadded(head(DATA, PADDED), b""), None);
-    }
-
-    #[test]
-    fn integers_use_their_prefix_then_continuation_bytes() {
-        // RFC 7541 C.1.1-C.1.3.
-        let mut out = Vec::new();
-        integer(&mut out, 0, 5, 10);
-        assert_eq!(out, [0x0a]);
-        out.clear();
-        integer(&mut out, 0, 5, 1337);
-        assert_eq!(out, [0x1f, 0x9a, 0x0a]);
-        out.clear();
-        integer(&mut out, 0, 8, 42);
-        assert_eq!(out, [0x2a]);
     }
 
     #[test]

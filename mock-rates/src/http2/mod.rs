@@ -17,12 +17,18 @@
 //! RST_STREAM both ways, GOAWAY both ways, and the connection errors a malformed peer earns.
 //! It does not push, and it ignores priorities.
 
+mod buffers;
+mod calm;
+mod closing;
 mod connection;
+mod flow;
 mod frame;
 mod hpack;
 mod huffman;
 mod idle;
+mod memory;
 mod stream;
+mod streams;
 
 use std::future::poll_fn;
 use std::io;
@@ -44,11 +50,11 @@ pub(crate) fn decode_header_blocks(blocks: &[&[u8]]) -> Vec<Result<Fields, &'sta
     let mut read = Vec::new();
     for block in blocks {
         let mut fields = Vec::new();
-        let result = decoder.decode(block, |name, value| {
+        let result = decoder.decode(block, usize::MAX, |name, value| {
             fields.push((name.to_vec(), value.to_vec()));
         });
         let failed = result.is_err();
-        read.push(result.map(|()| fields).map_err(|error| error.0));
+        read.push(result.map(|_| fields).map_err(|error| error.0));
         if failed {
             break;
         }
@@ -60,7 +66,7 @@ pub(crate) fn decode_header_blocks(blocks: &[&[u8]]) -> Vec<Result<Fields, &'sta
 pub(crate) fn literal_block(fields: &[(&[u8], &[u8])]) -> Vec<u8> {
     let mut block = Vec::new();
     for (name, value) in fields {
-        frame::literal(&mut block, name, value);
+        hpack::literal(&mut block, name, value);
     }
     block
 }
@@ -69,6 +75,48 @@ pub(crate) fn literal_block(fields: &[(&[u8], &[u8])]) -> Vec<u8> {
 pub(crate) fn huffman_decode(coded: &[u8]) -> Option<Vec<u8>> {
     let mut decoded = Vec::new();
     huffman::decode(coded, &mut decoded).ok().map(|()| decoded)
+}
+
+/// What one connection served from memory did: see [`serve_from_memory`].
+#[derive(Debug)]
+pub(crate) struct MemoryRun {
+    /// What the server wrote.
+    pub output: Vec<u8>,
+    /// The connection ended (rather than waiting for more).
+    pub ended: bool,
+    /// The most the connection kept between two reads, and the most it may.
+    pub peak_retained: usize,
+    pub memory_bound: usize,
+}
+
+/// Serves `input` (after the preface) as one connection's client bytes, read `chunk` bytes
+/// at a time, with the default settings and no time passing.
+///
+/// # Panics
+///
+/// If a runtime cannot be made (no input causes that).
+pub(crate) fn serve_from_memory(input: &[u8], chunk: usize) -> MemoryRun {
+    static STATE: std::sync::OnceLock<MockState> = std::sync::OnceLock::new();
+    let state = STATE
+        .get_or_init(|| MockState::new(crate::Settings::default()))
+        .clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
+    let _entered = runtime.enter();
+    let mut memory = memory::Memory::new(chunk);
+    memory.send(frame::PREFACE);
+    memory.send(input);
+    memory.eof = true;
+    let mut connection = Connection::new(memory, state, true);
+    let (ended, peak_retained) = connection.pump(true);
+    MemoryRun {
+        output: connection.written(),
+        ended: ended.is_some(),
+        peak_retained,
+        memory_bound: connection::memory_bound(connection.limit()),
+    }
 }
 
 /// Serves one connection that negotiated `h2` until it closes.

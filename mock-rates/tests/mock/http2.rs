@@ -18,14 +18,14 @@ use crate::tls_client;
 
 const LIVE: &str = "/api/live?pairs=EURUSD,USDJPY";
 
-fn h2_server(tls: TlsSettings, settings: Settings) -> MockServer {
+pub(crate) fn h2_server(tls: TlsSettings, settings: Settings) -> MockServer {
     server_with(Settings {
         tls: Some(tls),
         ..settings
     })
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -33,7 +33,7 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// A TLS connection offering `alpn`, and the protocol the server chose.
-async fn tls_connect(
+pub(crate) async fn tls_connect(
     server: &MockServer,
     alpn: &[&[u8]],
 ) -> std::io::Result<(tokio_rustls::client::TlsStream<TcpStream>, Option<Vec<u8>>)> {
@@ -691,7 +691,7 @@ fn a_request_body_too_large_gets_413() {
 /// One frame read: type, flags, stream, payload.
 type RawFrame = (u8, u8, u32, Vec<u8>);
 
-fn raw_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+pub(crate) fn raw_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
     let mut frame = u32::try_from(payload.len()).unwrap().to_be_bytes()[1..].to_vec();
     frame.extend([kind, flags]);
     frame.extend(stream.to_be_bytes());

@@ -7,6 +7,7 @@ mod faults;
 mod fidelity;
 mod helpers;
 mod http2;
+mod http2_conformance;
 mod keep_alive;
 mod large;
 mod live;

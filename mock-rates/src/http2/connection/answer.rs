@@ -9,11 +9,13 @@ use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::time::Instant;
 
-use super::{Closing, Connection, signed};
+use super::{Connection, MAX_BACKLOG, MAX_HELD, STALL_TIMEOUT, signed};
 use crate::exchange::{Answer, AnswerFault, Outcome, Routed};
+use crate::http2::closing::Phase;
 use crate::http2::frame::{self, Reason};
 use crate::http2::idle::Expired;
 use crate::http2::stream::{Waiting, Work};
+use crate::http2::streams::Closed;
 use crate::settings::Framing;
 use crate::timing::DRIP_INTERVAL;
 
@@ -28,7 +30,24 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             due: Instant::now() + routed.delay,
             outcome: routed.outcome,
         };
-        self.waiting.insert(stream, Waiting { send_window, work });
+        self.streams.insert(stream, Waiting { send_window, work });
+    }
+
+    /// Routes the requests parked while the answers that wait held too much, in stream
+    /// order, as long as they hold less than [`MAX_HELD`].
+    pub(super) fn unpark(&mut self) {
+        while self.streams.held() <= MAX_HELD {
+            let Some(stream) = self.streams.next_parked() else {
+                break;
+            };
+            let Some(waiting) = self.streams.remove(stream) else {
+                break;
+            };
+            match waiting.work {
+                Work::Parked(upload) => self.route(stream, waiting.send_window, &upload),
+                _ => self.streams.insert(stream, waiting),
+            }
+        }
     }
 
     pub(super) fn act_now(&mut self, stream: u32, mut send_window: i64, outcome: Outcome) {
@@ -38,15 +57,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             Outcome::Refuse => return self.reset(stream, Reason::RefusedStream),
             Outcome::Hang => {
                 let work = Work::Hang;
-                self.waiting.insert(stream, Waiting { send_window, work });
+                self.streams.insert(stream, Waiting { send_window, work });
                 return;
             }
             Outcome::GoAway => {
                 // The stream is left unanswered; the connection ends on GOAWAY with an error
                 // code, which the client reports, and its open stream fails as it closes.
                 let work = Work::Hang;
-                self.waiting.insert(stream, Waiting { send_window, work });
-                return self.go_away(Closing::Now, Reason::InternalError);
+                self.streams.insert(stream, Waiting { send_window, work });
+                return self.go_away(Phase::Now, Reason::InternalError);
             }
         };
         let (framing, body) = match answer.fault {
@@ -61,24 +80,25 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         };
         let ends = answer.fault.is_none();
         if ends && body.is_empty() {
-            self.ended();
-            return frame::answer_headers(&mut self.output, stream, &answer, framing, true);
+            self.ended(stream, Closed::Ended);
+            return frame::answer_headers(&mut self.output.queue, stream, &answer, framing, true);
         }
-        frame::answer_headers(&mut self.output, stream, &answer, framing, false);
+        frame::answer_headers(&mut self.output.queue, stream, &answer, framing, false);
         if answer.fault == Some(AnswerFault::Drip) {
             return self.drip(stream, send_window, answer.body, 0);
         }
         let len = signed(body.len());
         if framing == Framing::ContentLength
             && len <= signed(self.max_frame)
-            && len <= self.send_window.min(send_window)
+            && len <= self.windows.send.min(send_window)
+            && self.backlog() + body.len() <= MAX_BACKLOG
         {
             // The usual answer: one DATA frame.
-            self.send_window -= len;
+            self.windows.send -= len;
             if ends {
-                self.ended();
+                self.ended(stream, Closed::Ended);
             }
-            frame::data(&mut self.output, stream, &body, ends);
+            frame::data(&mut self.output.queue, stream, &body, ends);
             if !ends {
                 self.reset(stream, Reason::InternalError);
             }
@@ -91,13 +111,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 self.reset(stream, Reason::InternalError);
             }
         } else {
-            let work = Work::Send { parts, ends };
-            self.waiting.insert(stream, Waiting { send_window, work });
+            let due = Instant::now() + STALL_TIMEOUT;
+            let work = Work::Send { parts, ends, due };
+            self.streams.insert(stream, Waiting { send_window, work });
         }
     }
 
-    /// Sends `parts` as DATA frames as far as the windows let them out, ending the stream
-    /// after the last if `ends`: whether all went out.
+    /// Sends `parts` as DATA frames as far as the windows (and the backlog) let them out,
+    /// ending the stream after the last if `ends`: whether all went out.
     pub(super) fn send(
         &mut self,
         stream: u32,
@@ -106,7 +127,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         ends: bool,
     ) -> bool {
         while let Some(part) = parts.front_mut() {
-            let room = self.send_window.min(*window).min(signed(self.max_frame));
+            let room = self
+                .windows
+                .send
+                .min(*window)
+                .min(signed(self.max_frame))
+                .min(signed(MAX_BACKLOG.saturating_sub(self.backlog())));
             if room <= 0 {
                 return false;
             }
@@ -116,10 +142,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             }
             let last = ends && parts.is_empty();
             if last {
-                self.ended();
+                self.ended(stream, Closed::Ended);
             }
-            frame::data(&mut self.output, stream, &piece, last);
-            self.send_window -= signed(piece.len());
+            frame::data(&mut self.output.queue, stream, &piece, last);
+            self.windows.send -= signed(piece.len());
             *window -= signed(piece.len());
         }
         true
@@ -129,44 +155,67 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     pub(super) fn drip(&mut self, stream: u32, mut send_window: i64, body: Bytes, mut next: usize) {
         if body.is_empty() {
             let work = Work::Hang;
-            self.waiting.insert(stream, Waiting { send_window, work });
+            self.streams.insert(stream, Waiting { send_window, work });
             return;
         }
-        if self.send_window > 0 && send_window > 0 {
-            frame::data(&mut self.output, stream, &body[next..=next], false);
-            self.send_window -= 1;
+        if self.windows.send > 0 && send_window > 0 {
+            frame::data(&mut self.output.queue, stream, &body[next..=next], false);
+            self.windows.send -= 1;
             send_window -= 1;
             next = (next + 1) % body.len();
         }
         let due = Instant::now() + DRIP_INTERVAL;
         let work = Work::Drip { body, next, due };
-        self.waiting.insert(stream, Waiting { send_window, work });
+        self.streams.insert(stream, Waiting { send_window, work });
     }
 
-    /// Resets an open stream that is not in `waiting`.
+    /// A stream taken out of the table goes on if it was waiting to send, and goes back if
+    /// it has more to send.
+    pub(super) fn resume(&mut self, stream: u32, mut waiting: Waiting) {
+        if let Work::Send { parts, ends, due } = &mut waiting.work {
+            let ends = *ends;
+            let before = waiting.send_window;
+            if self.send(stream, &mut waiting.send_window, parts, ends) {
+                if !ends {
+                    self.reset(stream, Reason::InternalError);
+                }
+                return;
+            }
+            if waiting.send_window != before {
+                // The client took some: it is not stalled.
+                *due = Instant::now() + STALL_TIMEOUT;
+            }
+        }
+        self.streams.insert(stream, waiting);
+    }
+
+    /// Resets an open stream that is not in the table.
     pub(super) fn reset(&mut self, stream: u32, reason: Reason) {
-        self.ended();
-        frame::rst_stream(&mut self.output, stream, reason);
+        self.ended(stream, Closed::ResetByServer);
+        frame::rst_stream(&mut self.output.queue, stream, reason);
     }
 
     /// An open stream ended.
-    pub(super) fn ended(&mut self) {
+    pub(super) fn ended(&mut self, stream: u32, how: Closed) {
         self.open -= 1;
         self.active = true;
         if self.open == 0 {
             self.state.count_h2_connection_idle();
         }
+        if how == Closed::Ended {
+            self.calm.answered();
+        }
+        self.streams.closed(stream, how);
     }
 
-    /// Looks at the waiting streams whose time has come, and at the idle timer: whether
-    /// either did anything.
+    /// Looks at the waiting streams whose time has come, the drain's deadline, and the idle
+    /// timer: whether any did anything.
     pub(super) fn poll_timers(&mut self, context: &mut Context<'_>) -> bool {
         let mut fired = false;
-        let due = self
-            .waiting
-            .values()
-            .filter_map(|waiting| waiting.work.due())
-            .min();
+        let due = match (self.streams.next_due(), self.closing.drain_due()) {
+            (Some(stream), Some(drain)) => Some(stream.min(drain)),
+            (stream, drain) => stream.or(drain),
+        };
         if let Some(due) = due {
             if self.timer_due != Some(due) {
                 self.timer.as_mut().reset(due);
@@ -178,7 +227,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 fired = true;
             }
         }
-        let busy = !self.waiting.is_empty();
+        let busy = !self.streams.is_empty();
         if let Some(expired) = self.idle.poll_expired(context, &self.state, busy) {
             match expired {
                 Expired::Moved => {}
@@ -188,7 +237,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 }
                 Expired::GoAway => {
                     self.state.count_idle_close();
-                    self.go_away(Closing::Now, Reason::NoError);
+                    self.go_away(Phase::Now, Reason::NoError);
                 }
             }
             // The timer, moved or done with, is polled again on the next turn.
@@ -197,16 +246,16 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         fired
     }
 
+    /// Acts on what is due at `now`: the streams whose deadline has passed, one by one in
+    /// time order (no other stream is looked at), and a drain whose PING went unanswered.
     pub(super) fn due_work(&mut self, now: Instant) {
-        let due: Vec<u32> = self
-            .waiting
-            .iter()
-            .filter(|(_, waiting)| waiting.work.due().is_some_and(|due| due <= now))
-            .map(|(&stream, _)| stream)
-            .collect();
-        for stream in due {
-            let Some(waiting) = self.waiting.remove(&stream) else {
-                continue;
+        if self.closing.drain_expired(now) {
+            // The client never answered the PING: the last stream is named now.
+            self.go_away(Phase::Graceful, Reason::NoError);
+        }
+        while let Some(stream) = self.streams.next_expired(now) {
+            let Some(waiting) = self.streams.remove(stream) else {
+                break;
             };
             match waiting.work {
                 Work::Body(_) => {
@@ -215,13 +264,16 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                     let answer =
                         Answer::problem(408, "the request body did not arrive in time", &[]);
                     self.act(stream, waiting.send_window, answer.into());
-                    frame::rst_stream(&mut self.output, stream, Reason::NoError);
+                    if !self.streams.contains(stream) {
+                        frame::rst_stream(&mut self.output.queue, stream, Reason::NoError);
+                        self.streams.closed(stream, Closed::ResetByServer);
+                    }
                 }
                 Work::Delay { outcome, .. } => self.act_now(stream, waiting.send_window, outcome),
                 Work::Drip { body, next, .. } => self.drip(stream, waiting.send_window, body, next),
-                Work::Send { .. } | Work::Hang => {
-                    self.waiting.insert(stream, waiting);
-                }
+                // The client left its window shut for STALL_TIMEOUT.
+                Work::Send { .. } => self.reset(stream, Reason::Cancel),
+                Work::Hang | Work::Parked(_) => self.streams.insert(stream, waiting),
             }
         }
     }

@@ -1,5 +1,6 @@
 //! HPACK decoding (RFC 7541) of request heads: the static and dynamic tables, integers, and
-//! string literals (Huffman-coded ones through [`super::huffman`]).
+//! string literals (Huffman-coded ones through [`huffman`]), with the header-list limit kept
+//! while decoding.
 //!
 //! Written here because the HPACK crates at hand decode Huffman strings slowly for an
 //! instrument (loona-hpack builds a hash map for every string: 250k instructions per request
@@ -9,21 +10,35 @@
 
 use std::collections::VecDeque;
 
-use super::huffman;
+use crate::http2::huffman;
 
 /// The dynamic table's size before the client changes it, and the most it may: the default,
 /// as mock-rates' SETTINGS do not announce another (RFC 9113 §6.5.2).
-pub(super) const TABLE_SIZE: usize = 4096;
+pub(in crate::http2) const TABLE_SIZE: usize = 4096;
+
+/// The scratch buffers of Huffman-coded strings keep this much room from block to block; a
+/// larger string's room is given back after its block.
+const SCRATCH_KEPT: usize = 4096;
+
+/// How a header block decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::http2) enum Block {
+    /// Every field was handed over.
+    Whole,
+    /// The header list grew past the limit: the fields after it were decoded (the dynamic
+    /// table must stay the client's) but not handed over.
+    Oversized,
+}
 
 /// A header block that is not valid HPACK: a connection error (COMPRESSION_ERROR).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct DecodeError(pub &'static str);
+pub(in crate::http2) struct DecodeError(pub &'static str);
 
 /// A dynamic table entry: a name and a value.
 type Entry = (Box<[u8]>, Box<[u8]>);
 
 #[derive(Debug)]
-pub(super) struct Decoder {
+pub(in crate::http2) struct Decoder {
     /// Newest first, as the table is indexed (RFC 7541 §2.3.3).
     dynamic: VecDeque<Entry>,
     /// The table's size as HPACK counts it: each entry's name and value, plus 32.
@@ -46,11 +61,61 @@ impl Default for Decoder {
 }
 
 impl Decoder {
-    /// Decodes a whole header block, handing each field to `field` in order.
-    pub(super) fn decode(
+    /// Decodes a whole header block, handing each field to `field` in order while the header
+    /// list (each field's name and value, plus 32: RFC 9113 §6.5.2) is within `max_list`.
+    /// Past it nothing more is handed over, so that what a block can make the caller keep is
+    /// bounded by the limit however often the block references a large entry.
+    pub(in crate::http2) fn decode(
         &mut self,
         block: &[u8],
+        max_list: usize,
         mut field: impl FnMut(&[u8], &[u8]),
+    ) -> Result<Block, DecodeError> {
+        let mut list = 0usize;
+        let mut take = |name: &[u8], value: &[u8]| {
+            if list <= max_list {
+                list = list.saturating_add(name.len() + value.len() + 32);
+                if list <= max_list {
+                    field(name, value);
+                }
+            }
+        };
+        let decoded = self.decode_fields(block, &mut take);
+        if self.name.capacity() > SCRATCH_KEPT {
+            self.name = Vec::new();
+        }
+        if self.value.capacity() > SCRATCH_KEPT {
+            self.value = Vec::new();
+        }
+        decoded?;
+        Ok(if list <= max_list {
+            Block::Whole
+        } else {
+            Block::Oversized
+        })
+    }
+
+    /// The bytes the decoder keeps between blocks: its table's entries and its scratch room.
+    pub(in crate::http2) fn retained(&self) -> usize {
+        self.dynamic
+            .iter()
+            .map(|(name, value)| name.len() + value.len())
+            .sum::<usize>()
+            + self.dynamic.capacity() * std::mem::size_of::<Entry>()
+            + self.name.capacity()
+            + self.value.capacity()
+    }
+
+    /// The entries in the dynamic table.
+    #[cfg(test)]
+    pub(in crate::http2) fn table_len(&self) -> usize {
+        self.dynamic.len()
+    }
+
+    fn decode_fields(
+        &mut self,
+        block: &[u8],
+        field: &mut impl FnMut(&[u8], &[u8]),
     ) -> Result<(), DecodeError> {
         let mut rest = block;
         let mut first = true;
@@ -246,7 +311,7 @@ mod tests {
 
     fn decode(decoder: &mut Decoder, block: &[u8]) -> Result<Vec<(String, String)>, DecodeError> {
         let mut fields = Vec::new();
-        decoder.decode(block, |name, value| {
+        decoder.decode(block, usize::MAX, |name, value| {
             fields.push((
                 String::from_utf8(name.to_vec()).unwrap(),
                 String::from_utf8(value.to_vec()).unwrap(),
@@ -375,6 +440,63 @@ mod tests {
         ] {
             assert!(decode(&mut decoder, block).is_err(), "{block:02x?}");
         }
+    }
+
+    /// The amplification of issue #38: one 4 000-byte entry for `:path`, then a block that
+    /// references it as often as 64 KiB allow. The fields handed over stop at the limit, and
+    /// what the decoder keeps is its table and a little scratch room, not the block's worth.
+    #[test]
+    fn a_block_that_references_a_large_entry_over_and_over_stops_at_the_limit() {
+        let mut decoder = Decoder::default();
+        // A literal with incremental indexing, name `:path` (index 4), its value 4 000 raw
+        // bytes: a length of 127 + 33 + 30 * 128.
+        let mut block = vec![0x44, 0x7f, 0xa1, 30];
+        block.extend(vec![b'a'; 4000]);
+        let mut handed = 0usize;
+        assert_eq!(
+            decoder.decode(&block, 16_384, |name, value| {
+                handed += name.len() + value.len();
+            }),
+            Ok(Block::Whole)
+        );
+        assert_eq!(decoder.table_len(), 1);
+        let amplified = vec![0xbe; 64 * 1024];
+        handed = 0;
+        assert_eq!(
+            decoder.decode(&amplified, 16_384, |name, value| {
+                handed += name.len() + value.len();
+            }),
+            Ok(Block::Oversized)
+        );
+        assert!(handed <= 16_384, "{handed} bytes handed over");
+        assert!(
+            decoder.retained() <= TABLE_SIZE + 2 * SCRATCH_KEPT + 1024,
+            "{} bytes kept",
+            decoder.retained()
+        );
+    }
+
+    #[test]
+    fn a_large_huffman_string_s_room_is_given_back() {
+        let mut decoder = Decoder::default();
+        let mut block = vec![0x04];
+        let text = "a".repeat(10_000);
+        let mut coded = Vec::new();
+        httlib_huffman::encode(text.as_bytes(), &mut coded).unwrap();
+        block.push(0xff);
+        let mut rest = coded.len() - 127;
+        while rest >= 128 {
+            block.push((rest % 128) as u8 | 0x80);
+            rest /= 128;
+        }
+        block.push(rest as u8);
+        block.extend(coded);
+        let mut len = 0;
+        decoder
+            .decode(&block, usize::MAX, |_, value| len = value.len())
+            .unwrap();
+        assert_eq!(len, 10_000);
+        assert!(decoder.retained() <= 2 * SCRATCH_KEPT);
     }
 
     /// The same blocks read by loona-hpack, another decoder, field for field.
