@@ -53,7 +53,7 @@ pub(crate) async fn run(stream: TcpStream, state: MockState) {
 }
 
 async fn serve<S: Transport>(stream: S, state: MockState, peer_loopback: bool) -> io::Result<()> {
-    Connection {
+    Http1Connection {
         stream,
         state,
         peer_loopback,
@@ -83,7 +83,8 @@ impl Transport for TlsStream<TcpStream> {
     }
 }
 
-struct Connection<S> {
+/// One connection speaking HTTP/1.1 (one that negotiated h2 is `http2`'s connection).
+struct Http1Connection<S> {
     stream: S,
     state: MockState,
     peer_loopback: bool,
@@ -107,7 +108,7 @@ const INLINE_BODY: usize = 16 * 1024;
 /// How much of a chunked body is gathered before it is written.
 const WRITE_BATCH: usize = 64 * 1024;
 
-impl<S: Transport> Connection<S> {
+impl<S: Transport> Http1Connection<S> {
     async fn serve(&mut self) -> io::Result<()> {
         let keep_alive_enabled = !self.state.keep_alive().is_zero();
         loop {
