@@ -153,6 +153,9 @@ def parse_crate(root_file):
                 if match.group(1) and match.group(1).startswith("pub") and absolute[-1] != "*":
                     module.reexports[alias or absolute[-1]] = absolute
         body = re.sub(r"^\s*(pub(?:\([^)]*\))?\s+)?use\s+[^;]+;", lambda m: "\n" * m.group(0).count("\n"), code, flags=re.M)
+        # A visibility restricted to a path (`pub(in crate::http2)`) names where an item may be
+        # seen, not an item it uses.
+        body = re.sub(r"\bpub\s*\(\s*in\s+[^)]*\)", "pub", body)
         heads = "|".join(["crate", "super", "self"] + [re.escape(name) for name in module.children])
         for match in re.finditer(r"(?<![A-Za-z0-9_:])(" + heads + r")((?:::" + IDENT + r")+)", body):
             line = body.count("\n", 0, match.start()) + 1
@@ -270,8 +273,10 @@ def self_test():
         },
         "acyclic": {
             "src/lib.rs": "mod a;\nmod b;\npub use b::Shared;\npub fn f() { a::g(); }\n",
-            "src/a.rs": "use crate::Shared;\npub fn g() { let _ = Shared; }\n",
+            "src/a.rs": "mod c;\nuse crate::Shared;\npub fn g() { let _ = Shared; c::k(); }\n",
             "src/b.rs": "pub struct Shared;\n#[cfg(test)]\nmod tests { use crate::a; }\n",
+            # A child's item visible only as far as its parent is no use of the parent.
+            "src/a/c.rs": "pub(in crate::a) fn k() {}\n",
         },
     }
     found = {}

@@ -3,10 +3,10 @@
 //! while reqwest's async client does the work on a runtime of its own, on a thread of its own
 //! (one per client); the adapter makes each call on tokio's blocking pool, as ureq's does.
 //!
-//! The client is the async adapter's ([`super::configured`]: the same TLS, rustls with
+//! The client is the async adapter's ([`crate::builder::configured`]: the same TLS, rustls with
 //! aws-lc-rs trusting the system's roots and `extra_ca_pem`, verification on; the same HTTP
 //! version selection, HTTP/2 by ALPN; timeouts, pool, no proxy, no redirects), wrapped in
-//! reqwest's blocking builder, and its errors read the same way ([`super::rates_error`]).
+//! reqwest's blocking builder, and its errors read the same way ([`crate::builder::rates_error`]).
 //!
 //! Outside a runtime: reqwest's blocking client waits for its thread to start (and every call
 //! for its answer) with a wait that, in a debug build, first checks that no async runtime is
@@ -33,7 +33,7 @@ use rates_common::{
     on_blocking_pool,
 };
 
-use crate::{ReqwestResolver, ReqwestTls, build_failed, configured, rates_error};
+use crate::builder::{ReqwestResolver, ReqwestTls, build_failed, configured, rates_error};
 
 /// Fetches rates with one reqwest blocking client, built once, on at most `blocking_threads`
 /// threads of the blocking pool.
