@@ -89,7 +89,9 @@ pub fn run(settings: &RunSettings, stack: Stack<'_>) -> Result<Vec<FanoutRow>, B
         // load suite) may have left a client's connection idle in them; it is gone once the
         // service's idle timeout has passed (docs/findings/fanout-tls-check-after-load.md).
         let idle = caps.idle_timeout_ms.unwrap_or(DEFAULT_IDLE_TIMEOUT_MS);
-        std::thread::sleep(std::time::Duration::from_millis(idle + IDLE_CLOSE_MARGIN_MS));
+        std::thread::sleep(std::time::Duration::from_millis(
+            idle + IDLE_CLOSE_MARGIN_MS,
+        ));
     }
     let rows = measure(settings, stack, &admin, &caps);
     latency.clear()?;
