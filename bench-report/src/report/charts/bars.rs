@@ -15,6 +15,10 @@ pub struct Bar {
     pub note: String,
 }
 
+/// The plot area's width: the 960 px picture less its margins (16 px each side) and the y
+/// labels' 80 px.
+const PLOT_WIDTH: u32 = 960 - 2 * 16 - 80;
+
 /// A vertical bar chart with one bar per entry, in order.
 pub fn bar_chart(path: &Path, title: &str, y_desc: &str, bars: &[Bar]) -> Result<(), ReportError> {
     let chart_error =
@@ -58,6 +62,11 @@ pub fn bar_chart(path: &Path, title: &str, y_desc: &str, bars: &[Bar]) -> Result
         .map_err(|e| chart_error(&e))?;
 
     let fill = RGBColor(70, 110, 180);
+    // A bar fills half its slot and more: the margin on each side is at most 24 px, and at
+    // most a quarter of the slot, so that many bars (every client over every protocol) never
+    // get a width below zero.
+    let slot = PLOT_WIDTH / u32::try_from(bars.len()).unwrap_or(u32::MAX).max(1);
+    let bar_margin = (slot / 4).min(24);
     // One histogram per bar: a histogram of several keeps them in a HashMap, which would
     // write the bars in a different order each time, and the same results in another SVG.
     for (index, bar) in bars.iter().enumerate() {
@@ -65,7 +74,7 @@ pub fn bar_chart(path: &Path, title: &str, y_desc: &str, bars: &[Bar]) -> Result
             .draw_series(
                 Histogram::vertical(&chart)
                     .style(fill.mix(0.85).filled())
-                    .margin(24)
+                    .margin(bar_margin)
                     .data([(index as u32, bar.value)]),
             )
             .map_err(|e| chart_error(&e))?;
