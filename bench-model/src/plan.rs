@@ -114,12 +114,20 @@ impl RunPlan {
                 protocols_left_out.push((protocol, why));
                 continue;
             }
-            let (mut clients, left_out) = self.split(protocol);
+            let (mut clients, mut left_out) = self.split(protocol);
             if suite == SuiteName::Resolution {
                 with_resolver_row(&mut clients);
             }
+            // A probe is a library with its TLS backend, whatever the protocol: every pair as
+            // users get it, a finding's setting only when named.
             if matches!(suite, SuiteName::Adoption | SuiteName::Dependencies) {
                 clients = self.listed();
+                left_out = self
+                    .clients
+                    .iter()
+                    .filter(|client| !clients.contains(client))
+                    .map(|&client| (client, LeftOut::SettingOnlyWhenNamed))
+                    .collect();
             }
             let bodies = if suite == SuiteName::Latency && protocol == Protocol::Http {
                 settings.latency_body_sizes.clone()
