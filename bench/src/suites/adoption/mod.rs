@@ -20,8 +20,8 @@ use crate::suites::adoption::build::{Cargo, Scratch};
 use crate::suites::adoption::probes::Probe;
 use crate::suites::progress::progress_bar;
 use bench_model::{
-    AdoptionResults, AdoptionRow, AdoptionSettings, ClientName, DependenciesResults, DependencyRow,
-    Environment, RunSettings, StoredFrom, SuiteName,
+    AdoptionInputs, AdoptionResults, AdoptionRow, AdoptionSettings, ClientName,
+    DependenciesResults, DependencyRow, Environment, RunSettings, StoredFrom, SuiteName,
 };
 use bench_model::{Protocol, RunPlan};
 
@@ -60,18 +60,24 @@ pub fn store_measured(
     if results.base.is_none() || clients.iter().any(|&client| results.row(client).is_none()) {
         return Err("not every probe was measured, so nothing was stored".to_owned());
     }
-    let cargo = Cargo::find()?;
-    let inputs = store::inputs(
-        &cargo,
-        &workspace().join("Cargo.lock"),
-        environment,
-        &clients,
-    )?;
+    let inputs = inputs_now(environment, &clients)?;
     let from = StoredFrom {
         measured_utc: environment.started_utc.clone(),
         run: run.display().to_string(),
     };
     store::save(&store::path(target_dir), inputs, from, results)
+}
+
+/// What the adoption figures of `clients` depend on now (store::inputs), from this
+/// workspace's lock file and the cargo and rustc that build the probes.
+fn inputs_now(environment: &Environment, clients: &[ClientName]) -> Result<AdoptionInputs, String> {
+    let cargo = Cargo::find()?;
+    store::inputs(
+        &cargo,
+        &workspace().join("Cargo.lock"),
+        environment,
+        clients,
+    )
 }
 
 /// For a run that does not build the probes: the figures an earlier run on this machine
@@ -90,13 +96,7 @@ pub fn stored(
         return Ok(None);
     }
     let clients = RunPlan::of(settings).listed();
-    let cargo = Cargo::find()?;
-    let inputs = store::inputs(
-        &cargo,
-        &workspace().join("Cargo.lock"),
-        environment,
-        &clients,
-    )?;
+    let inputs = inputs_now(environment, &clients)?;
     store::load(&file, &inputs, &clients)
 }
 
