@@ -19,11 +19,12 @@ USE_CASES = [
     "Blocking or CLI code",
     "The smallest binary",
     "The fastest builds",
+    "A service with a small memory budget",
 ]
 CRITERIA = [
     "Capacity",
     "CPU per request",
-    "Peak memory",
+    "Memory held, pool warm",
     "Client construction",
     "Fan-out",
     "Behaviour under faults",

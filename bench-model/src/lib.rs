@@ -17,6 +17,7 @@ mod idle;
 mod latency;
 mod load;
 mod machine;
+mod memory;
 pub mod noise;
 pub mod plan;
 mod protocol;
@@ -53,6 +54,7 @@ pub use load::{
     LoadSettings, Scenario, SecondPoint, StatusCount,
 };
 pub use machine::MachineLoad;
+pub use memory::{MemoryPoint, MemoryRound, MemoryRow, MemorySettings};
 pub use noise::Noise;
 pub use plan::{LeftOut, ProtocolPlan, RunPlan, SuitePlan};
 pub use protocol::Protocol;

@@ -286,12 +286,16 @@ fn drives_service_over_protocols(suite: SuiteName) -> bool {
 }
 
 /// Why `suite` leaves out `protocol`, one of the run's, if it does. HTTP/2 changes how calls
-/// share connections, which latency, load and fanout show, and what a call costs, which cost
-/// counts; the connections suite measures connection set-up, where HTTP/2 adds only its
+/// share connections, which latency, load and fanout show, what a call costs, which cost
+/// counts, and what a pool holds, which memory reads; the connections suite measures connection set-up, where HTTP/2 adds only its
 /// preface to the https handshake; resilience runs over TLS when asked to.
 fn suite_left_out(suite: SuiteName, protocol: Protocol, resilience_tls: bool) -> Option<LeftOut> {
     match suite {
-        SuiteName::Latency | SuiteName::Load | SuiteName::Fanout | SuiteName::Cost => None,
+        SuiteName::Latency
+        | SuiteName::Load
+        | SuiteName::Fanout
+        | SuiteName::Cost
+        | SuiteName::Memory => None,
         SuiteName::Connections => (protocol == Protocol::H2).then_some(LeftOut::SetUpIsHttps),
         SuiteName::Resilience => {
             (protocol.is_tls() && !resilience_tls).then_some(LeftOut::ResilienceTlsNotAsked)

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use crate::{
     AdoptionResults, BaselineComparison, CalibrationRow, ConnectionsRow, ConstructionRow, CostRow,
     DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck,
-    IdleRow, LatencyRow, LoadRow, MachineLoad, Protocol, ResilienceResults, ResolutionRow,
-    RunSettings,
+    IdleRow, LatencyRow, LoadRow, MachineLoad, MemoryRow, Protocol, ResilienceResults,
+    ResolutionRow, RunSettings,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -61,6 +61,9 @@ pub struct Results {
     /// The idle suite: calls meeting connections the server closes for idleness.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub idle: Vec<IdleRow>,
+    /// The memory suite: what each client holds, built and with its pool warm.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory: Vec<MemoryRow>,
     /// Why the idle suite was skipped (a mock-rates given by URL), when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_skipped: Option<String>,
@@ -116,6 +119,7 @@ impl Results {
             load: Vec::new(),
             idle: Vec::new(),
             idle_skipped: None,
+            memory: Vec::new(),
             resolution: Vec::new(),
             resolution_skipped: None,
             fd_check: None,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, ForeignUpstream,
-    IdleSettings, LoadSettings, Protocol, ResilienceSettings, ResolutionSettings,
+    IdleSettings, LoadSettings, MemorySettings, Protocol, ResilienceSettings, ResolutionSettings,
 };
 
 /// A suite, as named on the command line and in results.json.
@@ -54,6 +54,10 @@ pub enum SuiteName {
     /// connection, failed or were sent again, with the client's idle timeout above and below
     /// the server's.
     Idle,
+    /// Each adapter in a process of its own, per protocol and round: the memory it holds once
+    /// built, with one pooled connection, and with its pool warm after a burst of concurrent
+    /// calls (anonymous resident memory, heap, threads, connections).
+    Memory,
     /// Each adapter through the port, a new connection per call, to the upstream by address
     /// and by a host name that a DNS server of the bench's own answers after a delay, inside
     /// a network namespace whose `resolv.conf` points at it (root only): what resolving adds
@@ -71,10 +75,11 @@ pub enum SuiteName {
 
 impl SuiteName {
     /// Every suite a default run takes, in its order: all but the adoption suite.
-    pub const ALL: [SuiteName; 11] = [
+    pub const ALL: [SuiteName; 12] = [
         SuiteName::Dependencies,
         SuiteName::Latency,
         SuiteName::Connections,
+        SuiteName::Memory,
         SuiteName::Idle,
         SuiteName::Resolution,
         SuiteName::Decode,
@@ -96,6 +101,7 @@ impl SuiteName {
             SuiteName::Faults => "faults",
             SuiteName::Resilience => "resilience",
             SuiteName::Idle => "idle",
+            SuiteName::Memory => "memory",
             SuiteName::Resolution => "resolution",
             SuiteName::Adoption => "adoption",
             SuiteName::Dependencies => "dependencies",
@@ -113,6 +119,7 @@ impl SuiteName {
             | SuiteName::Faults
             | SuiteName::Resilience
             | SuiteName::Idle
+            | SuiteName::Memory
             | SuiteName::Adoption => true,
             // It starts its own, inside its network namespace.
             SuiteName::Decode | SuiteName::Resolution | SuiteName::Dependencies => false,
@@ -127,6 +134,7 @@ impl SuiteName {
             | SuiteName::Decode
             | SuiteName::Cost
             | SuiteName::Idle
+            | SuiteName::Memory
             | SuiteName::Resolution
             | SuiteName::Adoption
             | SuiteName::Dependencies => false,
@@ -247,6 +255,9 @@ pub struct RunSettings {
     /// idle: the server's idle timeout, the gaps, the calls.
     #[serde(default)]
     pub idle: IdleSettings,
+    /// memory: the burst that warms the pool, the rounds.
+    #[serde(default)]
+    pub memory: MemorySettings,
     /// resolution: the DNS server's delays, the calls.
     #[serde(default)]
     pub resolution: ResolutionSettings,

@@ -49,6 +49,8 @@ pub enum BenchError {
     Resilience(String),
     #[error("idle suite: {0}")]
     Idle(String),
+    #[error("memory suite: {0}")]
+    Memory(String),
     #[error("resolution suite: {0}")]
     Resolution(String),
     #[error("adoption suite: {0}")]

@@ -14,6 +14,7 @@ pub mod clients;
 pub mod cpu;
 pub mod env;
 pub mod error;
+pub mod heap;
 pub mod machine;
 pub mod process_cpu;
 mod release;

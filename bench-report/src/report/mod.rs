@@ -19,6 +19,7 @@ pub mod json;
 mod latency;
 mod load;
 mod machine;
+mod memory;
 mod noise;
 mod resilience;
 mod resolution;
@@ -96,6 +97,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
         upstream::section(results),
         latency::section(results, charts),
         connections::section(results),
+        memory::section(results),
         idle::section(results),
         resolution::section(results),
         decode::section(results, charts),

@@ -67,7 +67,11 @@ pub fn agreement(runs: &[Results], labels: &[String]) -> Section {
                 .map(|(index, label)| format!("run {}: {label}", index + 1))
                 .collect(),
         ))
-        .with(Part::Table(pick_agreement(&agreement)))
+        .with(Part::Table(pick_agreement(&agreement, Weighed::AsShipped)))
+        .with(Part::Table(pick_agreement(
+            &agreement,
+            Weighed::AsConfigured,
+        )))
         .with(Part::Table(criterion_agreement(&agreement)))
         .with(Part::Prose(format!(
             "**{held} of {} picks held in every run; {contradicted} \"beyond the noise\" claims \
@@ -89,7 +93,14 @@ pub fn agreement(runs: &[Results], labels: &[String]) -> Section {
         }))
 }
 
-fn pick_agreement(agreement: &Agreement) -> Table {
+/// Which picks a table shows: as shipped, or with documented settings.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Weighed {
+    AsShipped,
+    AsConfigured,
+}
+
+fn pick_agreement(agreement: &Agreement, weighed: Weighed) -> Table {
     use Align::Left;
     let mut columns = vec![("Use case", Left)];
     columns.extend(
@@ -99,15 +110,30 @@ fn pick_agreement(agreement: &Agreement) -> Table {
     );
     columns.push(("Held", Left));
     Table {
-        title: "verdict across runs: the pick of each run".to_owned(),
+        title: match weighed {
+            Weighed::AsShipped => "verdict across runs: the pick of each run".to_owned(),
+            Weighed::AsConfigured => {
+                "verdict across runs: the pick of each run with each library's documented \
+                 settings (the rows of a setting the runs measured as candidates too)"
+                    .to_owned()
+            }
+        },
         columns,
         rows: agreement
             .picks
             .iter()
             .map(|pick| {
                 let mut row = vec![pick.use_case.to_owned()];
-                row.extend(pick.choices.iter().map(ToString::to_string));
-                row.push(pick.held_cell());
+                match weighed {
+                    Weighed::AsShipped => {
+                        row.extend(pick.choices.iter().map(ToString::to_string));
+                        row.push(pick.held_cell());
+                    }
+                    Weighed::AsConfigured => {
+                        row.extend(pick.configured.iter().map(ToString::to_string));
+                        row.push(pick.configured_held_cell());
+                    }
+                }
                 row
             })
             .collect(),
@@ -153,6 +179,15 @@ fn criterion_agreement(agreement: &Agreement) -> Table {
     }
 }
 
+/// `text` ending with a full stop.
+fn sentence(text: &str) -> String {
+    if text.ends_with('.') {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
+}
+
 /// The most runs `bench verdict` compares (a column each).
 pub const MAX_RUNS: usize = 8;
 
@@ -171,16 +206,29 @@ fn picks(verdict: &Verdict) -> Table {
         columns: vec![
             ("Use case", Left),
             ("Pick", Left),
+            ("With documented settings", Left),
             ("Rule, and this run's figures", Left),
         ],
         rows: verdict
             .picks
             .iter()
             .map(|pick| {
+                let configured = &pick.configured;
+                let reason = if configured.choice == pick.choice && configured.reason == pick.reason
+                {
+                    pick.reason.clone()
+                } else {
+                    format!(
+                        "{} With documented settings: {}",
+                        sentence(&pick.reason),
+                        configured.reason
+                    )
+                };
                 vec![
                     pick.use_case.to_owned(),
                     pick.choice.to_string(),
-                    pick.reason.clone(),
+                    configured.choice.to_string(),
+                    reason,
                 ]
             })
             .collect(),

@@ -17,7 +17,8 @@ pub enum Criterion {
     /// The service's CPU per payment with a larger upstream answer, of so many bytes.
     CpuPerRequestOfAnswer(u64),
     Instructions(Protocol),
-    PeakMemory,
+    /// Memory a client holds with its pool warm, in a process of its own (the memory suite).
+    Memory(Protocol),
     Allocations(Protocol),
     Handshake,
     Construction,
@@ -26,6 +27,9 @@ pub enum Criterion {
     /// Calls that failed when the upstream's idle close met their request (the idle suite's
     /// forced race).
     IdleRace,
+    /// The same with the client's idle timeout below the server's: the setting that keeps a
+    /// connection from being reused as the server closes it.
+    IdleRaceBelow,
     /// DNS questions per new connection to the upstream by name (the resolution suite).
     DnsQuestions,
     BuildTime,
@@ -49,13 +53,16 @@ impl Criterion {
                 format!("CPU per request, {} answer", size_name(bytes))
             }
             Self::Instructions(protocol) => format!("Instructions per call, {protocol}"),
-            Self::PeakMemory => "Peak memory".to_owned(),
+            Self::Memory(protocol) => format!("Memory held, pool warm, {protocol}"),
             Self::Allocations(protocol) => format!("Allocations per call, {protocol}"),
             Self::Handshake => "New connection per call (full TLS handshake)".to_owned(),
             Self::Construction => "Client construction".to_owned(),
             Self::Fanout => "Fan-out".to_owned(),
             Self::Faults => "Behaviour under faults".to_owned(),
             Self::IdleRace => "Calls lost to an idle close".to_owned(),
+            Self::IdleRaceBelow => {
+                "Calls lost to an idle close, idle timeout below the server's".to_owned()
+            }
             Self::DnsQuestions => "DNS questions per new connection".to_owned(),
             Self::BuildTime => "Build time".to_owned(),
             Self::BinarySize => "Binary size".to_owned(),

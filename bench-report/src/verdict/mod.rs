@@ -7,6 +7,7 @@ mod criteria;
 mod judge;
 mod of_run;
 mod picks;
+mod settings;
 mod stability;
 
 pub use judge::{
@@ -14,7 +15,7 @@ pub use judge::{
     resolution,
 };
 pub use of_run::{Verdict, verdict};
-pub use picks::{Choice, Pick, percent};
+pub use picks::{Choice, Configured, Pick, percent};
 pub use stability::{Agreement, CriterionAgreement, PickAgreement, Status, agreement};
 
 #[cfg(test)]

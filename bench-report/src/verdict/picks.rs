@@ -5,17 +5,49 @@
 use std::fmt;
 
 use crate::verdict::judge::{
-    Criterion, Figure, Judgement, Outcome, Resolution, compare, resolution,
+    Criterion, Figure, Judgement, Outcome, Resolution, compare, rank, resolution,
 };
+use crate::verdict::settings::{idle_timeout_setting, setting};
 use bench_model::{ClientName, Protocol};
 
-/// One use case's pick.
+/// One use case's pick: among the libraries as users get them, and among them with each
+/// library's documented settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pick {
     pub use_case: &'static str,
+    /// Among the pairs (library and TLS backend) as shipped: no setting row is a candidate.
     pub choice: Choice,
     /// The rule, and how this run's figures made the pick, in one line.
     pub reason: String,
+    /// The same rule with each library's documented settings as candidates too.
+    pub configured: Configured,
+}
+
+/// A use case's pick with each library's documented settings: the rows of an adapter setting
+/// the run measured (`reqwest-hickory-dns`, `reqwest-retry`, ...) are candidates beside their
+/// pairs, and where the idle suite measured a client with its idle timeout below the server's,
+/// that figure stands for the client when it is the better one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Configured {
+    pub choice: Choice,
+    pub reason: String,
+}
+
+/// Which candidates a use case weighs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Weighed {
+    /// The pairs as users get them.
+    AsShipped,
+    /// The pairs and every row of a documented setting, and the idle timeout below the server's.
+    AsConfigured,
+}
+
+/// One use case decided one way.
+#[derive(Clone, Debug, PartialEq)]
+struct Decided {
+    use_case: &'static str,
+    choice: Choice,
+    reason: String,
 }
 
 /// What a rule decided.
@@ -48,17 +80,47 @@ impl fmt::Display for Choice {
     }
 }
 
-/// Every use case, in the table's order.
+/// Every use case, in the table's order: as shipped, and with documented settings.
 pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
+    let shipped = decide(criteria, Weighed::AsShipped);
+    let configured = decide(criteria, Weighed::AsConfigured);
+    shipped
+        .into_iter()
+        .zip(configured)
+        .map(|(shipped, configured)| Pick {
+            use_case: shipped.use_case,
+            choice: shipped.choice,
+            reason: shipped.reason,
+            configured: Configured {
+                choice: configured.choice,
+                reason: configured.reason,
+            },
+        })
+        .collect()
+}
+
+/// Every use case decided among the candidates `weighed` names.
+fn decide(criteria: &[Judgement], weighed: Weighed) -> Vec<Decided> {
     let find = |criterion: Criterion| criteria.iter().find(|j| j.criterion == criterion);
     let capacity = find(Criterion::Capacity);
-    // The picks are among the pairs as users get them: a row of an adapter setting is shown
-    // beside its pair, not picked.
+    // As shipped, the picks are among the pairs as users get them: a row of an adapter
+    // setting is shown beside its pair, not picked. As configured, it is a candidate.
     let pairs = || {
         ClientName::ALL
             .into_iter()
-            .filter(|client| client.setting_of().is_none())
+            .filter(move |client| weighed == Weighed::AsConfigured || client.setting_of().is_none())
     };
+    let idle_configured = (weighed == Weighed::AsConfigured)
+        .then(|| with_idle_setting(find(Criterion::IdleRace)?, find(Criterion::IdleRaceBelow)))
+        .flatten();
+    let idle_below: Vec<ClientName> = idle_configured
+        .as_ref()
+        .map(|(_, below)| below.clone())
+        .unwrap_or_default();
+    let idle_configured = idle_configured.map(|(judgement, _)| judgement);
+    let idle = idle_configured
+        .as_ref()
+        .or_else(|| find(Criterion::IdleRace));
     let async_clients: Vec<ClientName> = pairs().filter(|client| !client.is_blocking()).collect();
     let blocking: Vec<ClientName> = pairs()
         .filter(|client| client.is_blocking_capable())
@@ -75,11 +137,11 @@ pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
         on_actix(capacity, &every),
         under_a_cpu_limit(criteria, &every),
         choose(
-            "An upstream that closes idle connections",
+            IDLE_CLOSE,
             "the fewest calls lost when the upstream's idle close meets a request (the race \
              forced), a tie broken by the highest capacity",
             &every,
-            find(Criterion::IdleRace),
+            idle,
             capacity,
         ),
         choose(
@@ -112,7 +174,102 @@ pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
             find(Criterion::BuildTime),
             find(Criterion::Dependencies),
         ),
+        choose(
+            "A service with a small memory budget",
+            "the least memory held with the pool warm over https (resident, in a process of \
+             its own), a tie broken by fewer crates",
+            &every,
+            find(Criterion::Memory(Protocol::Https)),
+            find(Criterion::Dependencies),
+        ),
     ]
+    .into_iter()
+    .map(|decided| match weighed {
+        Weighed::AsShipped => decided,
+        Weighed::AsConfigured => {
+            // The idle timeout below the server's is a setting of the idle use case alone.
+            let idle_below: &[ClientName] = if decided.use_case == IDLE_CLOSE {
+                &idle_below
+            } else {
+                &[]
+            };
+            Decided {
+                reason: with_setting_named(&decided, idle_below),
+                ..decided
+            }
+        }
+    })
+    .collect()
+}
+
+const IDLE_CLOSE: &str = "An upstream that closes idle connections";
+
+/// For a pick of a setting row, the reason with the setting named, so that a reader can copy
+/// it; `idle_below` are the clients whose figure is the one with their idle timeout below the
+/// server's.
+fn with_setting_named(decided: &Decided, idle_below: &[ClientName]) -> String {
+    let settings: Vec<String> = match &decided.choice {
+        Choice::Client(client) => vec![*client],
+        Choice::Tie(clients) => clients.clone(),
+        Choice::NotDecided => Vec::new(),
+    }
+    .into_iter()
+    .filter_map(|client| {
+        let mut named: Vec<String> = setting(client).map(str::to_owned).into_iter().collect();
+        if idle_below.contains(&client) {
+            named.push(format!(
+                "its idle timeout below the server's ({})",
+                idle_timeout_setting(client)
+            ));
+        }
+        (!named.is_empty()).then(|| format!("{client}: {}", named.join(", and ")))
+    })
+    .collect();
+    if settings.is_empty() {
+        decided.reason.clone()
+    } else {
+        format!("{}; the setting: {}", decided.reason, settings.join("; "))
+    }
+}
+
+/// The idle race with each client's better figure of its two idle timeouts: its own
+/// setting (above the server's) or one below the server's, named in the figure; and the
+/// clients whose figure is the one below.
+fn with_idle_setting(
+    above: &Judgement,
+    below: Option<&Judgement>,
+) -> Option<(Judgement, Vec<ClientName>)> {
+    let below = below?;
+    let mut lowered = Vec::new();
+    let figures: Vec<Figure> = above
+        .order()
+        .iter()
+        .map(|figure| {
+            match below
+                .order()
+                .iter()
+                .find(|other| other.client == figure.client && other.value < figure.value)
+            {
+                Some(better) => {
+                    lowered.push(figure.client);
+                    Figure {
+                        shown: format!("{} with its idle timeout below the server's", better.shown),
+                        ..better.clone()
+                    }
+                }
+                None => figure.clone(),
+            }
+        })
+        .collect();
+    let judgement = Judgement {
+        outcome: rank(figures, above.better, above.rule)?,
+        source: format!(
+            "{}; or, where lower, with the client's idle timeout below the server's",
+            above.source
+        ),
+        ..above.clone()
+    };
+    Some((judgement, lowered))
 }
 
 /// The figures of `judgement` among `candidates`, best first.
@@ -133,6 +290,42 @@ fn not_measured(judgement: Option<&Judgement>) -> String {
         Some(Outcome::NotMeasured(how)) => how.clone(),
         _ => "no candidate was measured in this run".to_owned(),
     }
+}
+
+/// As [`among`], owned; a row of an adapter setting that `judgement` has no figure for takes
+/// its pair's, said so in the figure: a tie-break the setting row was not measured on (the
+/// resolution suite's hickory-dns row has no capacity of its own) is decided on its library as
+/// shipped.
+fn among_or_pair(judgement: Option<&Judgement>, candidates: &[ClientName]) -> Vec<Figure> {
+    let found = among(judgement, candidates);
+    let mut figures: Vec<Figure> = found.iter().map(|figure| (*figure).clone()).collect();
+    for &client in candidates {
+        if found.iter().any(|figure| figure.client == client) {
+            continue;
+        }
+        let Some(pair) = client.setting_of() else {
+            continue;
+        };
+        if let Some(figure) = among(judgement, &[pair]).first() {
+            figures.push(Figure {
+                client,
+                shown: format!(
+                    "{} ({pair}'s; the setting's own not measured)",
+                    figure.shown
+                ),
+                ..(*figure).clone()
+            });
+        }
+    }
+    let better = judgement.map(|judgement| judgement.better);
+    figures.sort_by(|a, b| {
+        let order = a.value.total_cmp(&b.value);
+        match better {
+            Some(crate::verdict::judge::Better::Higher) => order.reverse(),
+            _ => order,
+        }
+    });
+    figures
 }
 
 /// Why `judgement` cannot rank `candidates`: the candidates the run measured whose figure is
@@ -204,8 +397,8 @@ fn choose(
     candidates: &[ClientName],
     primary: Option<&Judgement>,
     tiebreak: Option<&Judgement>,
-) -> Pick {
-    let pick = |choice: Choice, detail: String| Pick {
+) -> Decided {
+    let pick = |choice: Choice, detail: String| Decided {
         use_case,
         choice,
         reason: format!("{rule}: {detail}"),
@@ -248,7 +441,8 @@ fn choose(
         judgement.criterion.phrase(),
         tie_resolution(&tied_figures, judgement)
     );
-    let broken = among(tiebreak, &tied);
+    let broken_owned = among_or_pair(tiebreak, &tied);
+    let broken: Vec<&Figure> = broken_owned.iter().collect();
     if let Some(why) = tiebreak.and_then(|tiebreak| {
         left_out(
             tiebreak,
@@ -331,7 +525,7 @@ fn tie_resolution(tied: &[&Figure], judgement: &Judgement) -> String {
 
 /// The highest capacity under the smallest CPU quota the run measured, a tie broken by the
 /// lower CPU per request; not decided when no quota was measured.
-fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Pick {
+fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Decided {
     let use_case = "A service under a CPU limit";
     let rule = "the highest capacity under the smallest CPU quota measured, a tie broken by the \
                 lower CPU per request";
@@ -343,7 +537,7 @@ fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Pick 
             _ => u32::MAX,
         });
     if smallest.is_none() {
-        return Pick {
+        return Decided {
             use_case,
             choice: Choice::NotDecided,
             reason: format!(
@@ -364,7 +558,7 @@ fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Pick 
 }
 
 /// awc, on actix's own runtime, unless another client's capacity beats it beyond the noise.
-fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Pick {
+fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Decided {
     let use_case = "A service already on actix-web";
     let rule = "awc (it runs on actix's own runtime, no second one), unless another client's \
                 capacity beats it beyond the noise";
@@ -373,7 +567,7 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Pick {
         .iter()
         .find(|figure| figure.client.library_default() == ClientName::Awc);
     let (Some(judgement), Some(best), Some(awc)) = (capacity, figures.first(), awc) else {
-        return Pick {
+        return Decided {
             use_case,
             choice: Choice::NotDecided,
             reason: format!(
@@ -383,7 +577,7 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Pick {
         };
     };
     if let Some(why) = left_out(judgement, candidates, Some(awc)) {
-        return Pick {
+        return Decided {
             use_case,
             choice: Choice::NotDecided,
             reason: format!("{rule}: {why}"),
@@ -391,7 +585,7 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Pick {
     }
     let (margin, decisive) = compare(best, awc, judgement.better, judgement.rule);
     if best.client != awc.client && decisive {
-        Pick {
+        Decided {
             use_case,
             choice: Choice::Client(best.client),
             reason: format!(
@@ -404,7 +598,7 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Pick {
             ),
         }
     } else {
-        Pick {
+        Decided {
             use_case,
             choice: Choice::Client(awc.client),
             reason: if best.client == awc.client {

@@ -30,6 +30,9 @@ pub struct PickAgreement {
     /// Whether every run picked the same client, or declared the same tie, or left it
     /// undecided alike.
     pub held: bool,
+    /// Each run's pick with documented settings, and whether those held.
+    pub configured: Vec<Choice>,
+    pub configured_held: bool,
 }
 
 impl PickAgreement {
@@ -38,43 +41,57 @@ impl PickAgreement {
     /// tied hyper, awc and isahc and another hyper and awc). `None` when it held, when a run
     /// did not decide, or when no client is in every run's choice.
     pub fn in_every_run(&self) -> Option<Vec<ClientName>> {
-        if self.held {
-            return None;
-        }
-        let sets: Vec<Vec<ClientName>> = self
-            .choices
-            .iter()
-            .map(|choice| match choice {
-                Choice::Client(client) => Some(vec![*client]),
-                Choice::Tie(clients) => Some(clients.clone()),
-                Choice::NotDecided => None,
-            })
-            .collect::<Option<_>>()?;
-        let (first, rest) = sets.split_first()?;
-        let common: Vec<ClientName> = first
-            .iter()
-            .copied()
-            .filter(|client| rest.iter().all(|set| set.contains(client)))
-            .collect();
-        (!common.is_empty()).then_some(common)
+        in_every_run(&self.choices, self.held)
     }
 
     /// The table's Held cell: `yes`, `NO`, or `NO; in every run: hyper, awc`.
     pub fn held_cell(&self) -> String {
-        if self.held {
-            return "yes".to_owned();
-        }
-        match self.in_every_run() {
-            Some(common) => format!(
-                "NO; in every run: {}",
-                common
-                    .iter()
-                    .map(|client| client.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            None => "NO".to_owned(),
-        }
+        held_cell(&self.choices, self.held)
+    }
+
+    /// The Held cell of the picks with documented settings.
+    pub fn configured_held_cell(&self) -> String {
+        held_cell(&self.configured, self.configured_held)
+    }
+}
+
+/// What [`PickAgreement::in_every_run`] says of `choices`.
+fn in_every_run(choices: &[Choice], held: bool) -> Option<Vec<ClientName>> {
+    if held {
+        return None;
+    }
+    let sets: Vec<Vec<ClientName>> = choices
+        .iter()
+        .map(|choice| match choice {
+            Choice::Client(client) => Some(vec![*client]),
+            Choice::Tie(clients) => Some(clients.clone()),
+            Choice::NotDecided => None,
+        })
+        .collect::<Option<_>>()?;
+    let (first, rest) = sets.split_first()?;
+    let common: Vec<ClientName> = first
+        .iter()
+        .copied()
+        .filter(|client| rest.iter().all(|set| set.contains(client)))
+        .collect();
+    (!common.is_empty()).then_some(common)
+}
+
+/// What [`PickAgreement::held_cell`] says of `choices`.
+fn held_cell(choices: &[Choice], held: bool) -> String {
+    if held {
+        return "yes".to_owned();
+    }
+    match in_every_run(choices, held) {
+        Some(common) => format!(
+            "NO; in every run: {}",
+            common
+                .iter()
+                .map(|client| client.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => "NO".to_owned(),
     }
 }
 
@@ -141,10 +158,17 @@ pub fn agreement(runs: &[Results]) -> Agreement {
                 .map(|verdict| verdict.picks[index].choice.clone())
                 .collect();
             let held = choices.windows(2).all(|pair| pair[0] == pair[1]);
+            let configured: Vec<Choice> = verdicts
+                .iter()
+                .map(|verdict| verdict.picks[index].configured.choice.clone())
+                .collect();
+            let configured_held = configured.windows(2).all(|pair| pair[0] == pair[1]);
             PickAgreement {
                 use_case: pick.use_case,
                 choices,
                 held,
+                configured,
+                configured_held,
             }
         })
         .collect();
@@ -405,6 +429,8 @@ mod tests {
             let held = choices.windows(2).all(|pair| pair[0] == pair[1]);
             PickAgreement {
                 use_case: "A high-throughput async service",
+                configured: choices.clone(),
+                configured_held: held,
                 choices,
                 held,
             }
@@ -553,7 +579,7 @@ mod tests {
         // Hyper's pooled rounds 39-47 overlap awc's 43-45: a tie, whichever median is lower.
         assert!(!decisive, "{best:?}");
         assert_eq!(order[0].rounds.len(), 6);
-        assert_eq!(agreement.together.picks.len(), 8);
+        assert_eq!(agreement.together.picks.len(), 9);
     }
 
     fn agreement_of(verdicts: &[Verdict]) -> Agreement {

@@ -887,3 +887,168 @@ fn a_tied_pick_says_what_it_could_not_see_and_who_sits_at_its_edge() {
         async_pick.reason
     );
 }
+
+const IDLE_CLOSE: &str = "An upstream that closes idle connections";
+const MANY_HOSTS: &str = "A service calling many hosts";
+const SMALL_MEMORY: &str = "A service with a small memory budget";
+
+fn configured(verdict: &Verdict, use_case: &str) -> crate::verdict::Configured {
+    verdict
+        .picks
+        .iter()
+        .find(|pick| pick.use_case == use_case)
+        .unwrap_or_else(|| panic!("no use case {use_case}"))
+        .configured
+        .clone()
+}
+
+/// The idle suite's forced race for `client`: `lost` of 12 calls lost, with the client's idle
+/// timeout above the server's (`above`) or below it.
+fn idle_race_row(client: ClientName, above: bool, lost: u64) -> bench_model::IdleRow {
+    bench_model::IdleRow {
+        client,
+        client_idle_ms: if above { 4_000 } else { 125 },
+        server_idle_ms: 250,
+        server_close: bench_model::ServerClose::OnArrival,
+        gap_ms: 275,
+        calls: 12,
+        ok: 12 - lost,
+        errors: if lost == 0 {
+            Vec::new()
+        } else {
+            vec![bench_model::IdleError {
+                kind: "Connect".to_owned(),
+                count: lost,
+                first: "connection closed before message completed".to_owned(),
+            }]
+        },
+        connections: None,
+        idle_closes: None,
+        races: None,
+    }
+}
+
+#[test]
+fn with_the_idle_timeout_below_the_servers_every_client_keeps_its_calls() {
+    let mut results = clear_run();
+    results.settings.clients = vec![Hyper, Awc, Isahc];
+    results.resilience.capacity.push(capacity(Isahc, 1000));
+    results.idle = vec![
+        idle_race_row(Hyper, true, 6),
+        idle_race_row(Awc, true, 6),
+        idle_race_row(Isahc, true, 0),
+        idle_race_row(Hyper, false, 0),
+        idle_race_row(Awc, false, 0),
+        idle_race_row(Isahc, false, 0),
+    ];
+    let verdict = verdict(&results);
+    // As shipped, only libcurl resends the lost request.
+    assert_eq!(
+        pick(&verdict, IDLE_CLOSE),
+        Some(Isahc),
+        "{:?}",
+        verdict.picks
+    );
+    // With the setting every client loses nothing: the tie is broken by capacity, where hyper
+    // leads beyond the noise; the setting that made its figure is named.
+    let with_settings = configured(&verdict, IDLE_CLOSE);
+    assert_eq!(
+        with_settings.choice,
+        Choice::Client(Hyper),
+        "{with_settings:?}"
+    );
+    assert!(
+        with_settings.reason.contains("pool_idle_timeout"),
+        "{}",
+        with_settings.reason
+    );
+    assert_eq!(
+        ranking(&verdict, Criterion::IdleRaceBelow).best.shown,
+        "0/12",
+        "the setting's own criterion"
+    );
+}
+
+#[test]
+fn a_setting_row_is_a_candidate_with_settings_only_and_says_its_setting() {
+    let mut results = clear_run();
+    results.settings.clients = vec![Hyper, Reqwest, Isahc, ClientName::ReqwestHickoryDns];
+    results.settings.resolution.delays_ms = vec![100];
+    let asked = |client, questions| bench_model::ResolutionRow {
+        client,
+        dns_delay_ms: Some(100),
+        calls: 30,
+        ok: 30,
+        first_error: None,
+        median_us: Some(1000.0),
+        mean_us: Some(1000.0),
+        connections: Some(30),
+        a_questions: Some(questions),
+        aaaa_questions: Some(questions),
+    };
+    results.resolution = vec![
+        asked(Hyper, 30),
+        asked(Reqwest, 30),
+        asked(Isahc, 0),
+        asked(ClientName::ReqwestHickoryDns, 0),
+    ];
+    results.resilience.capacity.push(capacity(Isahc, 1000));
+    let verdict = verdict(&results);
+    assert_eq!(pick(&verdict, MANY_HOSTS), Some(Isahc));
+    // With settings, reqwest's resolver asks no more than libcurl: a tie on questions, broken
+    // by capacity, which the resolution row has none of its own: reqwest's stands for it.
+    let with_settings = configured(&verdict, MANY_HOSTS);
+    assert_eq!(
+        with_settings.choice,
+        Choice::Client(ClientName::ReqwestHickoryDns),
+        "{with_settings:?}"
+    );
+    assert!(with_settings.reason.contains("hickory_dns(true)"));
+    assert!(
+        with_settings
+            .reason
+            .contains("the setting's own not measured")
+    );
+}
+
+#[test]
+fn the_small_memory_pick_holds_the_least_with_its_pool_warm() {
+    use bench_model::{MemoryPoint, MemoryRound, MemoryRow};
+    let held = |kib: u64| MemoryRound {
+        before: MemoryPoint {
+            rss_anon_kib: 1_000,
+            ..MemoryPoint::default()
+        },
+        warm: MemoryPoint {
+            rss_anon_kib: 1_000 + kib,
+            ..MemoryPoint::default()
+        },
+        ..MemoryRound::default()
+    };
+    let row = |client, kibs: [u64; 3]| MemoryRow {
+        client,
+        protocol: Protocol::Https,
+        rounds: kibs.into_iter().map(held).collect(),
+        failed: Vec::new(),
+    };
+    let mut results = clear_run();
+    results.memory = vec![
+        row(Hyper, [900, 920, 940]),
+        row(Ureq, [300, 310, 320]),
+        row(Isahc, [2_000, 2_050, 2_100]),
+    ];
+    let verdict = verdict(&results);
+    assert_eq!(pick(&verdict, SMALL_MEMORY), Some(Ureq));
+    assert_eq!(
+        ranking(&verdict, Criterion::Memory(Protocol::Https))
+            .best
+            .shown,
+        "310 KiB"
+    );
+    // A failed round leaves the client out, and a pick among it undecided.
+    results.memory[1].failed = vec!["round 2: a call failed".to_owned()];
+    assert_eq!(
+        choice(&super::verdict(&results), SMALL_MEMORY),
+        Choice::NotDecided
+    );
+}

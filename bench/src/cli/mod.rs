@@ -8,8 +8,8 @@ use clap::{Parser, Subcommand};
 
 use crate::suites::{connections, fanout, faults, load, resilience};
 use bench_model::{
-    ClientName, CostSettings, IdleSettings, LargeBody, LoadSettings, Protocol, ResolutionSettings,
-    RunSettings, SuiteName,
+    ClientName, CostSettings, IdleSettings, LargeBody, LoadSettings, MemorySettings, Protocol,
+    ResolutionSettings, RunSettings, SuiteName,
 };
 
 #[cfg(test)]
@@ -119,10 +119,10 @@ pub struct Cli {
     /// The protocols each client is measured over, comma-separated: http (HTTP/1.1 in the
     /// clear; every suite), https (HTTP/1.1 over TLS, against a mock-rates of the bench's own
     /// with a CA made at start, and for load and fanout a payment service of its own pointed at
-    /// it; skipped with --mock-url; suites: latency, connections, cost, load and fanout;
-    /// resilience with --resilience-tls), h2 (HTTP/2 over TLS by ALPN, likewise; not ureq,
-    /// which speaks HTTP/1.1 only; suites: latency, cost, load and fanout; resilience with
-    /// --resilience-tls). [default: http,https,h2]
+    /// it; skipped with --mock-url; suites: latency, connections, memory, cost, load and
+    /// fanout; resilience with --resilience-tls), h2 (HTTP/2 over TLS by ALPN, likewise; not
+    /// ureq, which speaks HTTP/1.1 only; suites: latency, memory, cost, load and fanout;
+    /// resilience with --resilience-tls). [default: http,https,h2]
     #[arg(
         long = "protocol",
         value_enum,
@@ -241,6 +241,30 @@ pub enum Command {
         /// Calls to make.
         #[arg(long)]
         calls: u32,
+    },
+    /// Internal: build one adapter, call it once and then `burst` times at once, and print
+    /// this process's memory before, built, after the call and with the pool warm (the memory
+    /// suite runs this once per client, protocol and round).
+    #[command(name = "__memory", hide = true)]
+    Memory {
+        /// The client to build.
+        #[arg(long, value_enum)]
+        client: ClientName,
+        /// The mock-rates to call.
+        #[arg(long)]
+        url: String,
+        /// Its CA, for a mock over TLS.
+        #[arg(long, value_name = "PATH")]
+        ca_file: Option<std::path::PathBuf>,
+        /// Speak HTTP/2 to it (`rates.http_version = "2"`; needs --ca-file's TLS).
+        #[arg(long, requires = "ca_file")]
+        http2: bool,
+        /// Concurrent calls of the burst.
+        #[arg(long)]
+        burst: u32,
+        /// Wait after the last answer before each reading (ms).
+        #[arg(long)]
+        settle_ms: u64,
     },
     /// Internal: the resolution suite's calls, inside the network namespace it made; prints
     /// the rows as JSON.
@@ -367,6 +391,10 @@ pub fn resolve(cli: &Cli) -> RunSettings {
             ..load::settings::resolve(&cli.load, cli.quick)
         },
         resilience: resilience::settings::resolve(&cli.resilience, cli.quick),
+        memory: MemorySettings {
+            rounds: if cli.quick { 2 } else { 3 },
+            ..MemorySettings::default()
+        },
         idle: IdleSettings {
             calls_per_gap: if cli.quick { 4 } else { 12 },
             ..IdleSettings::default()

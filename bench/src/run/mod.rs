@@ -74,6 +74,27 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Some(Command::Memory {
+            client,
+            url,
+            ca_file,
+            http2,
+            burst,
+            settle_ms,
+        }) => match suites::memory::run_child(
+            client,
+            &url,
+            ca_file.as_deref(),
+            http2,
+            burst,
+            settle_ms,
+        ) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("memory: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Some(Command::Resolution { settings, clients }) => {
             match suites::resolution::inside::run_child(&settings, &clients) {
                 Ok(()) => ExitCode::SUCCESS,

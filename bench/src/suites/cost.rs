@@ -149,7 +149,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
 /// A mock-rates of the suite's own, on the bench's threads (the measured process is the child
 /// under callgrind), over TLS for `https` with a handshake limit that a client run under
 /// valgrind can meet (building a native-tls connector there takes seconds).
-fn hosted_mock(protocol: Protocol) -> Result<MockEndpoint, BenchError> {
+pub(crate) fn hosted_mock(protocol: Protocol) -> Result<MockEndpoint, BenchError> {
     let tls = protocol.is_tls().then(|| TlsSettings {
         handshake_timeout: CHILD_LIMIT,
         ..TlsSettings::default()
@@ -251,7 +251,7 @@ fn callgrind(
 }
 
 /// The last `limit` characters of `text`, for an error message.
-fn tail(text: &str, limit: usize) -> &str {
+pub(crate) fn tail(text: &str, limit: usize) -> &str {
     let start = text.len().saturating_sub(limit);
     let start = (start..text.len())
         .find(|&index| text.is_char_boundary(index))
@@ -290,12 +290,12 @@ pub fn parse_report(stdout: &str) -> Option<AllocSnapshot> {
 
 /// The mock's CA in a file for the children, removed when dropped.
 #[derive(Debug)]
-struct CaFile {
-    path: PathBuf,
+pub(crate) struct CaFile {
+    pub(crate) path: PathBuf,
 }
 
 impl CaFile {
-    fn write(pem: &[u8]) -> Result<Self, BenchError> {
+    pub(crate) fn write(pem: &[u8]) -> Result<Self, BenchError> {
         let path = scratch_path("cost-ca", "pem");
         std::fs::write(&path, pem).map_err(|source| BenchError::io(&path, source))?;
         Ok(Self { path })

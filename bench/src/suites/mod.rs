@@ -14,6 +14,7 @@ pub mod faults;
 pub mod idle;
 pub mod latency;
 pub mod load;
+pub mod memory;
 mod progress;
 pub mod resilience;
 pub mod resolution;
@@ -111,6 +112,7 @@ pub fn run(
                 results.resilience_skipped = Some(why);
             }
         },
+        SuiteName::Memory => results.memory = memory::run(context.settings, mock()?)?,
         SuiteName::Idle => match idle::run(context.settings, mock()?)? {
             idle::Outcome::Ran(rows) => results.idle = rows,
             idle::Outcome::Skipped(why) => {

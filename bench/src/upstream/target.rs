@@ -199,6 +199,10 @@ pub fn left_out(suite: SuiteName) -> Option<&'static str> {
              and DNS server",
         ),
         SuiteName::Cost => Some("counts its calls to a mock-rates hosted in the bench's process"),
+        SuiteName::Memory => Some(
+            "reads each client's memory against a mock-rates hosted in the bench's process, \
+             which counts its handshakes",
+        ),
         SuiteName::Decode => {
             Some("measures no upstream: it decodes mock-rates' bodies in the bench's process")
         }

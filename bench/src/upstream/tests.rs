@@ -64,7 +64,7 @@ fn only_latency_connections_and_load_run_and_the_others_say_why() {
         assert_eq!(said, usize::from(left_out(suite).is_some()), "{suite}");
     }
     let upstream = settings.foreign_upstream.unwrap();
-    assert_eq!(upstream.suites_left_out.len(), 8);
+    assert_eq!(upstream.suites_left_out.len(), 9);
     assert!(
         upstream
             .suites_left_out

@@ -1,4 +1,4 @@
-//! Criteria of adopting a client: a probe's peak memory, build time, binary size and crates.
+//! Criteria of adopting a client: build time, binary size and crates.
 
 use super::judged::{judgement, once};
 use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
@@ -20,30 +20,6 @@ fn from_adoption(results: &Results, what: &str) -> String {
         ),
         None => format!("adoption suite: {what}"),
     }
-}
-
-/// The adoption probe's peak resident memory: each client alone in a process of its own.
-pub(super) fn peak_memory(results: &Results) -> Judgement {
-    let figures = results
-        .adoption
-        .rows
-        .iter()
-        .filter_map(|row| {
-            let kib = row.build.peak_rss_kib? as f64;
-            Some(once(row.client, kib, format!("{:.1} MB", kib / 1024.0)))
-        })
-        .collect();
-    judgement(
-        Criterion::PeakMemory,
-        from_adoption(
-            results,
-            "peak resident memory of a probe process making one call",
-        ),
-        figures,
-        Better::Lower,
-        NoiseRule::Once(0.05),
-        SuiteName::Adoption,
-    )
 }
 
 /// The adoption suite: build time, binary size; dependencies from the adoption rows, or from

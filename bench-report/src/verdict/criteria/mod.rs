@@ -4,15 +4,18 @@
 mod adoption;
 mod calls;
 mod judged;
+mod memory;
 mod service;
 
 use crate::verdict::judge::{Criterion, Judgement};
-use adoption::{adoption, peak_memory};
+use adoption::adoption;
 use bench_model::{Protocol, Results, SuiteName};
 use calls::{allocations, construction, handshake, instructions, latency, latency_of_answer};
 use judged::not_measured;
+use memory::memory_held;
 use service::{
     capacity, capacity_under_quota, cpu_per_request, dns_questions, fanout, faults, idle_race,
+    idle_race_below,
 };
 
 /// Every criterion, in the table's order.
@@ -71,7 +74,13 @@ pub fn judge_all(results: &Results) -> Vec<Judgement> {
         Criterion::Instructions(Protocol::Http),
         SuiteName::Cost,
     );
-    judged.push(peak_memory(results));
+    per_protocol(
+        &mut judged,
+        results,
+        memory_held,
+        Criterion::Memory(Protocol::Https),
+        SuiteName::Memory,
+    );
     judged.extend(
         Protocol::ALL
             .into_iter()
@@ -82,6 +91,7 @@ pub fn judge_all(results: &Results) -> Vec<Judgement> {
     judged.push(fanout(results));
     judged.push(faults(results));
     judged.push(idle_race(results));
+    judged.push(idle_race_below(results));
     judged.push(dns_questions(results));
     judged.extend(adoption(results));
     judged

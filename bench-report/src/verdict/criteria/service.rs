@@ -280,6 +280,23 @@ pub(super) fn faults(results: &Results) -> Judgement {
 /// on a kept connection idle past its timeout, with the client's idle timeout above the
 /// server's (as users run it: most libraries keep connections longer than servers do).
 pub(super) fn idle_race(results: &Results) -> Judgement {
+    idle_race_with(results, IdleTimeout::AboveServers)
+}
+
+/// The same with the client's idle timeout below the server's; not measured where the idle
+/// suite did not run.
+pub(super) fn idle_race_below(results: &Results) -> Judgement {
+    idle_race_with(results, IdleTimeout::BelowServers)
+}
+
+/// The client's idle timeout against the server's, in the idle suite's rows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IdleTimeout {
+    AboveServers,
+    BelowServers,
+}
+
+fn idle_race_with(results: &Results, timeout: IdleTimeout) -> Judgement {
     let mut figures: Vec<Figure> = Vec::new();
     for client in &results.settings.clients {
         let rows: Vec<_> = results
@@ -288,7 +305,8 @@ pub(super) fn idle_race(results: &Results) -> Judgement {
             .filter(|row| {
                 row.client == *client
                     && row.server_close == ServerClose::OnArrival
-                    && row.client_idle_ms > row.server_idle_ms
+                    && (row.client_idle_ms > row.server_idle_ms)
+                        == (timeout == IdleTimeout::AboveServers)
             })
             .collect();
         if rows.is_empty() {
@@ -298,11 +316,16 @@ pub(super) fn idle_race(results: &Results) -> Judgement {
         let calls: u64 = rows.iter().map(|row| row.calls).sum();
         figures.push(once(*client, failed as f64, format!("{failed}/{calls}")));
     }
+    let (criterion, relation) = match timeout {
+        IdleTimeout::AboveServers => (Criterion::IdleRace, "above"),
+        IdleTimeout::BelowServers => (Criterion::IdleRaceBelow, "below"),
+    };
     judgement(
-        Criterion::IdleRace,
-        "idle suite: calls failed when the server's idle close met their request (the race \
-         forced), the client's idle timeout above the server's"
-            .to_owned(),
+        criterion,
+        format!(
+            "idle suite: calls failed when the server's idle close met their request (the race \
+             forced), the client's idle timeout {relation} the server's"
+        ),
         figures,
         Better::Lower,
         NoiseRule::Exact,

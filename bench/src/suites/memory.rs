@@ -1,0 +1,393 @@
+//! Suite `memory`: what each client costs its process in memory. A service holds one client
+//! per upstream for its whole life, with a pool of connections kept warm between requests;
+//! that is what a small container's memory limit has to fit.
+//!
+//! For each protocol, client and round the bench runs itself once more (the hidden `__memory`
+//! sub-command), so that every reading starts from the same fresh process and no client
+//! inherits memory another freed. The child starts an actix system and reads its own memory
+//! four times: before the client is built, once it is built, after one call (one pooled
+//! connection), and after a burst of concurrent calls (`burst`: over HTTP/1.1 as many
+//! connections as the library opens for them, one over h2), each reading after the calls'
+//! answers were checked and `settle_ms` passed. A reading is the anonymous resident memory
+//! (`RssAnon`, what a cgroup's memory limit charges for heap and stacks), the C allocator's bytes
+//! in use (`mallinfo2`: the Rust heap and libcurl's alike), the threads, and the TCP connections
+//! the process has established to the upstream (its sockets, matched in /proc/net/tcp). A
+//! blocking client's calls run on the runtime's blocking pool, as in the service: the threads
+//! they need are its cost.
+//!
+//! mock-rates runs on the bench's own threads (its memory is not the child's); over https and
+//! h2 it serves TLS with a CA made at start, which the child is given, and its counters say
+//! whether each child's handshakes negotiated what the row claims.
+
+use std::collections::HashSet;
+use std::io::{self, Write as _};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use rates_common::{ClientSettings, HttpVersion};
+
+use crate::clients::Counted;
+use crate::error::BenchError;
+use crate::servers::MockEndpoint;
+use crate::suites::cost::{CaFile, hosted_mock, tail};
+use crate::suites::latency::cross_rate_pairs;
+use crate::suites::progress::progress_bar;
+use crate::suites::{adapters, tls};
+use bench_model::{
+    ClientName, MemoryPoint, MemoryRound, MemoryRow, MemorySettings, Protocol, RunPlan,
+    RunSettings, SuiteName,
+};
+
+/// What the child prints once its readings are done, before them as JSON.
+const REPORT_PREFIX: &str = "memory: ";
+
+/// The child's connect and call timeouts: generous, since time is not what is measured.
+const CHILD_LIMIT: Duration = Duration::from_secs(30);
+
+/// Runs the suite over every protocol of the run; see the module's documentation.
+pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<MemoryRow>, BenchError> {
+    let sizes = &settings.memory;
+    if sizes.rounds == 0 || sizes.burst < 2 {
+        return Err(BenchError::Memory(format!(
+            "it needs at least one round and a burst of two calls or more, got {} and {}",
+            sizes.rounds, sizes.burst
+        )));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let plan = RunPlan::of(settings);
+    let protocols = plan.protocols(SuiteName::Memory);
+    let work: usize = protocols
+        .iter()
+        .map(|&protocol| plan.clients(SuiteName::Memory, protocol).len())
+        .sum();
+    let bar = progress_bar(SuiteName::Memory, (work as u64) * u64::from(sizes.rounds));
+    let mut rows = Vec::new();
+    for &protocol in &protocols {
+        let own_mock = if mock.is_child() {
+            Some(hosted_mock(protocol)?)
+        } else if protocol.is_tls() {
+            eprintln!(
+                "bench: memory: {protocol} left out: it needs a mock-rates of the bench's own, \
+                 and --mock-url gives one over plain HTTP"
+            );
+            continue;
+        } else {
+            None
+        };
+        let mock = own_mock.as_ref().unwrap_or(mock);
+        let ca_file = mock.ca_pem().map(|pem| CaFile::write(pem)).transpose()?;
+        let clients = plan.clients(SuiteName::Memory, protocol);
+        let mut measured: Vec<MemoryRow> = clients
+            .iter()
+            .map(|&client| MemoryRow {
+                client,
+                protocol,
+                rounds: Vec::new(),
+                failed: Vec::new(),
+            })
+            .collect();
+        // Round by round, so that a drift of the machine falls on every client alike.
+        for round in 1..=sizes.rounds {
+            for row in &mut measured {
+                bar.set_message(format!(
+                    "{}, round {round} of {}",
+                    protocol.qualify(row.client),
+                    sizes.rounds
+                ));
+                let child = Child {
+                    exe: &exe,
+                    client: row.client,
+                    protocol,
+                    mock,
+                    ca_file: ca_file.as_ref(),
+                    sizes,
+                };
+                match child.read() {
+                    Ok(reading) => row.rounds.push(reading),
+                    Err(why) => row.failed.push(format!("round {round}: {why}")),
+                }
+                bar.inc(1);
+            }
+        }
+        rows.extend(measured);
+    }
+    bar.finish_and_clear();
+    Ok(rows)
+}
+
+/// One child process of the suite.
+struct Child<'a> {
+    exe: &'a Path,
+    client: ClientName,
+    protocol: Protocol,
+    mock: &'a MockEndpoint,
+    ca_file: Option<&'a CaFile>,
+    sizes: &'a MemorySettings,
+}
+
+impl Child<'_> {
+    /// Runs the child and returns its readings, or why there are none: the child failed, or
+    /// over TLS mock-rates did not count the handshakes the row claims.
+    fn read(&self) -> Result<MemoryRound, String> {
+        let admin = self.mock.admin();
+        let before = admin.counters();
+        let mut command = Command::new(self.exe);
+        command
+            .args(["__memory", "--client", self.client.as_str()])
+            .args(["--url", self.mock.base_url()])
+            .args(["--burst", &self.sizes.burst.to_string()])
+            .args(["--settle-ms", &self.sizes.settle_ms.to_string()]);
+        if let Some(ca_file) = self.ca_file {
+            command.arg("--ca-file").arg(&ca_file.path);
+        }
+        if self.protocol == Protocol::H2 {
+            command.arg("--http2");
+        }
+        let output = command
+            .output()
+            .map_err(|error| format!("cannot run the bench's __memory child: {error}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "the child exited with {}; its stderr ends: {}",
+                output.status,
+                tail(&String::from_utf8_lossy(&output.stderr), 400)
+            ));
+        }
+        let round = parse_report(&String::from_utf8_lossy(&output.stdout))
+            .ok_or_else(|| "the child printed no readings".to_owned())?;
+        if self.protocol.is_tls() {
+            let counted = Counted::between(before.as_ref(), admin.counters().as_ref());
+            tls::negotiated(
+                self.client,
+                self.protocol,
+                self.protocol.qualify(self.client),
+                counted,
+            )
+            .map_err(|error| error.to_string())?;
+        }
+        Ok(round)
+    }
+}
+
+/// The child's readings, from the line it printed.
+pub fn parse_report(stdout: &str) -> Option<MemoryRound> {
+    let line = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(REPORT_PREFIX))?;
+    serde_json::from_str(line).ok()
+}
+
+/// The child's side: read this process's memory, build `client` for `url` (trusting
+/// `ca_file` too), read it again, make one call and read it, make `burst` calls at once and
+/// read it with the pool warm; every call checked. Prints the readings as one JSON line.
+///
+/// # Errors
+/// The CA cannot be read, the client cannot be built, a call fails, or /proc cannot be read.
+pub fn run_child(
+    client: ClientName,
+    url: &str,
+    ca_file: Option<&Path>,
+    http2: bool,
+    burst: u32,
+    settle_ms: u64,
+) -> io::Result<()> {
+    let extra_ca_pem = ca_file.map(std::fs::read).transpose()?.map(Into::into);
+    let settings = ClientSettings {
+        extra_ca_pem,
+        connect_timeout: CHILD_LIMIT,
+        timeout: CHILD_LIMIT,
+        http_version: if http2 {
+            HttpVersion::Http2
+        } else {
+            HttpVersion::Http11
+        },
+        ..ClientSettings::for_base_url(url)
+    };
+    let port = upstream_port(url)
+        .ok_or_else(|| io::Error::other(format!("no port in the upstream's URL {url}")))?;
+    let settle = Duration::from_millis(settle_ms);
+    let pairs = cross_rate_pairs();
+    let round = actix_rt::System::new().block_on(async {
+        let read = || MemoryPoint::of_this_process(port);
+        let before = read()?;
+        let provider = adapters::build(client, &settings).map_err(io::Error::other)?;
+        let built = read()?;
+        let checked = |outcome: Result<application::Quotes, application::RatesError>| {
+            let quotes =
+                outcome.map_err(|error| io::Error::other(format!("a call failed: {error}")))?;
+            if pairs.iter().any(|pair| quotes.get(pair).is_none()) {
+                return Err(io::Error::other("the answer lacks a requested pair"));
+            }
+            Ok(())
+        };
+        checked(provider.fetch_quotes(&pairs).await)?;
+        tokio::time::sleep(settle).await;
+        let one_call = read()?;
+        let calls = (0..burst).map(|_| provider.fetch_quotes(&pairs));
+        for outcome in futures_util::future::join_all(calls).await {
+            checked(outcome)?;
+        }
+        tokio::time::sleep(settle).await;
+        let warm = read()?;
+        // Inside the runtime: some clients stop background tasks or threads when dropped.
+        drop(provider);
+        Ok::<_, io::Error>(MemoryRound {
+            before,
+            built,
+            one_call,
+            warm,
+        })
+    })?;
+    let json = serde_json::to_string(&round).map_err(io::Error::other)?;
+    let mut stdout = io::stdout().lock();
+    writeln!(stdout, "{REPORT_PREFIX}{json}")?;
+    stdout.flush()
+}
+
+/// The port of `url` (`http://127.0.0.1:8080/...`): the upstream the child's connections go to.
+fn upstream_port(url: &str) -> Option<u16> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split('/').next()?;
+    authority.rsplit_once(':')?.1.parse().ok()
+}
+
+/// Reading a process's own memory.
+trait OfThisProcess: Sized {
+    fn of_this_process(upstream_port: u16) -> io::Result<Self>;
+}
+
+impl OfThisProcess for MemoryPoint {
+    /// This process now. /proc is read first and the heap last, so that the reads' own
+    /// buffers are freed before the allocator is asked.
+    fn of_this_process(upstream_port: u16) -> io::Result<Self> {
+        let status = std::fs::read_to_string("/proc/self/status")?;
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix(name))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|value| value.parse::<u64>().ok())
+                .ok_or_else(|| io::Error::other(format!("no {name} in /proc/self/status")))
+        };
+        let rss_anon_kib = field("RssAnon:")?;
+        let threads = field("Threads:")?;
+        drop(status);
+        let connections = established_to(upstream_port)?;
+        Ok(Self {
+            rss_anon_kib,
+            heap_bytes: crate::heap::in_use(),
+            threads,
+            connections,
+        })
+    }
+}
+
+/// This process's TCP connections established to `port` on any address: its sockets (from
+/// /proc/self/fd) that /proc/net/tcp and tcp6 list with that remote port, in state 01.
+fn established_to(port: u16) -> io::Result<u64> {
+    let mut ours = HashSet::new();
+    for entry in std::fs::read_dir("/proc/self/fd")? {
+        let Ok(target) = std::fs::read_link(entry?.path()) else {
+            continue; // the directory's own descriptor, closed by now
+        };
+        if let Some(inode) = target
+            .to_str()
+            .and_then(|target| target.strip_prefix("socket:["))
+            .and_then(|rest| rest.strip_suffix(']'))
+        {
+            ours.insert(inode.to_owned());
+        }
+    }
+    let mut count = 0;
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let text = match std::fs::read_to_string(table) {
+            Ok(text) => text,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => continue,
+            Err(error) => return Err(error),
+        };
+        count += established_in(&text, port, &ours);
+    }
+    Ok(count)
+}
+
+/// The lines of a /proc/net/tcp table whose socket is one of `ours`, established, to `port`.
+fn established_in(table: &str, port: u16, ours: &HashSet<String>) -> u64 {
+    let wanted = format!("{port:04X}");
+    table
+        .lines()
+        .skip(1)
+        .filter(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+            let (Some(remote), Some(state), Some(inode)) =
+                (fields.get(2), fields.get(3), fields.get(9))
+            else {
+                return false;
+            };
+            *state == "01"
+                && remote.rsplit_once(':').map(|(_, port)| port) == Some(wanted.as_str())
+                && ours.contains(*inode)
+        })
+        .count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_port_is_read_from_the_upstreams_url() {
+        assert_eq!(upstream_port("http://127.0.0.1:8080"), Some(8080));
+        assert_eq!(upstream_port("https://localhost:443/rates"), Some(443));
+        assert_eq!(upstream_port("http://[::1]:9000/"), Some(9000));
+        assert_eq!(upstream_port("http://localhost/"), None);
+    }
+
+    #[test]
+    fn only_our_established_sockets_to_the_port_count() {
+        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:A1B2 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 111 1 0
+   1: 0100007F:A1B3 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 222 1 0
+   2: 0100007F:A1B4 0100007F:1F90 06 00000000:00000000 00:00000000 00000000     0        0 333 1 0
+   3: 0100007F:1F90 0100007F:A1B2 01 00000000:00000000 00:00000000 00000000     0        0 444 1 0
+   4: 0100007F:A1B5 0100007F:1F91 01 00000000:00000000 00:00000000 00000000     0        0 555 1 0
+";
+        let ours: HashSet<String> = ["111", "333", "444", "555"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        // 222 is another process's; 333 is in TIME_WAIT; 444 is the server's end (local port
+        // 8080); 555 goes to another port.
+        assert_eq!(established_in(table, 8080, &ours), 1);
+    }
+
+    #[test]
+    fn the_childs_line_is_read_back() {
+        let round = MemoryRound {
+            warm: MemoryPoint {
+                rss_anon_kib: 10,
+                heap_bytes: 20,
+                threads: 3,
+                connections: 8,
+            },
+            ..MemoryRound::default()
+        };
+        let stdout = format!(
+            "something else\n{REPORT_PREFIX}{}\n",
+            serde_json::to_string(&round).unwrap()
+        );
+        assert_eq!(parse_report(&stdout), Some(round));
+        assert_eq!(parse_report("memory: not json"), None);
+    }
+
+    #[test]
+    fn this_process_can_read_its_own_memory() {
+        let point = MemoryPoint::of_this_process(1).expect("/proc is readable");
+        assert!(point.rss_anon_kib > 0);
+        assert!(point.heap_bytes > 0);
+        assert!(point.threads >= 1);
+        assert_eq!(point.connections, 0, "nothing here connects to port 1");
+    }
+}
