@@ -17,7 +17,7 @@ use rates_common::{BodyDecode, BuildError, ClientSettings, HttpVersion, TlsStack
 use rates_hyper::HyperRates;
 use rates_isahc::IsahcRates;
 use rates_reqwest::{
-    ReqwestBlockingRates, ReqwestOptions, ReqwestRates, ReqwestResolver, ReqwestTls,
+    ReqwestBlockingRates, ReqwestOptions, ReqwestRates, ReqwestResolver, ReqwestRetry, ReqwestTls,
 };
 use rates_ureq::{Resolve, TlsWarmUp, UreqOptions, UreqRates, UreqTls};
 
@@ -91,6 +91,13 @@ const REQWEST_HICKORY_DNS: ReqwestOptions = ReqwestOptions {
     ..ReqwestOptions::DEFAULT
 };
 
+/// reqwest's setting of docs/findings/idle-close-race.md: its retry policy, resending a GET
+/// that failed on a connection before any answer (the request a server's idle close dropped).
+const REQWEST_RETRY: ReqwestOptions = ReqwestOptions {
+    retry: ReqwestRetry::UnansweredIdempotent,
+    ..ReqwestOptions::DEFAULT
+};
+
 /// ureq's setting of docs/findings/ureq-resolver-thread.md: the host used as it is when it is
 /// an IP address.
 const UREQ_INLINE_IP: UreqOptions = UreqOptions {
@@ -127,6 +134,7 @@ impl Client {
             ClientName::ReqwestHickoryDns => {
                 Self::reqwest(name, ReqwestTls::Rustls, REQWEST_HICKORY_DNS)
             }
+            ClientName::ReqwestRetry => Self::reqwest(name, ReqwestTls::Rustls, REQWEST_RETRY),
         }
     }
 
