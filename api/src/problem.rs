@@ -457,7 +457,7 @@ mod tests {
         .problem();
         assert_eq!(
             serde_json::to_string(&unknown).unwrap(),
-            r#"{"type":"/problems/unknown-client","title":"Unknown client","status":404,"detail":"No client named \"curl\". Valid clients: hyper, awc, reqwest, ureq, reqwest-blocking, isahc, awc-openssl, reqwest-native-tls, ureq-native-tls, ureq-inline-ip, ureq-native-tls-first-alone, reqwest-hickory-dns.","valid_clients":["hyper","awc","reqwest","ureq","reqwest-blocking","isahc","awc-openssl","reqwest-native-tls","ureq-native-tls","ureq-inline-ip","ureq-native-tls-first-alone","reqwest-hickory-dns"]}"#
+            r#"{"type":"/problems/unknown-client","title":"Unknown client","status":404,"detail":"No client named \"curl\". Valid clients: hyper, awc, reqwest, ureq, reqwest-blocking, isahc, awc-openssl, reqwest-native-tls, ureq-native-tls, ureq-inline-ip, ureq-native-tls-first-alone, reqwest-hickory-dns, reqwest-retry.","valid_clients":["hyper","awc","reqwest","ureq","reqwest-blocking","isahc","awc-openssl","reqwest-native-tls","ureq-native-tls","ureq-inline-ip","ureq-native-tls-first-alone","reqwest-hickory-dns","reqwest-retry"]}"#
         );
     }
 }

@@ -115,8 +115,14 @@ impl RunPlan {
                 continue;
             }
             let (mut clients, mut left_out) = self.split(protocol);
-            if suite == SuiteName::Resolution {
-                with_resolver_row(&mut clients);
+            // The row of the setting the suite's method is about, by default.
+            let setting = match suite {
+                SuiteName::Resolution => Some(ClientName::ReqwestHickoryDns),
+                SuiteName::Idle => Some(ClientName::ReqwestRetry),
+                _ => None,
+            };
+            if let Some(setting) = setting {
+                with_setting_row(&mut clients, &mut left_out, setting);
             }
             // A probe is a library with its TLS backend, whatever the protocol: every pair as
             // users get it, a finding's setting only when named.
@@ -309,11 +315,21 @@ fn suite_left_out(suite: SuiteName, protocol: Protocol, resilience_tls: bool) ->
     }
 }
 
-/// The resolution suite's clients: reqwest's hickory-dns row after reqwest's when reqwest is
-/// one of them and it was not named already.
-fn with_resolver_row(clients: &mut Vec<ClientName>) {
-    if clients.contains(&ClientName::Reqwest) && !clients.contains(&ClientName::ReqwestHickoryDns) {
-        clients.push(ClientName::ReqwestHickoryDns);
+/// A suite's clients with the row of the setting its method is about, after the pair the
+/// setting changes, when that pair is one of them and the row was not named already (and so no
+/// longer left out): reqwest's hickory-dns row for the resolution suite, its retry row for the
+/// idle suite.
+fn with_setting_row(
+    clients: &mut Vec<ClientName>,
+    left_out: &mut Vec<(ClientName, LeftOut)>,
+    setting: ClientName,
+) {
+    let Some(pair) = setting.setting_of() else {
+        return;
+    };
+    if clients.contains(&pair) && !clients.contains(&setting) {
+        clients.push(setting);
+        left_out.retain(|&(client, _)| client != setting);
     }
 }
 
@@ -478,6 +494,57 @@ mod tests {
         assert_eq!(
             RunPlan::of(&settings).clients(SuiteName::Resolution, Protocol::Http),
             [ClientName::Hyper, ClientName::Ureq]
+        );
+    }
+
+    #[test]
+    fn the_idle_suite_adds_reqwests_retry_row_after_reqwest_and_no_other_suite_does() {
+        let mut settings = default_settings();
+        settings.suites = SuiteName::ALL.to_vec();
+        let plan = RunPlan::of(&settings);
+        let idle = plan.over(SuiteName::Idle, Protocol::Http).unwrap();
+        assert_eq!(
+            idle.clients,
+            [
+                ClientName::Hyper,
+                ClientName::Awc,
+                ClientName::Reqwest,
+                ClientName::Ureq,
+                ClientName::ReqwestBlocking,
+                ClientName::Isahc,
+                ClientName::ReqwestRetry
+            ]
+        );
+        assert!(
+            idle.left_out
+                .iter()
+                .all(|&(client, _)| client != ClientName::ReqwestRetry)
+        );
+        for suite in SuiteName::ALL
+            .into_iter()
+            .filter(|&suite| suite != SuiteName::Idle)
+        {
+            for protocol in plan.protocols(suite) {
+                assert!(
+                    !plan
+                        .clients(suite, protocol)
+                        .contains(&ClientName::ReqwestRetry),
+                    "{suite} over {protocol}"
+                );
+            }
+        }
+        // Without reqwest, no row of its setting; named, the row is where it was named.
+        settings.suites = vec![SuiteName::Idle];
+        settings.clients_named = true;
+        settings.clients = vec![ClientName::Hyper, ClientName::Isahc];
+        assert_eq!(
+            RunPlan::of(&settings).clients(SuiteName::Idle, Protocol::Http),
+            [ClientName::Hyper, ClientName::Isahc]
+        );
+        settings.clients = vec![ClientName::ReqwestRetry, ClientName::Reqwest];
+        assert_eq!(
+            RunPlan::of(&settings).clients(SuiteName::Idle, Protocol::Http),
+            [ClientName::ReqwestRetry, ClientName::Reqwest]
         );
     }
 

@@ -45,12 +45,17 @@ pub enum ClientName {
     /// reqwest (rustls) with its `hickory-dns` resolver instead of the system's: the
     /// resolution suite's row of it. A row only when named, elsewhere.
     ReqwestHickoryDns,
+    /// reqwest (rustls) with the adapter's setting of docs/findings/idle-close-race.md: its
+    /// retry policy resends a GET that failed on a connection before any answer (the request
+    /// an upstream's idle close dropped). The idle suite's row of it; a row only when named,
+    /// elsewhere.
+    ReqwestRetry,
 }
 
 impl ClientName {
     /// Every client and backend: the libraries' defaults first (baseline first), then the other
     /// backends. The default table order.
-    pub const ALL: [ClientName; 12] = [
+    pub const ALL: [ClientName; 13] = [
         ClientName::Hyper,
         ClientName::Awc,
         ClientName::Reqwest,
@@ -63,6 +68,7 @@ impl ClientName {
         ClientName::UreqInlineIp,
         ClientName::UreqNativeTlsFirstAlone,
         ClientName::ReqwestHickoryDns,
+        ClientName::ReqwestRetry,
     ];
 
     /// The baseline that Ratio columns divide by.
@@ -83,6 +89,7 @@ impl ClientName {
             ClientName::UreqInlineIp => "ureq-inline-ip",
             ClientName::UreqNativeTlsFirstAlone => "ureq-native-tls-first-alone",
             ClientName::ReqwestHickoryDns => "reqwest-hickory-dns",
+            ClientName::ReqwestRetry => "reqwest-retry",
         }
     }
 
@@ -93,7 +100,9 @@ impl ClientName {
     pub fn library_default(self) -> ClientName {
         match self {
             ClientName::AwcOpenssl => ClientName::Awc,
-            ClientName::ReqwestNativeTls | ClientName::ReqwestHickoryDns => ClientName::Reqwest,
+            ClientName::ReqwestNativeTls
+            | ClientName::ReqwestHickoryDns
+            | ClientName::ReqwestRetry => ClientName::Reqwest,
             ClientName::UreqNativeTls
             | ClientName::UreqInlineIp
             | ClientName::UreqNativeTlsFirstAlone => ClientName::Ureq,
@@ -107,7 +116,7 @@ impl ClientName {
         match self {
             ClientName::UreqInlineIp => Some(ClientName::Ureq),
             ClientName::UreqNativeTlsFirstAlone => Some(ClientName::UreqNativeTls),
-            ClientName::ReqwestHickoryDns => Some(ClientName::Reqwest),
+            ClientName::ReqwestHickoryDns | ClientName::ReqwestRetry => Some(ClientName::Reqwest),
             _ => None,
         }
     }
@@ -179,6 +188,11 @@ mod tests {
             Some(ClientName::UreqNativeTls)
         );
         assert_eq!(ClientName::UreqInlineIp.library_default(), ClientName::Ureq);
+        let retry = ClientName::ReqwestRetry;
+        assert_eq!(retry.as_str(), "reqwest-retry");
+        assert_eq!(retry.setting_of(), Some(ClientName::Reqwest));
+        assert_eq!(retry.library_default(), ClientName::Reqwest);
+        assert!(retry.speaks_http2() && !retry.is_blocking_capable());
         assert!(!ClientName::UreqInlineIp.speaks_http2());
         assert!(ClientName::AwcOpenssl.speaks_http2());
         assert!(ClientName::UreqInlineIp.is_blocking_capable());

@@ -16,7 +16,9 @@ use rates_awc::{AwcRates, AwcTls};
 use rates_common::{BodyDecode, BuildError, ClientSettings, HttpVersion, TlsStack};
 use rates_hyper::HyperRates;
 use rates_isahc::IsahcRates;
-use rates_reqwest::{ReqwestBlockingRates, ReqwestRates, ReqwestResolver, ReqwestTls};
+use rates_reqwest::{
+    ReqwestBlockingRates, ReqwestOptions, ReqwestRates, ReqwestResolver, ReqwestRetry, ReqwestTls,
+};
 use rates_ureq::{Resolve, TlsWarmUp, UreqOptions, UreqRates, UreqTls};
 
 /// One adapter, as its concrete type: behind the port ([`Adapter::into_port`]), or called bare
@@ -78,9 +80,23 @@ enum Recipe {
     Isahc,
     ReqwestBlocking,
     Awc(AwcTls),
-    Reqwest(ReqwestTls, ReqwestResolver),
+    Reqwest(ReqwestTls, ReqwestOptions),
     Ureq(UreqTls, UreqOptions),
 }
+
+/// reqwest's setting of docs/findings/name-resolution.md: its async resolver, which keeps
+/// answers for their time to live, where the system's asks again for every new connection.
+const REQWEST_HICKORY_DNS: ReqwestOptions = ReqwestOptions {
+    resolver: ReqwestResolver::HickoryDns,
+    ..ReqwestOptions::DEFAULT
+};
+
+/// reqwest's setting of docs/findings/idle-close-race.md: its retry policy, resending a GET
+/// that failed on a connection before any answer (the request a server's idle close dropped).
+const REQWEST_RETRY: ReqwestOptions = ReqwestOptions {
+    retry: ReqwestRetry::UnansweredIdempotent,
+    ..ReqwestOptions::DEFAULT
+};
 
 /// ureq's setting of docs/findings/ureq-resolver-thread.md: the host used as it is when it is
 /// an IP address.
@@ -102,24 +118,23 @@ impl Client {
         match name {
             ClientName::Hyper => Self::hyper(),
             ClientName::Awc => Self::awc(name, AwcTls::Rustls),
-            ClientName::Reqwest => Self::reqwest(name, ReqwestTls::Rustls, ReqwestResolver::System),
+            ClientName::Reqwest => Self::reqwest(name, ReqwestTls::Rustls, ReqwestOptions::DEFAULT),
             ClientName::Ureq => Self::ureq(name, UreqTls::Rustls, UreqOptions::DEFAULT),
             ClientName::ReqwestBlocking => Self::reqwest_blocking(),
             ClientName::Isahc => Self::isahc(),
             ClientName::AwcOpenssl => Self::awc(name, AwcTls::Openssl),
             ClientName::ReqwestNativeTls => {
-                Self::reqwest(name, ReqwestTls::NativeTls, ReqwestResolver::System)
+                Self::reqwest(name, ReqwestTls::NativeTls, ReqwestOptions::DEFAULT)
             }
             ClientName::UreqNativeTls => Self::ureq(name, UreqTls::NativeTls, UreqOptions::DEFAULT),
             ClientName::UreqInlineIp => Self::ureq(name, UreqTls::Rustls, UREQ_INLINE_IP),
             ClientName::UreqNativeTlsFirstAlone => {
                 Self::ureq(name, UreqTls::NativeTls, UREQ_FIRST_ALONE)
             }
-            // reqwest's async resolver, which keeps answers for their time to live, where the
-            // system's asks again for every new connection (docs/findings/name-resolution.md).
             ClientName::ReqwestHickoryDns => {
-                Self::reqwest(name, ReqwestTls::Rustls, ReqwestResolver::HickoryDns)
+                Self::reqwest(name, ReqwestTls::Rustls, REQWEST_HICKORY_DNS)
             }
+            ClientName::ReqwestRetry => Self::reqwest(name, ReqwestTls::Rustls, REQWEST_RETRY),
         }
     }
 
@@ -140,8 +155,8 @@ impl Client {
                 ReqwestBlockingRates::new(settings).map(Adapter::ReqwestBlocking)
             }
             Recipe::Awc(backend) => AwcRates::with_tls(settings, backend).map(Adapter::Awc),
-            Recipe::Reqwest(backend, resolver) => {
-                ReqwestRates::with_resolver(settings, backend, resolver).map(Adapter::Reqwest)
+            Recipe::Reqwest(backend, options) => {
+                ReqwestRates::with_options(settings, backend, options).map(Adapter::Reqwest)
             }
             Recipe::Ureq(backend, options) => {
                 UreqRates::with_options(settings, backend, options).map(Adapter::Ureq)
@@ -156,8 +171,7 @@ impl Client {
             Recipe::Isahc => IsahcRates::NAME,
             Recipe::ReqwestBlocking => ReqwestBlockingRates::NAME,
             Recipe::Awc(backend) => backend.client_name(),
-            Recipe::Reqwest(backend, ReqwestResolver::System) => backend.client_name(),
-            Recipe::Reqwest(_, ReqwestResolver::HickoryDns) => ReqwestResolver::HICKORY_DNS_NAME,
+            Recipe::Reqwest(backend, options) => options.client_name(backend),
             Recipe::Ureq(backend, options) => options.client_name(backend),
         }
     }
@@ -206,14 +220,14 @@ impl Client {
         }
     }
 
-    fn reqwest(name: ClientName, backend: ReqwestTls, resolver: ReqwestResolver) -> Self {
+    fn reqwest(name: ClientName, backend: ReqwestTls, options: ReqwestOptions) -> Self {
         Self {
             name,
             tls: backend.stack(),
             http_versions: ReqwestRates::HTTP_VERSIONS,
             decodes: ReqwestRates::DECODES,
             blocking: false,
-            recipe: Recipe::Reqwest(backend, resolver),
+            recipe: Recipe::Reqwest(backend, options),
         }
     }
 

@@ -9,7 +9,7 @@ use rates_common::{
     UpstreamCall,
 };
 
-use crate::builder::{self, ReqwestResolver, ReqwestTls, build_failed, configured, rates_error};
+use crate::builder::{self, ReqwestOptions, ReqwestTls, build_failed, configured, rates_error};
 
 /// Fetches rates with one reqwest client, built once.
 #[derive(Debug)]
@@ -47,25 +47,22 @@ impl ReqwestRates {
     /// A `BuildError` when the settings are unusable (see [`ClientSettings::check_with_tls`]),
     /// the extra CAs are unusable or no root is trusted, or reqwest cannot build its client.
     pub fn with_tls(settings: &ClientSettings, backend: ReqwestTls) -> Result<Self, BuildError> {
-        Self::with_resolver(settings, backend, ReqwestResolver::System)
+        Self::with_options(settings, backend, ReqwestOptions::DEFAULT)
     }
 
-    /// Builds the client and its pool from `settings`, with the TLS backend `backend`, looking
-    /// host names up with `resolver`.
+    /// Builds the client and its pool from `settings`, with the TLS backend `backend` and the
+    /// settings of a finding's row `options` (the resolver, the retry policy).
     ///
     /// # Errors
-    /// As [`Self::with_tls`]; and [`ReqwestResolver::HickoryDns`] in a build without this
-    /// crate's `hickory-dns` feature.
-    pub fn with_resolver(
+    /// As [`Self::with_tls`]; and [`ReqwestResolver::HickoryDns`](crate::ReqwestResolver) in a
+    /// build without this crate's `hickory-dns` feature.
+    pub fn with_options(
         settings: &ClientSettings,
         backend: ReqwestTls,
-        resolver: ReqwestResolver,
+        options: ReqwestOptions,
     ) -> Result<Self, BuildError> {
-        let name = match resolver {
-            ReqwestResolver::System => backend.client_name(),
-            ReqwestResolver::HickoryDns => ReqwestResolver::HICKORY_DNS_NAME,
-        };
-        let client = configured(settings, backend, resolver, name)?
+        let name = options.client_name(backend);
+        let client = configured(settings, backend, options, name)?
             .build()
             .map_err(|error| build_failed(name, &error))?;
         Ok(Self {

@@ -33,7 +33,7 @@ use rates_common::{
     on_blocking_pool,
 };
 
-use crate::builder::{ReqwestResolver, ReqwestTls, build_failed, configured, rates_error};
+use crate::builder::{ReqwestOptions, ReqwestTls, build_failed, configured, rates_error};
 
 /// Fetches rates with one reqwest blocking client, built once, on at most `blocking_threads`
 /// threads of the blocking pool.
@@ -122,7 +122,7 @@ fn build_outside_the_runtime(
         let builder = configured(
             settings,
             ReqwestBlockingRates::TLS,
-            ReqwestResolver::System,
+            ReqwestOptions::DEFAULT,
             name,
         )?;
         // The blocking client's own wait for each answer and each read of the body, beside

@@ -1,7 +1,9 @@
 //! What both of reqwest's clients are built from: the TLS backend ([`ReqwestTls`]), the
-//! resolver ([`ReqwestResolver`]), reqwest's async builder with every setting of the adapter
-//! ([`configured`]; the blocking client wraps it in reqwest's blocking builder), and the
-//! reading of a reqwest error into the port's taxonomy ([`rates_error`]).
+//! settings of the findings' rows ([`ReqwestOptions`]: the resolver, [`ReqwestResolver`], and
+//! the retry policy, [`ReqwestRetry`] with [`resend_unanswered`]), reqwest's async builder with
+//! every setting of the adapter ([`configured`]; the blocking client wraps it in reqwest's
+//! blocking builder), and the reading of a reqwest error into the port's taxonomy
+//! ([`rates_error`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,6 +52,39 @@ impl ReqwestTls {
     }
 }
 
+/// The settings of reqwest's client that a findings page describes, beyond its TLS backend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ReqwestOptions {
+    pub resolver: ReqwestResolver,
+    pub retry: ReqwestRetry,
+}
+
+impl ReqwestOptions {
+    /// reqwest as its documentation sets it up (the resolver set explicitly: see
+    /// [`ReqwestResolver::System`]).
+    pub const DEFAULT: Self = Self {
+        resolver: ReqwestResolver::System,
+        retry: ReqwestRetry::ProtocolNacks,
+    };
+
+    /// The registry name of reqwest with `backend` and these options: the defaults keep the
+    /// backend's.
+    pub fn client_name(self, backend: ReqwestTls) -> &'static str {
+        use ReqwestResolver::{HickoryDns, System};
+        use ReqwestRetry::{ProtocolNacks, UnansweredIdempotent};
+        use ReqwestTls::{NativeTls, Rustls};
+        match (backend, self.resolver, self.retry) {
+            (backend, System, ProtocolNacks) => backend.client_name(),
+            (Rustls, HickoryDns, ProtocolNacks) => "reqwest-hickory-dns",
+            (NativeTls, HickoryDns, ProtocolNacks) => "reqwest-native-tls-hickory-dns",
+            (Rustls, System, UnansweredIdempotent) => "reqwest-retry",
+            (NativeTls, System, UnansweredIdempotent) => "reqwest-native-tls-retry",
+            (Rustls, HickoryDns, UnansweredIdempotent) => "reqwest-hickory-dns-retry",
+            (NativeTls, HickoryDns, UnansweredIdempotent) => "reqwest-native-tls-hickory-dns-retry",
+        }
+    }
+}
+
 /// How a reqwest client looks host names up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ReqwestResolver {
@@ -64,9 +99,6 @@ pub enum ReqwestResolver {
 }
 
 impl ReqwestResolver {
-    /// The name of reqwest (rustls) with hickory-dns, as the bench's rows name it.
-    pub const HICKORY_DNS_NAME: &'static str = "reqwest-hickory-dns";
-
     fn apply(
         self,
         builder: reqwest::ClientBuilder,
@@ -77,6 +109,95 @@ impl ReqwestResolver {
             Self::HickoryDns => hickory_dns(builder, name),
         }
     }
+}
+
+/// Which failed requests a reqwest client sends again by itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReqwestRetry {
+    /// reqwest's default policy: only the refusals that say a request was not processed
+    /// (HTTP/2's GOAWAY without an error and REFUSED_STREAM), never over HTTP/1.1. A request
+    /// written on a kept connection just as the server closed it fails the call
+    /// (docs/findings/idle-close-race.md).
+    #[default]
+    ProtocolNacks,
+    /// [`resend_unanswered`]: to the upstream's host, a GET or HEAD that failed on a
+    /// connection before any answer came is sent again, within reqwest's default budget.
+    UnansweredIdempotent,
+}
+
+impl ReqwestRetry {
+    fn apply(
+        self,
+        builder: reqwest::ClientBuilder,
+        settings: &ClientSettings,
+        name: &'static str,
+    ) -> Result<reqwest::ClientBuilder, BuildError> {
+        match self {
+            // Left unset: reqwest's own default, which a policy given would replace.
+            Self::ProtocolNacks => Ok(builder),
+            Self::UnansweredIdempotent => {
+                let host = reqwest::Url::parse(&settings.base_url)
+                    .ok()
+                    .and_then(|url| url.host_str().map(str::to_owned))
+                    .ok_or_else(|| BuildError {
+                        client: name,
+                        reason: format!(
+                            "the base URL has no host reqwest can read: {:?}",
+                            settings.base_url
+                        ),
+                    })?;
+                Ok(builder.retry(resend_unanswered(host)))
+            }
+        }
+    }
+}
+
+/// reqwest's documented retry policy (`ClientBuilder::retry`, reqwest 0.13's `retry` module)
+/// set to resend, to `host` only, an idempotent request (GET or HEAD) that failed on a
+/// connection before any answer came: what meets a kept connection the server closed as the
+/// request went out (hyper's "connection closed before message completed"), a reset, an
+/// HTTP/2 stream ended without an answer. The request reached no handler, or one that may
+/// safely run twice, and with no body to replay (an empty body is always cloned) reqwest can
+/// send it again, on a new connection when the old one is gone.
+///
+/// Never resent: an answer, whatever its status (the classifier sees only a response's head;
+/// an error in its body comes after it and is the caller's); a connection that could not be
+/// made (`is_connect`: refused, its handshake failed, or its connect timeout fired, which
+/// three times over would outlast the total timeout); other methods. reqwest's total timeout
+/// covers the first request and its resends together.
+///
+/// A policy given replaces reqwest's default ("protocol NACKs"), which this classifier covers
+/// (those are errors before an answer too). The limits are reqwest's defaults, kept: at most 2
+/// resends per call, within a budget of 20% more requests than the calls made (10 a second at
+/// the least) over 10 s, so that an upstream that fails every call is not sent three times its
+/// load. The function is self-contained, to copy as it is; used as:
+///
+/// ```no_run
+/// # fn main() -> Result<(), reqwest::Error> {
+/// let client = reqwest::Client::builder()
+///     .retry(rates_reqwest::resend_unanswered("rates.example.com"))
+///     .build()?;
+/// # Ok(())
+/// # }
+/// ```
+pub fn resend_unanswered(host: impl Into<String>) -> reqwest::retry::Builder {
+    reqwest::retry::for_host(host.into()).classify_fn(|req_rep| {
+        let idempotent = matches!(
+            *req_rep.method(),
+            reqwest::Method::GET | reqwest::Method::HEAD
+        );
+        // The error is the `reqwest::Error` the call would have returned; none when an
+        // answer came.
+        let unanswered = req_rep
+            .error()
+            .and_then(|error| error.downcast_ref::<reqwest::Error>())
+            .is_some_and(|error| !error.is_connect());
+        if idempotent && unanswered {
+            req_rep.retryable()
+        } else {
+            req_rep.success()
+        }
+    })
 }
 
 #[cfg(feature = "hickory-dns")]
@@ -100,16 +221,18 @@ fn hickory_dns(
 }
 
 /// reqwest's async client builder with every setting of `settings` (the TLS of `backend`, the
-/// HTTP version, timeouts, pool, no proxy, no redirects) and the resolver `resolver`: the
-/// async adapter builds it, the blocking one wraps it in reqwest's blocking builder.
+/// HTTP version, timeouts, pool, no proxy, no redirects) and of `options` (the resolver, the
+/// retry policy): the async adapter builds it, the blocking one wraps it in reqwest's blocking
+/// builder.
 pub(crate) fn configured(
     settings: &ClientSettings,
     backend: ReqwestTls,
-    resolver: ReqwestResolver,
+    options: ReqwestOptions,
     name: &'static str,
 ) -> Result<reqwest::ClientBuilder, BuildError> {
     settings.check_with_tls(name)?;
-    let builder = resolver.apply(reqwest::Client::builder(), name)?;
+    let builder = options.resolver.apply(reqwest::Client::builder(), name)?;
+    let builder = options.retry.apply(builder, settings, name)?;
     let builder = match backend {
         ReqwestTls::NativeTls if settings.is_https() => native_tls(builder, settings, name)?,
         // Over http:// the backend never runs: the same client, without roots, for both.
@@ -193,5 +316,25 @@ mod tests {
         let names = ReqwestTls::ALL.map(ReqwestTls::client_name);
         assert_eq!(names, ["reqwest", "reqwest-native-tls"]);
         assert_eq!(ReqwestTls::NativeTls.stack().backend, "native-tls");
+    }
+
+    #[test]
+    fn each_setting_names_its_row_and_the_defaults_keep_the_backends_name() {
+        let names = ReqwestTls::ALL.map(|backend| ReqwestOptions::DEFAULT.client_name(backend));
+        assert_eq!(names, ["reqwest", "reqwest-native-tls"]);
+        let hickory = ReqwestOptions {
+            resolver: ReqwestResolver::HickoryDns,
+            ..ReqwestOptions::DEFAULT
+        };
+        assert_eq!(
+            hickory.client_name(ReqwestTls::Rustls),
+            "reqwest-hickory-dns"
+        );
+        let retry = ReqwestOptions {
+            retry: ReqwestRetry::UnansweredIdempotent,
+            ..ReqwestOptions::DEFAULT
+        };
+        assert_eq!(retry.client_name(ReqwestTls::Rustls), "reqwest-retry");
+        assert_eq!(ReqwestOptions::default(), ReqwestOptions::DEFAULT);
     }
 }

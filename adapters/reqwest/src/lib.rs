@@ -25,6 +25,14 @@
 //! retry policy (0.13 `retry`, default "protocol NACKs") only covers HTTP/2 and HTTP/3
 //! refusals, never HTTP/1.1. One written just as the server closes is not retried:
 //! `idle_timeout` below the server's keep-alive is what keeps that window shut.
+//!
+//! The setting that resends it instead, the row `reqwest-retry`
+//! ([`ReqwestRetry::UnansweredIdempotent`] in [`ReqwestOptions`]): reqwest's documented retry
+//! policy, scoped to the upstream's host, resending a GET or HEAD that failed on a connection
+//! before any answer came, within reqwest's default budget. The policy is
+//! [`resend_unanswered`], to copy:
+//! `reqwest::Client::builder().retry(resend_unanswered(host))`
+//! (docs/findings/idle-close-race.md has what it changes).
 
 mod async_client;
 mod blocking;
@@ -32,4 +40,4 @@ mod builder;
 
 pub use async_client::ReqwestRates;
 pub use blocking::ReqwestBlockingRates;
-pub use builder::{ReqwestResolver, ReqwestTls};
+pub use builder::{ReqwestOptions, ReqwestResolver, ReqwestRetry, ReqwestTls, resend_unanswered};

@@ -127,7 +127,7 @@ pub async fn assert_problem(response: reqwest::Response, status: u16, slug: &str
     problem
 }
 
-pub const CLIENTS: [&str; 12] = [
+pub const CLIENTS: [&str; 13] = [
     "hyper",
     "awc",
     "reqwest",
@@ -140,4 +140,5 @@ pub const CLIENTS: [&str; 12] = [
     "ureq-inline-ip",
     "ureq-native-tls-first-alone",
     "reqwest-hickory-dns",
+    "reqwest-retry",
 ];

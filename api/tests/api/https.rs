@@ -97,11 +97,11 @@ async fn every_http2_client_converts_over_http2() {
         served += 1;
     }
     // hyper, awc, reqwest, reqwest-blocking, isahc, awc-openssl, reqwest-native-tls,
-    // reqwest-hickory-dns.
-    assert_eq!(served, 8);
+    // reqwest-hickory-dns, reqwest-retry.
+    assert_eq!(served, 9);
     let stats = app.mock.state().stats();
-    assert_eq!((stats.live_requests, stats.h2_streams), (8, 8), "{stats:?}");
-    assert_eq!(stats.h2_connections, 8, "{stats:?}");
+    assert_eq!((stats.live_requests, stats.h2_streams), (9, 9), "{stats:?}");
+    assert_eq!(stats.h2_connections, 9, "{stats:?}");
     std::fs::remove_dir_all(&ca_dir).ok();
 }
 

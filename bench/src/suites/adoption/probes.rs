@@ -111,8 +111,9 @@ pub fn probe(client: ClientName) -> Probe {
             AWC_OPENSSL_DEPENDENCIES,
             false,
         ),
-        // Its hickory-dns row is measured for resolution only; its probe is reqwest's.
-        ClientName::Reqwest | ClientName::ReqwestHickoryDns => probe(
+        // Its hickory-dns and retry rows are measured for resolution and the idle race only;
+        // their probe is reqwest's.
+        ClientName::Reqwest | ClientName::ReqwestHickoryDns | ClientName::ReqwestRetry => probe(
             "reqwest",
             REQWEST,
             &["rustls-store"],
