@@ -13,13 +13,15 @@ use mock_rates::{IdleClose, MockServer, Settings, Stats};
 use rates_common::ClientSettings;
 use rates_reqwest::{ReqwestOptions, ReqwestRates, ReqwestRetry, ReqwestTls};
 
-/// mock-rates' idle timeout. A new connection's request arrives well within it, so only a
-/// kept connection is closed.
-const SERVER_IDLE: Duration = Duration::from_millis(200);
+/// mock-rates' idle timeout. A new connection's first request arrives well within it (a
+/// second is far beyond any scheduling delay on a loaded machine), so only a kept connection
+/// is closed.
+const SERVER_IDLE: Duration = Duration::from_secs(1);
 
-/// The wait after an answer before the next call: past `SERVER_IDLE` by far more than a
-/// scheduling delay, so that the request finds its connection idle past the timeout.
-const GAP: Duration = Duration::from_millis(500);
+/// The wait after an answer before the next call: a sleep lasts at least this long, so the
+/// request always finds its connection idle past `SERVER_IDLE`; and below the client's own
+/// idle timeout (4 s), so the client always reuses it.
+const GAP: Duration = Duration::from_millis(2_000);
 
 /// One call that keeps a connection, then one after `GAP` on it, by reqwest with `options`:
 /// the second call's outcome, and what mock-rates counted.

@@ -19,6 +19,11 @@ pub fn setting(client: ClientName) -> Option<&'static str> {
             "`reqwest::ClientBuilder::hickory_dns(true)` (feature `hickory-dns`): reqwest's \
              own resolver, which keeps answers for their TTL",
         ),
+        ClientName::ReqwestRetry => Some(
+            "`reqwest::ClientBuilder::retry` with a policy for the upstream's host that resends \
+             a GET or HEAD that failed before any answer came (rates_reqwest's \
+             `resend_unanswered`, docs/findings/idle-close-race.md)",
+        ),
         ClientName::Hyper
         | ClientName::Awc
         | ClientName::Reqwest
