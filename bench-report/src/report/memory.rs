@@ -46,7 +46,7 @@ fn table(protocol: Protocol, burst: u32, rows: &[&MemoryRow]) -> Table {
         columns: vec![
             ("Client", Align::Left),
             ("Rounds", Align::Right),
-            ("Held, warm", Align::Right),
+            ("Resident, warm", Align::Right),
             ("Heap, built", Align::Right),
             ("Heap, one connection", Align::Right),
             ("Heap, warm", Align::Right),
@@ -115,11 +115,14 @@ const HOW: &str = "\
 Each round is a fresh process of the bench's own (`bench __memory`), one per client, protocol
 and round, the clients' rounds interleaved: it reads its memory before building the client,
 once built, after one call (one pooled connection) and after a burst of calls at once (the pool
-warm), each after the answers were checked and a settle time passed. **Held, warm** is the
-anonymous resident memory (`RssAnon`: heap, thread stacks, every page written), what a
-container's memory limit charges, beyond the process before the client was built; it includes
-what the allocator keeps of the burst's buffers. **Heap** is what glibc's allocator has handed
-out and not had back (`mallinfo2`), the Rust heap and C code's (libcurl under isahc) alike.
+warm), each after the answers were checked and a settle time passed; every figure is what the
+reading grew by from before the client was built. **Heap** is what glibc's allocator has
+handed out and not had back (`mallinfo2`), the Rust heap and C code's (libcurl under isahc)
+alike: **Heap, warm** is the figure the verdict judges (memory held, pool warm), since it
+repeats between runs within a few percent. **Resident, warm** is the anonymous resident memory
+(`RssAnon`: heap, thread stacks, every page written), what a container's memory limit charges;
+it includes the pages the allocator keeps after the burst's buffers were freed, and moves
+between runs by a third where the heap does not, so it is shown, not judged.
 **Heap per connection** is what the burst added to the heap, divided by the connections it
 added (the process's TCP sockets established to the upstream, read from /proc): '-' where it
 added none (h2 multiplexes the burst on one connection; a pool may keep fewer than it opened).

@@ -176,7 +176,7 @@ fn decide(criteria: &[Judgement], weighed: Weighed) -> Vec<Decided> {
         ),
         choose(
             "A service with a small memory budget",
-            "the least memory held with the pool warm over https (resident, in a process of \
+            "the least memory held with the pool warm over https (heap in use, in a process of \
              its own), a tie broken by fewer crates",
             &every,
             find(Criterion::Memory(Protocol::Https)),
@@ -184,6 +184,10 @@ fn decide(criteria: &[Judgement], weighed: Weighed) -> Vec<Decided> {
         ),
     ]
     .into_iter()
+    .map(|decided| Decided {
+        reason: with_what_separates(&decided, criteria),
+        ..decided
+    })
     .map(|decided| match weighed {
         Weighed::AsShipped => decided,
         Weighed::AsConfigured => {
@@ -203,6 +207,55 @@ fn decide(criteria: &[Judgement], weighed: Weighed) -> Vec<Decided> {
 }
 
 const IDLE_CLOSE: &str = "An upstream that closes idle connections";
+
+/// The most criteria a tie's reason names as separating its clients.
+const SEPARATING: usize = 4;
+
+/// For a declared tie, the reason with what the run's other criteria still separate among the
+/// tied clients beyond the noise (the best of them on each, against the next), or that none
+/// does: what a reader who must still choose can weigh.
+fn with_what_separates(decided: &Decided, criteria: &[Judgement]) -> String {
+    let Choice::Tie(tied) = &decided.choice else {
+        return decided.reason.clone();
+    };
+    let separating: Vec<String> = criteria
+        .iter()
+        .filter_map(|judgement| {
+            let figures = among(Some(judgement), tied);
+            let (best, next) = (figures.first()?, figures.get(1)?);
+            let (margin, decisive) = compare(best, next, judgement.better, judgement.rule);
+            decisive.then(|| {
+                format!(
+                    "{} {} against {} {} on {} ({})",
+                    best.client,
+                    best.shown,
+                    next.client,
+                    next.shown,
+                    judgement.criterion.phrase(),
+                    percent(margin)
+                )
+            })
+        })
+        .collect();
+    if separating.is_empty() {
+        return format!(
+            "{}. No criterion of this run separates {} beyond the noise",
+            decided.reason,
+            names(tied)
+        );
+    }
+    let more = separating.len().saturating_sub(SEPARATING);
+    format!(
+        "{}. Still separating them, beyond the noise: {}{}",
+        decided.reason,
+        separating[..separating.len().min(SEPARATING)].join("; "),
+        if more > 0 {
+            format!("; and {more} more in the criteria table")
+        } else {
+            String::new()
+        }
+    )
+}
 
 /// For a pick of a setting row, the reason with the setting named, so that a reader can copy
 /// it; `idle_below` are the clients whose figure is the one with their idle timeout below the

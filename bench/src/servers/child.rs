@@ -47,6 +47,35 @@ pub struct ChildProcess {
 /// Children alive right now, so that the signal thread can kill them before the bench exits.
 static CHILDREN: Mutex<Vec<Child>> = Mutex::new(Vec::new());
 
+/// The process ids of commands the bench is waiting on to finish (the adoption suite's
+/// `cargo build`s), so that the signal thread can stop them too: each is removed as soon as
+/// the command has been waited for.
+static WAITED_ON: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn waited_on() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    WAITED_ON.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `command.output()`, stdin closed, with the command stopped (SIGTERM) if the bench is
+/// interrupted meanwhile, instead of left running after it: a clean release build goes on for
+/// minutes.
+///
+/// # Errors
+/// The command cannot be started, or its output cannot be read.
+pub fn output_stopped_with_bench(command: &mut Command) -> io::Result<std::process::Output> {
+    install_signal_handler();
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let pid = child.id();
+    waited_on().push(pid);
+    let output = child.wait_with_output();
+    waited_on().retain(|&waited| waited != pid);
+    output
+}
+
 fn children() -> std::sync::MutexGuard<'static, Vec<Child>> {
     CHILDREN.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -196,6 +225,14 @@ fn install_signal_handler() {
                     };
                     for mut child in children().drain(..) {
                         stop(&mut child);
+                    }
+                    for pid in waited_on().drain(..) {
+                        if let Ok(pid) = i32::try_from(pid) {
+                            let _ = nix::sys::signal::kill(
+                                nix::unistd::Pid::from_raw(pid),
+                                nix::sys::signal::Signal::SIGTERM,
+                            );
+                        }
                     }
                     // The exit below drops nothing: the children's CPU groups go here.
                     crate::process_cpu::remove_own_groups();

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use cargo_metadata::Metadata;
 
 use crate::cpu::CpuTime;
+use crate::servers::child::output_stopped_with_bench;
 use crate::suites::adoption::probes::{self, Probe};
 use crate::suites::adoption::tree::{self, Tree};
 use bench_model::ProbeBuild;
@@ -184,10 +185,8 @@ fn measure_project(
     let mut build = cargo.command(dir, &["build", "--release", "--offline", "-j", &jobs]);
     let cpu_before = CpuTime::children().unwrap_or_default();
     let started = Instant::now();
-    let output = build
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|error| format!("cargo build: {error}"))?;
+    let output =
+        output_stopped_with_bench(&mut build).map_err(|error| format!("cargo build: {error}"))?;
     let wall = started.elapsed();
     let cpu = CpuTime::children().unwrap_or_default().since(cpu_before);
     if !output.status.success() {
