@@ -138,11 +138,12 @@ pub fn probe(client: ClientName) -> Probe {
             UREQ_NATIVE_TLS_DEPENDENCIES,
             true,
         ),
-        // reqwest's source, its blocking client on the calling thread.
+        // reqwest's source, its blocking client on the calling thread (with rustls on the
+        // system's roots, as reqwest's).
         ClientName::ReqwestBlocking => probe(
             "reqwest",
             REQWEST,
-            &["blocking"],
+            &["blocking", "rustls-store"],
             REQWEST_BLOCKING_DEPENDENCIES,
             true,
         ),
@@ -319,5 +320,23 @@ mod tests {
         assert_eq!(blocking.main, probe(ClientName::Reqwest).main);
         assert!(blocking.manifest().contains("blocking = []"));
         assert!(blocking.main.contains("feature = \"blocking\""));
+    }
+
+    /// `roots.rs` defines its rustls store only with the probe's `rustls-store` feature: a
+    /// probe that calls it over rustls must turn it on, or it does not build (reqwest-blocking's
+    /// probe did not, and the adoption suite's run failed on it).
+    #[test]
+    fn a_probe_that_takes_the_rustls_store_has_the_feature_that_defines_it() {
+        assert!(ROOTS.contains("#[cfg(feature = \"rustls-store\")]\npub fn store()"));
+        for client in ClientName::ALL {
+            let probe = probe(client);
+            let over_rustls = !probe
+                .features
+                .iter()
+                .any(|feature| feature.starts_with("backend-"));
+            if probe.main.contains("roots::store()") && over_rustls {
+                assert!(probe.features.contains(&"rustls-store"), "{client}");
+            }
+        }
     }
 }
