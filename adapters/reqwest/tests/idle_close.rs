@@ -21,7 +21,7 @@ const SERVER_IDLE: Duration = Duration::from_secs(1);
 /// The wait after an answer before the next call: a sleep lasts at least this long, so the
 /// request always finds its connection idle past `SERVER_IDLE`; and below the client's own
 /// idle timeout (4 s), so the client always reuses it.
-const GAP: Duration = Duration::from_millis(2_000);
+const GAP: Duration = Duration::from_secs(2);
 
 /// One call that keeps a connection, then one after `GAP` on it, by reqwest with `options`:
 /// the second call's outcome, and what mock-rates counted.
