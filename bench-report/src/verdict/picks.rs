@@ -536,12 +536,28 @@ fn choose(
         .collect();
     // In table order, so that the same tie reads the same in every run.
     still.sort_by_key(|client| ClientName::ALL.iter().position(|known| known == client));
+    // A setting row's tie-break figure that is its pair's, said where the figures are not.
+    let borrowed: Vec<String> = broken
+        .iter()
+        .filter(|figure| still.contains(&figure.client))
+        .filter_map(|figure| {
+            let pair = figure.client.setting_of()?;
+            among(Some(tiebreak), &[figure.client])
+                .is_empty()
+                .then(|| format!("{}'s is {pair}'s, its own not measured", figure.client))
+        })
+        .collect();
     pick(
         Choice::Tie(still.clone()),
         format!(
-            "{tie}; {} tie on {} too",
+            "{tie}; {} tie on {} too{}",
             names(&still),
-            tiebreak.criterion.phrase()
+            tiebreak.criterion.phrase(),
+            if borrowed.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", borrowed.join("; "))
+            }
         ),
     )
 }

@@ -1024,6 +1024,20 @@ fn a_setting_row_is_a_candidate_with_settings_only_and_says_its_setting() {
             .reason
             .contains("the setting's own not measured")
     );
+    // Equal capacities: a tie, which says whose capacity stands for the setting row.
+    results.resilience.capacity = vec![capacity(Reqwest, 2_000), capacity(Isahc, 2_000)];
+    let tie = configured(&super::verdict(&results), MANY_HOSTS);
+    assert_eq!(
+        tie.choice,
+        Choice::Tie(vec![Isahc, ClientName::ReqwestHickoryDns]),
+        "{tie:?}"
+    );
+    assert!(
+        tie.reason
+            .contains("(reqwest-hickory-dns's is reqwest's, its own not measured)"),
+        "{}",
+        tie.reason
+    );
 }
 
 #[test]

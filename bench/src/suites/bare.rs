@@ -120,7 +120,15 @@ impl BareCall {
                     std::thread::scope(|scope| scope.spawn(call).join())
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
                 } else {
-                    call()
+                    // reqwest waits for its answer by polling a tokio oneshot, and on this
+                    // thread that poll draws on the budget of the task being polled (tokio's
+                    // cooperative scheduling). After 128 such calls without the task yielding
+                    // the budget is spent: the poll returns Pending with its wake deferred until
+                    // the task yields, which it cannot while this call blocks, so every call
+                    // after waited out its 2 s timeout (a default run's 200 warm-up calls hung
+                    // the latency suite; a quick run's 20 never met it). Unconstrained, the
+                    // calls draw on no budget.
+                    tokio::task::coop::unconstrained(async move { call() }).await
                 }
             }
             Adapter::Isahc(adapter) => {
