@@ -536,7 +536,21 @@ fn choose(
         .collect();
     // In table order, so that the same tie reads the same in every run.
     still.sort_by_key(|client| ClientName::ALL.iter().position(|known| known == client));
-    // A setting row's tie-break figure that is its pair's, said where the figures are not.
+    pick(
+        Choice::Tie(still.clone()),
+        format!(
+            "{tie}; {} tie on {} too{}",
+            names(&still),
+            tiebreak.criterion.phrase(),
+            borrowed(&broken, &still, tiebreak)
+        ),
+    )
+}
+
+/// For a tie on a tie-break, the setting rows among `still` whose figure in `broken` is their
+/// pair's (the setting's own not measured), said where the figures are not shown: ` (... )`,
+/// or nothing.
+fn borrowed(broken: &[&Figure], still: &[ClientName], tiebreak: &Judgement) -> String {
     let borrowed: Vec<String> = broken
         .iter()
         .filter(|figure| still.contains(&figure.client))
@@ -547,19 +561,11 @@ fn choose(
                 .then(|| format!("{}'s is {pair}'s, its own not measured", figure.client))
         })
         .collect();
-    pick(
-        Choice::Tie(still.clone()),
-        format!(
-            "{tie}; {} tie on {} too{}",
-            names(&still),
-            tiebreak.criterion.phrase(),
-            if borrowed.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", borrowed.join("; "))
-            }
-        ),
-    )
+    if borrowed.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", borrowed.join("; "))
+    }
 }
 
 /// What a tie could not see, and who sits at its edge: "within the noise: this run calls 12%
