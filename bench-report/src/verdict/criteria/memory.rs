@@ -6,10 +6,10 @@ use bench_model::{MemoryRound, Protocol, Results, SuiteName};
 
 /// The heap's figure repeats within a run's rounds more closely than between runs (how many
 /// connections a burst opens, and so how many buffers it keeps, varies from process to
-/// process): a margin must also exceed this share. Two runs of one build on the Xeon VM moved
-/// hyper's, awc's, reqwest's and isahc's medians by 0-1% over https, where the resident
-/// figure (shown in the suite's table, not judged) moved by up to 35%: the allocator's
-/// retained pages and thread stacks, not the client's data.
+/// process): a margin must also exceed this share. Four runs on the Xeon VM moved hyper's,
+/// awc's and reqwest's medians over https by at most 1% and isahc's by 5%, where the resident
+/// figure (shown in the suite's table, not judged) moved several-fold (hyper: 692 to 4 368
+/// KiB): the allocator's retained pages and thread stacks, not the client's data.
 const BAND: f64 = 0.10;
 
 /// Heap a client holds with its pool warm over `protocol`, beyond the process before it was
