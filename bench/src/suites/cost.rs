@@ -308,6 +308,33 @@ impl Drop for CaFile {
     }
 }
 
+/// The settings of a client a child process of the bench builds for the mock-rates at `url`
+/// (trusting the CA in `ca_file` too, speaking HTTP/2 with `http2`), with `limit` as its
+/// connect and call timeouts: the cost and memory suites' children, where time is not what is
+/// measured.
+///
+/// # Errors
+/// The CA file cannot be read.
+pub(crate) fn child_settings(
+    url: &str,
+    ca_file: Option<&Path>,
+    http2: bool,
+    limit: std::time::Duration,
+) -> io::Result<ClientSettings> {
+    let extra_ca_pem = ca_file.map(std::fs::read).transpose()?.map(Into::into);
+    Ok(ClientSettings {
+        extra_ca_pem,
+        connect_timeout: limit,
+        timeout: limit,
+        http_version: if http2 {
+            HttpVersion::Http2
+        } else {
+            HttpVersion::Http11
+        },
+        ..ClientSettings::for_base_url(url)
+    })
+}
+
 /// The child's side: build `client` for `url` (trusting `ca_file` too), make `calls` calls one
 /// after another, each checked, and print what they allocated.
 ///
@@ -320,20 +347,9 @@ pub fn run_child(
     http2: bool,
     calls: u32,
 ) -> io::Result<()> {
-    let extra_ca_pem = ca_file.map(std::fs::read).transpose()?.map(Into::into);
     // Under callgrind everything runs tens of times slower (a TLS handshake of libcurl's
     // takes seconds): the limits only guard against a hang, time is not what is measured.
-    let settings = ClientSettings {
-        extra_ca_pem,
-        connect_timeout: CHILD_LIMIT,
-        timeout: CHILD_LIMIT,
-        http_version: if http2 {
-            HttpVersion::Http2
-        } else {
-            HttpVersion::Http11
-        },
-        ..ClientSettings::for_base_url(url)
-    };
+    let settings = child_settings(url, ca_file, http2, CHILD_LIMIT)?;
     let pairs = cross_rate_pairs();
     let allocated = actix_rt::System::new().block_on(async {
         let provider = adapters::build(client, &settings).map_err(io::Error::other)?;

@@ -25,12 +25,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use rates_common::{ClientSettings, HttpVersion};
-
 use crate::clients::Counted;
 use crate::error::BenchError;
 use crate::servers::MockEndpoint;
-use crate::suites::cost::{CaFile, hosted_mock, tail};
+use crate::suites::cost::{CaFile, child_settings, hosted_mock, tail};
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
@@ -193,18 +191,7 @@ pub fn run_child(
     burst: u32,
     settle_ms: u64,
 ) -> io::Result<()> {
-    let extra_ca_pem = ca_file.map(std::fs::read).transpose()?.map(Into::into);
-    let settings = ClientSettings {
-        extra_ca_pem,
-        connect_timeout: CHILD_LIMIT,
-        timeout: CHILD_LIMIT,
-        http_version: if http2 {
-            HttpVersion::Http2
-        } else {
-            HttpVersion::Http11
-        },
-        ..ClientSettings::for_base_url(url)
-    };
+    let settings = child_settings(url, ca_file, http2, CHILD_LIMIT)?;
     let port = upstream_port(url)
         .ok_or_else(|| io::Error::other(format!("no port in the upstream's URL {url}")))?;
     let settle = Duration::from_millis(settle_ms);
