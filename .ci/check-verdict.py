@@ -24,6 +24,7 @@ USE_CASES = [
 CRITERIA = [
     "Capacity",
     "CPU per request",
+    "Instructions per payment, whole service",
     "Memory held, pool warm",
     "Client construction",
     "Fan-out",

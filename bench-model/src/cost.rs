@@ -39,4 +39,54 @@ pub struct CostRow {
 pub struct CostSettings {
     /// Calls in the shorter and in the longer run of each client.
     pub calls: (u32, u32),
+    /// The service's instructions per payment (see [`ServiceCostRow`]); absent in runs made
+    /// before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<ServiceCostSettings>,
+}
+
+/// How the cost suite counts the service's instructions per payment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceCostSettings {
+    /// Payments each client serves per round, after the warm-up.
+    pub payments: u32,
+    /// Payments unanswered at once (a closed loop of this many connections).
+    pub in_flight: u32,
+    /// Rounds per client, the clients in a new random order each round.
+    pub rounds: u32,
+    /// Payments per client before its first round (its pool filled, every lazy start done).
+    pub warmup: u32,
+}
+
+/// One client through the whole payment service: the service's process (`api`) run under
+/// callgrind, its CPU instructions per payment counted across every thread of it (actix's
+/// workers, the client's own threads, the blocking pool), payments arriving `in_flight` at a
+/// time. Round by round, the clients in a random order each round, so that a change of the
+/// machine's state during the suite falls on every client alike (instructions barely move with
+/// it anyway).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServiceCostRow {
+    pub client: ClientName,
+    pub protocol: Protocol,
+    /// Payments per round.
+    pub payments: u32,
+    pub in_flight: u32,
+    /// The median of the rounds.
+    pub instructions_per_payment: f64,
+    /// Each round's figure, in the order the rounds ran.
+    pub rounds: Vec<f64>,
+    /// The client's place in each round's order (0 first), beside `rounds`.
+    #[serde(default)]
+    pub positions: Vec<u32>,
+    /// Payments that did not answer 200 with the expected body, in every round together; a
+    /// row with any is no figure.
+    pub failed: u64,
+    /// The same in the client's warm-up, which is not counted.
+    #[serde(default)]
+    pub warmup_failed: u64,
+    /// The first failure's message (of the rounds, else of the warm-up), when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<String>,
+    /// `instructions_per_payment` over hyper's.
+    pub ratio: Option<f64>,
 }

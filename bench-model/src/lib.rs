@@ -39,7 +39,7 @@ pub use client::{ClientName, ClientProtocols};
 pub use connections::{
     ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow,
 };
-pub use cost::{CostRow, CostSettings};
+pub use cost::{CostRow, CostSettings, ServiceCostRow, ServiceCostSettings};
 pub use decode::{DecodeBody, DecodeMethod, DecodeRow};
 pub use dependencies::{DependenciesResults, DependencyRow};
 pub use environment::{CrateVersion, Environment};
@@ -61,7 +61,7 @@ pub use protocol::Protocol;
 pub use resilience::{
     CapacityRound, ClientCapacity, OverloadRow, PhaseCounts, RampStep, ResilienceResults,
     ResilienceSettings, RestartRow, SlowClientsRow, SlowConnections, SoakRow, SoakSample, StepDown,
-    millis,
+    StretchCpu, millis,
 };
 pub use resolution::{ResolutionRow, ResolutionSettings, resolution_cost_us};
 pub use results::{Results, SCHEMA_VERSION};

@@ -233,6 +233,33 @@ impl SoakRow {
 pub struct RampStep {
     pub rps: u32,
     pub requests: PhaseCounts,
+    /// The CPU each process spent during the stretch, where the suite read it (its ramp steps
+    /// and confirmation stretches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<StretchCpu>,
+}
+
+/// The CPU time the processes on the machine spent during one stretch, in seconds: the
+/// payment service, mock-rates, and the bench itself (the generator sending and checking the
+/// requests, and the bench's own few threads beside it); `None` where a process's clock could
+/// not be read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StretchCpu {
+    pub service_s: Option<f64>,
+    pub mock_s: Option<f64>,
+    pub generator_s: Option<f64>,
+}
+
+impl StretchCpu {
+    /// Each process's CPU per answered request, in microseconds: (service, mock, generator).
+    pub fn per_request_us(&self, answered: u64) -> (Option<f64>, Option<f64>, Option<f64>) {
+        let per = |seconds: Option<f64>| {
+            seconds
+                .filter(|_| answered > 0)
+                .map(|seconds| seconds * 1e6 / answered as f64)
+        };
+        (per(self.service_s), per(self.mock_s), per(self.generator_s))
+    }
 }
 
 /// One round of a client's capacity search: a ramp to find the region, then confirmation

@@ -6,7 +6,7 @@ use crate::{
     AdoptionResults, BaselineComparison, CalibrationRow, ConnectionsRow, ConstructionRow, CostRow,
     DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck,
     IdleRow, LatencyRow, LoadRow, MachineLoad, MemoryRow, Protocol, ResilienceResults,
-    ResolutionRow, RunSettings,
+    ResolutionRow, RunSettings, ServiceCostRow,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -48,6 +48,13 @@ pub struct Results {
     /// The cost suite: instructions per call under callgrind.
     #[serde(default)]
     pub cost: Vec<CostRow>,
+    /// The cost suite: the service's instructions per payment under callgrind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub service_cost: Vec<ServiceCostRow>,
+    /// Why the service's instructions per payment were not counted, when the cost suite ran
+    /// but could not count them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_cost_skipped: Option<String>,
     /// Why the cost suite was skipped (no valgrind), when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_skipped: Option<String>,
@@ -113,6 +120,8 @@ impl Results {
             construction: Vec::new(),
             decode: Vec::new(),
             cost: Vec::new(),
+            service_cost: Vec::new(),
+            service_cost_skipped: None,
             cost_skipped: None,
             fanout: Vec::new(),
             faults: Vec::new(),

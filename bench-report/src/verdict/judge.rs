@@ -16,6 +16,8 @@ pub enum Criterion {
     CpuPerRequest,
     /// The service's CPU per payment with a larger upstream answer, of so many bytes.
     CpuPerRequestOfAnswer(u64),
+    /// The whole service's CPU instructions per payment under callgrind (the cost suite).
+    InstructionsPerPayment,
     Instructions(Protocol),
     /// Memory a client holds with its pool warm, in a process of its own (the memory suite).
     Memory(Protocol),
@@ -52,6 +54,7 @@ impl Criterion {
             Self::CpuPerRequestOfAnswer(bytes) => {
                 format!("CPU per request, {} answer", size_name(bytes))
             }
+            Self::InstructionsPerPayment => "Instructions per payment, whole service".to_owned(),
             Self::Instructions(protocol) => format!("Instructions per call, {protocol}"),
             Self::Memory(protocol) => format!("Memory held, pool warm, {protocol}"),
             Self::Allocations(protocol) => format!("Allocations per call, {protocol}"),

@@ -129,10 +129,10 @@ fn decide(criteria: &[Judgement], weighed: Weighed) -> Vec<Decided> {
     vec![
         choose(
             "A high-throughput async service",
-            "the highest capacity among async clients, a tie broken by the lower CPU per request",
+            ASYNC_RULE,
             &async_clients,
             capacity,
-            find(Criterion::CpuPerRequest),
+            find(Criterion::InstructionsPerPayment),
         ),
         on_actix(capacity, &every),
         under_a_cpu_limit(criteria, &every),
@@ -207,6 +207,11 @@ fn decide(criteria: &[Judgement], weighed: Weighed) -> Vec<Decided> {
 }
 
 const IDLE_CLOSE: &str = "An upstream that closes idle connections";
+
+/// The high-throughput async service's rule: capacity is what it is chosen for; the service's
+/// instructions per payment (counted, steady between runs) break a tie.
+const ASYNC_RULE: &str = "the highest capacity among async clients, a tie broken by the fewer \
+                          instructions per payment across the whole service";
 
 /// The most criteria a tie's reason names as separating its clients.
 const SEPARATING: usize = 4;
@@ -599,11 +604,12 @@ fn tie_resolution(tied: &[&Figure], judgement: &Judgement) -> String {
 }
 
 /// The highest capacity under the smallest CPU quota the run measured, a tie broken by the
-/// lower CPU per request; not decided when no quota was measured.
+/// fewer instructions per payment (what a quota's CPU time buys); not decided when no quota
+/// was measured.
 fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Decided {
     let use_case = "A service under a CPU limit";
     let rule = "the highest capacity under the smallest CPU quota measured, a tie broken by the \
-                lower CPU per request";
+                fewer instructions per payment across the whole service";
     let smallest = criteria
         .iter()
         .filter(|judgement| matches!(judgement.criterion, Criterion::CapacityUnderQuota(_)))
@@ -628,7 +634,7 @@ fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Decid
         smallest,
         criteria
             .iter()
-            .find(|judgement| judgement.criterion == Criterion::CpuPerRequest),
+            .find(|judgement| judgement.criterion == Criterion::InstructionsPerPayment),
     )
 }
 

@@ -108,6 +108,23 @@ fn with_cpu(mut row: LoadRow, cpu_s: f64) -> LoadRow {
     row
 }
 
+/// The service's instructions per payment, three rounds at `instructions` and 1% either side.
+fn service_cost(client: ClientName, instructions: f64) -> bench_model::ServiceCostRow {
+    bench_model::ServiceCostRow {
+        client,
+        protocol: Protocol::Http,
+        payments: 400,
+        in_flight: 8,
+        instructions_per_payment: instructions,
+        rounds: vec![instructions * 0.99, instructions, instructions * 1.01],
+        positions: vec![0, 1, 0],
+        failed: 0,
+        warmup_failed: 0,
+        first_failure: None,
+        ratio: None,
+    }
+}
+
 const ASYNC_SERVICE: &str = "A high-throughput async service";
 const ON_ACTIX: &str = "A service already on actix-web";
 const BLOCKING_CODE: &str = "Blocking or CLI code";
@@ -281,30 +298,35 @@ fn overlapping_intervals_and_overlapping_rounds_are_ties() {
 }
 
 #[test]
-fn a_capacity_tie_is_broken_by_cpu_per_request() {
+fn a_capacity_tie_is_broken_by_instructions_per_payment() {
     let mut results = clear_run();
     results.resilience.capacity = vec![
         capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
         capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
     ];
+    results.service_cost = vec![service_cost(Hyper, 130_000.0), service_cost(Awc, 170_000.0)];
+    // The load suite's CPU per request, the other way round, is shown but breaks no tie.
     let hyper = load_row(Some(Hyper), 480.0, 900.0, 0);
     let awc = load_row(Some(Awc), 480.0, 900.0, 0);
-    results.load = vec![with_cpu(hyper.clone(), 0.4), with_cpu(awc.clone(), 0.8)];
+    results.load = vec![with_cpu(hyper, 0.8), with_cpu(awc, 0.4)];
     let verdict = verdict(&results);
     assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Hyper));
     let reason = &verdict.picks[0].reason;
     assert!(reason.contains("tie on capacity"), "{reason}");
-    assert!(reason.contains("CPU per request: hyper"), "{reason}");
+    assert!(
+        reason.contains("instructions per payment, whole service: hyper"),
+        "{reason}"
+    );
     assert_eq!(Criterion::Capacity.phrase(), "capacity");
     assert_eq!(
         Criterion::Latency(Protocol::Https).phrase(),
         "per-call latency, https"
     );
-    // The CPU figures the other way round: awc wins the tie-break.
-    results.load = vec![with_cpu(hyper.clone(), 0.8), with_cpu(awc.clone(), 0.4)];
+    // The counts the other way round: awc wins the tie-break.
+    results.service_cost = vec![service_cost(Hyper, 170_000.0), service_cost(Awc, 130_000.0)];
     assert_eq!(pick(&super::verdict(&results), ASYNC_SERVICE), Some(Awc));
-    // Equal CPU too: a declared tie between the two.
-    results.load = vec![with_cpu(hyper, 0.4), with_cpu(awc, 0.4)];
+    // Within the 5% band between runs: a declared tie between the two.
+    results.service_cost = vec![service_cost(Hyper, 130_000.0), service_cost(Awc, 133_000.0)];
     let verdict = super::verdict(&results);
     assert_eq!(
         choice(&verdict, ASYNC_SERVICE),
@@ -314,7 +336,9 @@ fn a_capacity_tie_is_broken_by_cpu_per_request() {
     assert!(
         verdict.picks[0]
             .reason
-            .contains("tie on CPU per request too")
+            .contains("tie on instructions per payment, whole service too"),
+        "{}",
+        verdict.picks[0].reason
     );
     // What the run's other criteria still separate among the tied, for a reader who must
     // choose: hyper's calls are faster in this run.
@@ -326,10 +350,32 @@ fn a_capacity_tie_is_broken_by_cpu_per_request() {
     );
     // With nothing else measured, the tie says that nothing separates them.
     results.latency.clear();
+    results.load.clear();
     let reason = super::verdict(&results).picks[0].reason.clone();
     assert!(
         reason.contains("No criterion of this run separates hyper, awc beyond the noise"),
         "{reason}"
+    );
+}
+
+#[test]
+fn payments_that_failed_leave_a_client_out_of_instructions_per_payment() {
+    let mut results = clear_run();
+    let mut failed = service_cost(Awc, 100_000.0);
+    failed.failed = 2;
+    failed.first_failure = Some("Timeout (status None): no complete response".to_owned());
+    results.service_cost = vec![service_cost(Hyper, 130_000.0), failed];
+    let verdict = verdict(&results);
+    let judgement = judged(&verdict, Criterion::InstructionsPerPayment);
+    assert_eq!(judgement.order().len(), 1, "awc's payments failed");
+    assert_eq!(judgement.order()[0].client, Hyper);
+    assert!(
+        judgement
+            .left_out
+            .iter()
+            .any(|(client, why)| *client == Awc && why.contains("2 of its payments failed")),
+        "{:?}",
+        judgement.left_out
     );
 }
 
@@ -346,6 +392,7 @@ fn a_larger_answer_is_a_criterion_of_its_own_and_breaks_no_tie() {
         ..with_cpu(load_row(Some(client), 50.0, 9_000.0, 0), cpu_s)
     };
     // Ordinary answers: hyper cheaper; 1 MiB answers: awc far cheaper.
+    results.service_cost = vec![service_cost(Hyper, 130_000.0), service_cost(Awc, 170_000.0)];
     results.load = vec![
         with_cpu(load_row(Some(Hyper), 480.0, 900.0, 0), 0.4),
         with_cpu(load_row(Some(Awc), 480.0, 900.0, 0), 0.8),
@@ -356,7 +403,7 @@ fn a_larger_answer_is_a_criterion_of_its_own_and_breaks_no_tie() {
     assert_eq!(
         pick(&verdict, ASYNC_SERVICE),
         Some(Hyper),
-        "ordinary rows only"
+        "the tie-break is instructions per payment, not the 1 MiB rows"
     );
     let of = |criterion| {
         verdict
@@ -383,12 +430,12 @@ fn a_tie_whose_tie_break_was_not_measured_is_not_decided() {
         capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
         capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
     ];
-    results.load.clear();
+    results.service_cost.clear();
     let verdict = verdict(&results);
     assert_eq!(choice(&verdict, ASYNC_SERVICE), Choice::NotDecided);
     let reason = &verdict.picks[0].reason;
     assert!(reason.contains("awc, hyper tie on capacity"), "{reason}");
-    assert!(reason.contains("--suite load"), "{reason}");
+    assert!(reason.contains("--suite cost"), "{reason}");
     // The blocking clients tie on latency; their crates are not in the run: not decided.
     results.latency = vec![
         latency_row(Ureq, Protocol::Http, 80.0, 3.0, 30.0),
@@ -749,6 +796,7 @@ fn stretch(rps: u32, sent: u64, ok: u64) -> RampStep {
             ok_p99_ms: Some(5.0),
             ..PhaseCounts::default()
         },
+        cpu: None,
     }
 }
 

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use crate::suites::{connections, fanout, faults, load, resilience};
 use bench_model::{
     ClientName, CostSettings, IdleSettings, LargeBody, LoadSettings, MemorySettings, Protocol,
-    ResolutionSettings, RunSettings, SuiteName,
+    ResolutionSettings, RunSettings, ServiceCostSettings, SuiteName,
 };
 
 #[cfg(test)]
@@ -166,6 +166,12 @@ pub struct Cli {
     /// the start-up's own noise weighs per call. [default: 100,1100; --quick: 20,420]
     #[arg(long, value_name = "LOW,HIGH", value_parser = call_counts)]
     pub cost_calls: Option<(u32, u32)>,
+
+    /// cost: payments per client and round through the whole service (the api's process under
+    /// callgrind, its instructions per payment); 0 leaves that part out. [default: 400;
+    /// --quick: 150]
+    #[arg(long, value_name = "N")]
+    pub service_payments: Option<u32>,
 
     #[command(flatten)]
     pub connections: connections::settings::ConnectionsArgs,
@@ -375,6 +381,15 @@ pub fn resolve(cli: &Cli) -> RunSettings {
                 Some(calls) => calls,
                 None if cli.quick => (20, 420),
                 None => (100, 1100),
+            },
+            service: match cli.service_payments {
+                Some(0) => None,
+                payments => Some(ServiceCostSettings {
+                    payments: payments.unwrap_or(if cli.quick { 150 } else { 400 }),
+                    in_flight: 8,
+                    rounds: if cli.quick { 2 } else { 3 },
+                    warmup: if cli.quick { 40 } else { 100 },
+                }),
             },
         },
         connections: connections::settings::resolve(&cli.connections, cli.quick),

@@ -11,7 +11,7 @@ use api::startup::Application;
 use rates_common::HttpVersion;
 
 use crate::process_cpu::ProcessCpu;
-use crate::servers::child::{self, ChildError, ChildProcess};
+use crate::servers::child::{self, ChildError, ChildProcess, Wrapper};
 use crate::servers::mock::MockEndpoint;
 
 /// What the child prints on stdout once it listens, followed by its base URL.
@@ -40,6 +40,17 @@ impl ApiEndpoint {
         rates_url: &str,
         env: &[(&str, &str)],
     ) -> Result<Self, ChildError> {
+        Self::spawn_wrapped(None, exe, rates_url, env)
+    }
+
+    /// [`ApiEndpoint::spawn_with_env`] with the service's process run by `wrapper` (the
+    /// cost suite's callgrind).
+    pub fn spawn_wrapped(
+        wrapper: Option<&Wrapper<'_>>,
+        exe: &Path,
+        rates_url: &str,
+        env: &[(&str, &str)],
+    ) -> Result<Self, ChildError> {
         let args = [
             OsStr::new("__api"),
             OsStr::new("--listen"),
@@ -52,7 +63,7 @@ impl ApiEndpoint {
         let mut env = env.to_vec();
         env.push(("APP__RATES__BASE_URL", rates_url));
         let (process, base_url) =
-            ChildProcess::spawn_with_env("api", exe, &args, &env, READY_PREFIX)?;
+            ChildProcess::spawn_wrapped("api", wrapper, exe, &args, &env, READY_PREFIX)?;
         Ok(Self {
             base_url,
             process: Some(process),

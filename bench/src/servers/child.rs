@@ -34,6 +34,15 @@ pub enum ChildError {
     Start { name: &'static str, reason: String },
 }
 
+/// A program that runs a child server's executable, with its arguments before the
+/// executable's path (e.g. `valgrind --tool=callgrind`), and how long the two may take to
+/// start listening.
+#[derive(Debug)]
+pub struct Wrapper<'a> {
+    pub command: &'a [&'a OsStr],
+    pub start_timeout: Duration,
+}
+
 /// The running child; dropping it kills and reaps the process.
 #[derive(Debug)]
 pub struct ChildProcess {
@@ -100,8 +109,37 @@ impl ChildProcess {
         env: &[(&str, &str)],
         ready_prefix: &str,
     ) -> Result<(Self, String), ChildError> {
+        Self::spawn_wrapped(name, None, exe, args, env, ready_prefix)
+    }
+
+    /// [`ChildProcess::spawn_with_env`] with `exe` run by `wrapper` (e.g. under valgrind),
+    /// given the wrapper's own time to start.
+    pub fn spawn_wrapped(
+        name: &'static str,
+        wrapper: Option<&Wrapper<'_>>,
+        exe: &Path,
+        args: &[&OsStr],
+        env: &[(&str, &str)],
+        ready_prefix: &str,
+    ) -> Result<(Self, String), ChildError> {
         install_signal_handler();
-        let mut child = Command::new(exe)
+        let (mut command, start_timeout) = match wrapper {
+            Some(wrapper) => {
+                let (program, wrapper_args) =
+                    wrapper
+                        .command
+                        .split_first()
+                        .ok_or_else(|| ChildError::Spawn {
+                            name,
+                            source: io::Error::other("an empty wrapper command"),
+                        })?;
+                let mut command = Command::new(program);
+                command.args(wrapper_args).arg(exe);
+                (command, wrapper.start_timeout)
+            }
+            None => (Command::new(exe), START_TIMEOUT),
+        };
+        let mut child = command
             .args(args)
             .envs(env.iter().copied())
             .arg("--parent-pid")
@@ -121,7 +159,7 @@ impl ChildProcess {
         children().push(child);
         let start_error = |reason: String| ChildError::Start { name, reason };
         let stdout = stdout.ok_or_else(|| start_error("no stdout pipe".to_owned()))?;
-        let line = first_line(stdout, START_TIMEOUT).map_err(start_error)?;
+        let line = first_line(stdout, start_timeout).map_err(start_error)?;
         let base_url = parse_ready_line(&line, ready_prefix).ok_or_else(|| {
             start_error(format!(
                 "expected \"{ready_prefix}http://ADDR\", got {line:?}"

@@ -18,6 +18,7 @@ pub mod memory;
 mod progress;
 pub mod resilience;
 pub mod resolution;
+pub(crate) mod shuffle;
 mod tls;
 
 pub use adapters::catalogue;
@@ -87,13 +88,21 @@ pub fn run(
             results.construction = rows.construction;
         }
         SuiteName::Decode => results.decode = decode::run(context.settings)?,
-        SuiteName::Cost => match cost::unavailable() {
-            Some(why) => {
+        SuiteName::Cost => {
+            if let Some(why) = cost::unavailable() {
                 eprintln!("bench: cost: skipped: {why}");
                 results.cost_skipped = Some(why);
+            } else {
+                results.cost = cost::run(context.settings, mock()?)?;
+                match cost::service::run(context.settings, mock()?) {
+                    Ok(rows) => results.service_cost = rows,
+                    Err(error) => {
+                        eprintln!("bench: cost: the service's instructions per payment: {error}");
+                        results.service_cost_skipped = Some(error.to_string());
+                    }
+                }
             }
-            None => results.cost = cost::run(context.settings, mock()?)?,
-        },
+        }
         SuiteName::Load => results.load = load::run(context.settings, &context.stacks(suite)?)?,
         SuiteName::Fanout => {
             for stack in context.stacks(suite)? {

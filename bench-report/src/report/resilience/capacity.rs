@@ -2,6 +2,7 @@
 
 use crate::report::format::format_ms;
 use crate::report::table::{Align, Table};
+use bench_model::stats::quantile::median_of;
 use bench_model::{ClientCapacity, ClientName, Protocol, ResilienceResults};
 
 pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
@@ -20,6 +21,10 @@ pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
             ("p99 of the confirmations", Align::Left),
             ("Soak at half of it", Align::Left),
             ("Sustained", Align::Right),
+            (
+                "CPU per request at it: service / mock / generator",
+                Align::Right,
+            ),
         ],
         rows: rows
             .capacity
@@ -62,10 +67,46 @@ pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
                     p99s.join(" / "),
                     soak_outcome(row),
                     sustained,
+                    cpu_at_capacity(row),
                 ]
             })
             .collect(),
     }
+}
+
+/// Each process's CPU per answered request in the confirmation stretch that held, the median
+/// of the rounds: the service's, mock-rates' and the bench's (the generator): what the service
+/// costs where it is busy, and how much of the machine the instrument took beside it.
+fn cpu_at_capacity(row: &ClientCapacity) -> String {
+    let mut service = Vec::new();
+    let mut mock = Vec::new();
+    let mut generator = Vec::new();
+    for round in &row.rounds {
+        let Some(held) = round
+            .confirmations
+            .iter()
+            .find(|step| Some(step.rps) == round.capacity_rps)
+        else {
+            continue;
+        };
+        let Some(cpu) = held.cpu else { continue };
+        let (of_service, of_mock, of_generator) = cpu.per_request_us(held.requests.ok);
+        service.extend(of_service);
+        mock.extend(of_mock);
+        generator.extend(of_generator);
+    }
+    if service.is_empty() && mock.is_empty() && generator.is_empty() {
+        return "-".to_owned();
+    }
+    let shown = |values: &[f64]| {
+        median_of(values).map_or_else(|| "-".to_owned(), |median| format!("{median:.0}"))
+    };
+    format!(
+        "{} / {} / {} us",
+        shown(&service),
+        shown(&mock),
+        shown(&generator)
+    )
 }
 
 /// How the soak at half of the capacity went and, where it failed, each lower rate the suite
@@ -171,3 +212,69 @@ pub(super) const QUOTA: &str = "Under a CPU quota the service's process gets `qu
     unquoted capacity's; mock-rates and the load generator are not held to any quota. \
     **Share kept** is the capacity under the quota as a share of the same client's without \
     one, measured earlier in the same run.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_model::{CapacityRound, PhaseCounts, RampStep, StretchCpu};
+
+    fn held(rps: u32, ok: u64, service_s: f64, generator_s: f64) -> CapacityRound {
+        let step = RampStep {
+            rps,
+            requests: PhaseCounts {
+                sent: ok,
+                ok,
+                ..PhaseCounts::default()
+            },
+            cpu: Some(StretchCpu {
+                service_s: Some(service_s),
+                mock_s: None,
+                generator_s: Some(generator_s),
+            }),
+        };
+        CapacityRound {
+            capacity_rps: Some(rps),
+            steps: Vec::new(),
+            // A stretch above it that did not hold, then the one that did.
+            confirmations: vec![
+                RampStep {
+                    rps: rps * 2,
+                    cpu: None,
+                    ..step.clone()
+                },
+                step,
+            ],
+        }
+    }
+
+    #[test]
+    fn the_cpu_at_capacity_is_the_held_stretchs_per_request_median_of_the_rounds() {
+        let row = ClientCapacity {
+            client: ClientName::Hyper,
+            protocol: Protocol::Http,
+            capacity_rps: Some(8000),
+            latency_objective_ms: 25.0,
+            rounds: vec![
+                // 16 000 payments: 1.6 s of service CPU is 100 us each, 0.4 s of the bench's 25.
+                held(8000, 16_000, 1.6, 0.4),
+                held(8000, 16_000, 1.28, 0.32),
+                held(6727, 13_454, 1.6146, 0.4036),
+            ],
+            refuted: None,
+            step_downs: Vec::new(),
+            cpu_quota_millicpus: None,
+            tls: None,
+            unchecked: None,
+        };
+        assert_eq!(cpu_at_capacity(&row), "100 / - / 25 us");
+        let unread = ClientCapacity {
+            rounds: vec![CapacityRound {
+                capacity_rps: None,
+                steps: Vec::new(),
+                confirmations: Vec::new(),
+            }],
+            ..row
+        };
+        assert_eq!(cpu_at_capacity(&unread), "-");
+    }
+}

@@ -15,7 +15,7 @@ use judged::not_measured;
 use memory::memory_held;
 use service::{
     capacity, capacity_under_quota, cpu_per_request, dns_questions, fanout, faults, idle_race,
-    idle_race_below,
+    idle_race_below, instructions_per_payment,
 };
 
 /// Every criterion, in the table's order.
@@ -67,6 +67,7 @@ pub fn judge_all(results: &Results) -> Vec<Judgement> {
             .into_iter()
             .map(|bytes| cpu_per_request(results, Some(bytes))),
     );
+    judged.push(instructions_per_payment(results));
     per_protocol(
         &mut judged,
         results,

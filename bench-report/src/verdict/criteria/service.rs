@@ -204,6 +204,63 @@ pub(super) fn cpu_per_request(results: &Results, body_bytes: Option<u64>) -> Jud
     )
 }
 
+/// The cost suite's instructions per payment across the whole service's process under
+/// callgrind, round by round (the clients in a random order each round); a row whose payments
+/// failed is left out, with why.
+pub(super) fn instructions_per_payment(results: &Results) -> Judgement {
+    let figures = results
+        .service_cost
+        .iter()
+        .filter(|row| row.failed == 0 && !row.rounds.is_empty())
+        .map(|row| {
+            rounds(
+                row.client,
+                row.instructions_per_payment,
+                row.rounds.clone(),
+                None,
+                format!("{:.0}", row.instructions_per_payment),
+            )
+        })
+        .collect();
+    let in_flight = results.service_cost.first().map_or(0, |row| row.in_flight);
+    judgement(
+        Criterion::InstructionsPerPayment,
+        format!(
+            "cost suite: CPU instructions per payment across every thread of the service's \
+             process under callgrind, payments {in_flight} at a time over http, in rounds (the \
+             clients in a random order each round)"
+        ),
+        figures,
+        Better::Lower,
+        SERVICE_INSTRUCTIONS,
+        SuiteName::Cost,
+    )
+    .leaving_out(
+        results
+            .service_cost
+            .iter()
+            .filter(|row| row.failed > 0)
+            .map(|row| {
+                (
+                    row.client,
+                    format!(
+                        "{} of its payments failed{}",
+                        row.failed,
+                        row.first_failure
+                            .as_deref()
+                            .map(|first| format!(" (the first: {first})"))
+                            .unwrap_or_default()
+                    ),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The service's instructions per payment: counted, like the cost suite's per call, so held to
+/// the same band between runs until runs of its own say otherwise.
+const SERVICE_INSTRUCTIONS: NoiseRule = NoiseRule::RoundsAndBand(0.05);
+
 /// The fanout suite's largest concurrent group over http: the median wall time, each
 /// repetition a round.
 pub(super) fn fanout(results: &Results) -> Judgement {

@@ -11,7 +11,9 @@
 //!    a confirmation stretch cannot.
 //!
 //! The suite runs the rounds in turn over the clients (every client's round 1, then every
-//! client's round 2, ...) and takes the median; the rounds' spread is the figure's noise.
+//! client's round 2, ..., the clients in a new random order each round) and takes the median;
+//! the rounds' spread is the figure's noise. Each stretch reads the CPU the service, mock-rates
+//! and the bench spent during it.
 //! The overload and the soak are sized from the median, and a soak at half of it that fails
 //! refutes it.
 
@@ -20,13 +22,15 @@ use std::time::Duration;
 
 use tokio::runtime::Runtime;
 
+use crate::cpu::CpuTime;
 use crate::error::BenchError;
+use crate::process_cpu::ProcessCpu;
 use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
 use bench_model::stats::quantile::lower_median;
-use bench_model::{CapacityRound, RampStep};
+use bench_model::{CapacityRound, RampStep, StretchCpu};
 
 /// A step is sustained when its p99, from the due time, is within this.
 pub const LATENCY_OBJECTIVE: Duration = Duration::from_millis(25);
@@ -50,13 +54,20 @@ pub fn round(
     client: &Arc<LoadClient>,
     target: &Arc<ReadyScenario>,
     (step, confirm): (Duration, Duration),
+    meters: &Meters<'_>,
     settle: &dyn Fn(),
 ) -> Result<CapacityRound, BenchError> {
     open::run(runtime, client, target, Schedule::new(RAMP_RPS[0], WARMUP))?;
     let mut steps = Vec::new();
     let mut misses = 0;
     for rps in RAMP_RPS {
-        let stretch = stretch(runtime, client, target, Schedule::new(rps, step))?;
+        let stretch = stretch(
+            runtime,
+            client,
+            target,
+            Schedule::new(rps, step),
+            Some(meters),
+        )?;
         misses = if stretch.1 { 0 } else { misses + 1 };
         steps.push(stretch);
         if misses == 2 {
@@ -79,7 +90,13 @@ pub fn round(
         for quarters in CONFIRM_QUARTERS {
             let rps = quarter_steps(candidate, quarters);
             settle();
-            let (stretch, held) = stretch(runtime, client, target, Schedule::new(rps, confirm))?;
+            let (stretch, held) = stretch(
+                runtime,
+                client,
+                target,
+                Schedule::new(rps, confirm),
+                Some(meters),
+            )?;
             confirmations.push(stretch);
             if held {
                 capacity_rps = Some(rps);
@@ -102,7 +119,41 @@ pub fn confirm(
     rps: u32,
     confirm: Duration,
 ) -> Result<(RampStep, bool), BenchError> {
-    stretch(runtime, client, target, Schedule::new(rps, confirm))
+    stretch(runtime, client, target, Schedule::new(rps, confirm), None)
+}
+
+/// The CPU clocks a stretch reads before and after itself: the service's and mock-rates'
+/// (`None` where the process is not the bench's child), and the bench's own.
+#[derive(Clone, Copy, Debug)]
+pub struct Meters<'a> {
+    pub service: Option<&'a ProcessCpu>,
+    pub mock: Option<&'a ProcessCpu>,
+}
+
+impl Meters<'_> {
+    fn read(&self) -> (Option<u64>, Option<u64>, Option<CpuTime>) {
+        (
+            self.service.and_then(ProcessCpu::nanos),
+            self.mock.and_then(ProcessCpu::nanos),
+            CpuTime::now(),
+        )
+    }
+}
+
+/// What each clock moved between two readings of [`Meters::read`].
+fn spent(
+    (service, mock, generator): (Option<u64>, Option<u64>, Option<CpuTime>),
+    (service_after, mock_after, generator_after): (Option<u64>, Option<u64>, Option<CpuTime>),
+) -> StretchCpu {
+    let seconds =
+        |before: Option<u64>, after: Option<u64>| Some(after?.saturating_sub(before?) as f64 / 1e9);
+    StretchCpu {
+        service_s: seconds(service, service_after),
+        mock_s: seconds(mock, mock_after),
+        generator_s: generator_after
+            .zip(generator)
+            .map(|(after, before)| after.since(before).total().as_secs_f64()),
+    }
 }
 
 /// `rps` times 2^(quarters/4), rounded, at least 1.
@@ -118,15 +169,21 @@ fn stretch(
     client: &Arc<LoadClient>,
     target: &Arc<ReadyScenario>,
     schedule: Schedule,
+    meters: Option<&Meters<'_>>,
 ) -> Result<(RampStep, bool), BenchError> {
     let planned = schedule.count();
     let expected = usize::try_from(planned).unwrap_or(0);
+    let before = meters.map(Meters::read);
     let (timeline, _) = open::run_into(runtime, client, target, schedule, move |start| {
         Timeline::new(start, expected)
     })?;
+    let cpu = meters
+        .zip(before)
+        .map(|(meters, before)| spent(before, meters.read()));
     let step = RampStep {
         rps: schedule.rate(),
         requests: counts(&timeline.records),
+        cpu,
     };
     let held = sustained(&step, planned);
     Ok((step, held))
@@ -187,6 +244,7 @@ mod tests {
             RampStep {
                 rps,
                 requests: PhaseCounts::default(),
+                cpu: None,
             },
             held,
         )
@@ -201,6 +259,7 @@ mod tests {
                 ok_p99_ms: Some(p99_ms),
                 ..PhaseCounts::default()
             },
+            cpu: None,
         }
     }
 

@@ -42,6 +42,7 @@ use crate::suites::load::{generator, open, server};
 use crate::suites::progress::progress_bar;
 use crate::suites::resilience::servers::Servers;
 use crate::suites::resilience::slow::SlowClients;
+use crate::suites::shuffle::Shuffle;
 use crate::suites::tls;
 use bench_model::RunPlan;
 use bench_model::{
@@ -241,7 +242,8 @@ impl Parts<'_> {
     }
 
     /// Each client's capacity (see [`capacity`]) with the service held to `quota` millicpus
-    /// (or not): `rounds` rounds, in turn over the clients, recorded with their median. Over
+    /// (or not): `rounds` rounds, in turn over the clients in a new random order each round,
+    /// recorded with their median. Over
     /// TLS, what mock-rates counted during a client's rounds is checked (see
     /// [`tls::negotiated`]): a row that fails it says why and is no figure.
     fn capacities(
@@ -266,10 +268,18 @@ impl Parts<'_> {
         let counters = || admin.as_ref().and_then(MockAdmin::counters);
         let mut measured: Vec<Vec<CapacityRound>> = vec![Vec::new(); self.clients.len()];
         let mut counted: Vec<Option<Counted>> = vec![Some(Counted::default()); self.clients.len()];
+        let meters = capacity::Meters {
+            service: servers.api.cpu(),
+            mock: servers.mock.as_ref().and_then(MockEndpoint::cpu),
+        };
+        let mut order: Vec<usize> = (0..self.clients.len()).collect();
+        let mut shuffle = Shuffle::seeded();
         for round in 0..rounds {
-            for (((name, target), rounds_of), counted) in
-                self.clients.iter().zip(&mut measured).zip(&mut counted)
-            {
+            // A new order of the clients every round: the machine's drift falls on all alike.
+            shuffle.shuffle(&mut order);
+            for &index in &order {
+                let (name, target) = &self.clients[index];
+                let (rounds_of, counted) = (&mut measured[index], &mut counted[index]);
                 self.bar.set_message(format!(
                     "capacity {}{under}, round {}/{rounds}",
                     protocol.qualify(name),
@@ -281,6 +291,7 @@ impl Parts<'_> {
                     self.client,
                     target,
                     sizes,
+                    &meters,
                     &|| self.settle(),
                 )?);
                 *counted = Counted::add(

@@ -77,6 +77,7 @@ impl Sustain<'_> {
                 soak: Some(RampStep {
                     rps: soak.rps,
                     requests: soak.requests,
+                    cpu: None,
                 }),
                 refuted,
             });

@@ -12,6 +12,8 @@
 //! them is its noise in the verdict. mock-rates runs natively on the bench's own threads (its work
 //! is not counted); for `https` it serves TLS with a CA made at start, which the child is given.
 
+pub mod service;
+
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::Command;
