@@ -15,6 +15,6 @@ pub struct Verdict {
 /// Computes the verdict of `results`.
 pub fn verdict(results: &Results) -> Verdict {
     let criteria = judge_all(results);
-    let picks = pick_all(&criteria);
+    let picks = pick_all(&criteria, results.settings.quick);
     Verdict { criteria, picks }
 }

@@ -48,6 +48,9 @@ struct Decided {
     use_case: &'static str,
     choice: Choice,
     reason: String,
+    /// When the choice came from the tie-break: the clients tied on the rule's first
+    /// criterion, in table order.
+    tie_broken: Option<Vec<ClientName>>,
 }
 
 /// What a rule decided.
@@ -80,10 +83,12 @@ impl fmt::Display for Choice {
     }
 }
 
-/// Every use case, in the table's order: as shipped, and with documented settings.
-pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
-    let shipped = decide(criteria, Weighed::AsShipped);
-    let configured = decide(criteria, Weighed::AsConfigured);
+/// Every use case, in the table's order: as shipped, and with documented settings. In a
+/// `--quick` run (`quick`) a tie on a rule's first criterion is left unbroken (see
+/// [`unbroken_when_quick`]).
+pub fn pick_all(criteria: &[Judgement], quick: bool) -> Vec<Pick> {
+    let shipped = decide(criteria, Weighed::AsShipped, quick);
+    let configured = decide(criteria, Weighed::AsConfigured, quick);
     shipped
         .into_iter()
         .zip(configured)
@@ -100,7 +105,7 @@ pub fn pick_all(criteria: &[Judgement]) -> Vec<Pick> {
 }
 
 /// Every use case decided among the candidates `weighed` names.
-fn decide(criteria: &[Judgement], weighed: Weighed) -> Vec<Decided> {
+fn decide(criteria: &[Judgement], weighed: Weighed, quick: bool) -> Vec<Decided> {
     let find = |criterion: Criterion| criteria.iter().find(|j| j.criterion == criterion);
     let capacity = find(Criterion::Capacity);
     // As shipped, the picks are among the pairs as users get them: a row of an adapter
@@ -184,16 +189,37 @@ fn decide(criteria: &[Judgement], weighed: Weighed) -> Vec<Decided> {
         ),
     ]
     .into_iter()
-    .map(|decided| Decided {
+    .map(|decided| finish(decided, criteria, weighed, quick, &idle_below))
+    .collect()
+}
+
+const IDLE_CLOSE: &str = "An upstream that closes idle connections";
+
+/// A use case decided, its reason completed: a quick run's first tie left unbroken, what
+/// still separates tied clients, and (with settings) each setting named; `idle_below` are the
+/// clients whose idle-close figure is the one with their idle timeout below the server's.
+fn finish(
+    decided: Decided,
+    criteria: &[Judgement],
+    weighed: Weighed,
+    quick: bool,
+    idle_below: &[ClientName],
+) -> Decided {
+    let decided = if quick {
+        unbroken_when_quick(decided)
+    } else {
+        decided
+    };
+    let decided = Decided {
         reason: with_what_separates(&decided, criteria),
         ..decided
-    })
-    .map(|decided| match weighed {
+    };
+    match weighed {
         Weighed::AsShipped => decided,
         Weighed::AsConfigured => {
             // The idle timeout below the server's is a setting of the idle use case alone.
             let idle_below: &[ClientName] = if decided.use_case == IDLE_CLOSE {
-                &idle_below
+                idle_below
             } else {
                 &[]
             };
@@ -202,11 +228,41 @@ fn decide(criteria: &[Judgement], weighed: Weighed) -> Vec<Decided> {
                 ..decided
             }
         }
-    })
-    .collect()
+    }
 }
 
-const IDLE_CLOSE: &str = "An upstream that closes idle connections";
+/// `clients` in the table's order, so that the same tie reads the same in every run.
+fn in_table_order(mut clients: Vec<ClientName>) -> Vec<ClientName> {
+    clients.sort_by_key(|client| ClientName::ALL.iter().position(|known| known == client));
+    clients
+}
+
+/// In a `--quick` run, a pick the tie-break made becomes the tie on the rule's first criterion
+/// it broke, the tie-break's word kept in the reason: a quick run's short rounds leave ties on
+/// timed figures that a default run resolves (per-call latency: reqwest-blocking and ureq tied
+/// in a quick run, ureq then picked by fewer crates, where every default run had
+/// reqwest-blocking faster beyond the noise), so its tie-break would pick against the default
+/// run. Left unbroken, a quick run's answer is the default run's or a wider tie.
+fn unbroken_when_quick(decided: Decided) -> Decided {
+    let Some(tied) = decided.tie_broken.clone() else {
+        return decided;
+    };
+    let broke_it = match &decided.choice {
+        Choice::Client(client) => format!("picks {client}"),
+        Choice::Tie(clients) => format!("narrows it to {}", names(clients)),
+        Choice::NotDecided => return decided,
+    };
+    Decided {
+        reason: format!(
+            "{}. A --quick run leaves the first tie unbroken (its short rounds cannot tell \
+             apart clients a default run can): the tie-break {broke_it} here, not a claim of \
+             this run",
+            decided.reason
+        ),
+        choice: Choice::Tie(tied),
+        ..decided
+    }
+}
 
 /// The high-throughput async service's rule: capacity is what it is chosen for; the service's
 /// instructions per payment (counted, steady between runs) break a tie.
@@ -460,6 +516,7 @@ fn choose(
         use_case,
         choice,
         reason: format!("{rule}: {detail}"),
+        tie_broken: None,
     };
     let figures = among(primary, candidates);
     let (Some(judgement), Some(best)) = (primary, figures.first()) else {
@@ -521,35 +578,41 @@ fn choose(
     };
     let (winner, next) = (broken[0], broken[1]);
     let (margin, decisive) = compare(winner, next, tiebreak.better, tiebreak.rule);
+    // The clients the tie-break chose among, in table order, for a run that leaves the tie
+    // unbroken (see `unbroken_when_quick`).
+    let first_tie = in_table_order(tied.clone());
     if decisive {
-        return pick(
-            Choice::Client(winner.client),
-            format!(
-                "{tie}; {}: {} {} against {} {} ({}, beyond the noise)",
-                tiebreak.criterion.phrase(),
-                winner.client,
-                winner.shown,
-                next.client,
-                next.shown,
-                percent(margin)
-            ),
-        );
+        return Decided {
+            tie_broken: Some(first_tie),
+            ..pick(
+                Choice::Client(winner.client),
+                format!(
+                    "{tie}; {}: {} {} against {} {} ({}, beyond the noise)",
+                    tiebreak.criterion.phrase(),
+                    winner.client,
+                    winner.shown,
+                    next.client,
+                    next.shown,
+                    percent(margin)
+                ),
+            )
+        };
     }
-    let mut still: Vec<ClientName> = tied_with_best(&broken, tiebreak)
-        .iter()
-        .map(|figure| figure.client)
-        .collect();
-    // In table order, so that the same tie reads the same in every run.
-    still.sort_by_key(|client| ClientName::ALL.iter().position(|known| known == client));
-    pick(
-        Choice::Tie(still.clone()),
-        format!(
-            "{tie}; {} tie on {} too{}",
-            names(&still),
-            tiebreak.criterion.phrase(),
-            borrowed(&broken, &still, tiebreak)
-        ),
-    )
+    let still_figures = tied_with_best(&broken, tiebreak);
+    let still = in_table_order(still_figures.iter().map(|figure| figure.client).collect());
+    Decided {
+        tie_broken: (still.len() < first_tie.len()).then_some(first_tie),
+        ..pick(
+            Choice::Tie(still.clone()),
+            format!(
+                "{tie}; {} tie on {} too ({}){}",
+                names(&still),
+                tiebreak.criterion.phrase(),
+                tie_resolution(&still_figures, tiebreak),
+                borrowed(&broken, &still, tiebreak)
+            ),
+        )
+    }
 }
 
 /// For a tie on a tie-break, the setting rows among `still` whose figure in `broken` is their
@@ -583,8 +646,12 @@ fn tie_resolution(tied: &[&Figure], judgement: &Judgement) -> String {
     let calls = resolution(best, edge, judgement.rule);
     let (margin, _) = compare(best, edge, judgement.better, judgement.rule);
     let calls = match calls {
-        Resolution::Margin(_) => format!("this run calls {} or more", calls.describe()),
-        Resolution::AnyDifference => "this run calls any difference".to_owned(),
+        Resolution::Margin(margin) if margin > 0.0 => {
+            format!("this run calls {} or more", calls.describe())
+        }
+        Resolution::Margin(_) | Resolution::AnyDifference => {
+            "this run calls any difference".to_owned()
+        }
         Resolution::NoClaim => "this run can call no margin".to_owned(),
     };
     if tied.len() > 2 {
@@ -620,6 +687,7 @@ fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Decid
     if smallest.is_none() {
         return Decided {
             use_case,
+            tie_broken: None,
             choice: Choice::NotDecided,
             reason: format!(
                 "{rule}: not in this run: the resilience suite with a CPU quota (--suite \
@@ -650,6 +718,7 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Decided 
     let (Some(judgement), Some(best), Some(awc)) = (capacity, figures.first(), awc) else {
         return Decided {
             use_case,
+            tie_broken: None,
             choice: Choice::NotDecided,
             reason: format!(
                 "{rule}: awc's capacity, or the others', was not measured in this run ({})",
@@ -660,6 +729,7 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Decided 
     if let Some(why) = left_out(judgement, candidates, Some(awc)) {
         return Decided {
             use_case,
+            tie_broken: None,
             choice: Choice::NotDecided,
             reason: format!("{rule}: {why}"),
         };
@@ -668,6 +738,7 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Decided 
     if best.client != awc.client && decisive {
         Decided {
             use_case,
+            tie_broken: None,
             choice: Choice::Client(best.client),
             reason: format!(
                 "{rule}: {} {} against {} {} ({}, beyond the noise)",
@@ -681,6 +752,7 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Decided 
     } else {
         Decided {
             use_case,
+            tie_broken: None,
             choice: Choice::Client(awc.client),
             reason: if best.client == awc.client {
                 format!("{rule}: {} has the highest, {}", awc.client, awc.shown)

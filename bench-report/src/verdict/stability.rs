@@ -183,7 +183,10 @@ pub fn agreement(runs: &[Results]) -> Agreement {
         .map(|judgement| pooled(judgement.criterion, &verdicts))
         .collect();
     let together = Verdict {
-        picks: pick_all(&together_criteria),
+        picks: pick_all(
+            &together_criteria,
+            runs.iter().any(|run| run.settings.quick),
+        ),
         criteria: together_criteria,
     };
     Agreement {
@@ -460,7 +463,7 @@ mod tests {
             claimed: Vec::new(),
         }];
         Verdict {
-            picks: pick_all(&criteria),
+            picks: pick_all(&criteria, false),
             criteria,
         }
     }
@@ -488,7 +491,7 @@ mod tests {
                 claimed,
             }];
             Verdict {
-                picks: pick_all(&criteria),
+                picks: pick_all(&criteria, false),
                 criteria,
             }
         };
@@ -504,7 +507,7 @@ mod tests {
         );
         assert_eq!(pooled.claimed.len(), 1);
         // awc beats ureq's claimed 2000 RPS beyond the noise: the actix pick stands.
-        let picks = pick_all(std::slice::from_ref(&pooled));
+        let picks = pick_all(std::slice::from_ref(&pooled), false);
         let actix = picks
             .iter()
             .find(|pick| pick.use_case == "A service already on actix-web")
@@ -598,7 +601,7 @@ mod tests {
             picks: Vec::new(),
             criteria,
             together: Verdict {
-                picks: pick_all(&together_criteria),
+                picks: pick_all(&together_criteria, false),
                 criteria: together_criteria,
             },
         }

@@ -10,9 +10,13 @@ use bench_model::{
 
 use ClientName::{Awc, Hyper, Isahc, Reqwest, ReqwestBlocking, Ureq};
 
+/// A run's results with the quick sizes, judged as a default run is (a quick run leaves ties
+/// unbroken: see `a_quick_run_leaves_a_first_tie_unbroken`).
 fn results() -> Results {
     use bench_model::test_rows::{environment, quick_settings};
-    Results::new(environment("2026-12-02T00:00:00Z"), quick_settings())
+    let mut results = Results::new(environment("2026-12-02T00:00:00Z"), quick_settings());
+    results.settings.quick = false;
+    results
 }
 
 /// A capacity whose three rounds gave `rps` and a tenth either side.
@@ -333,10 +337,13 @@ fn a_capacity_tie_is_broken_by_instructions_per_payment() {
         Choice::Tie(vec![Hyper, Awc]),
         "in table order"
     );
+    // The tie-break's tie states its resolution too: awc at its edge, and the smallest
+    // margin this run could have called (the 5% band at least).
     assert!(
-        verdict.picks[0]
-            .reason
-            .contains("tie on instructions per payment, whole service too"),
+        verdict.picks[0].reason.contains(
+            "tie on instructions per payment, whole service too (within the noise: awc, 2% \
+             apart; this run calls"
+        ),
         "{}",
         verdict.picks[0].reason
     );
@@ -718,6 +725,19 @@ fn the_cpu_limit_pick_ranks_the_smallest_quota_and_waits_for_it() {
             .client,
         Hyper
     );
+    // Equal rounds tie at any difference: the run would have called any margin at all.
+    let mut equal = results.clone();
+    equal
+        .resilience
+        .capacity
+        .retain(|row| row.cpu_quota_millicpus != Some(500));
+    equal.resilience.capacity.extend([
+        quota(Hyper, &[2_000, 2_000, 2_000], 500),
+        quota(Ureq, &[2_000, 2_000, 2_000], 500),
+    ]);
+    let (_, why) = reason(&super::verdict(&equal));
+    assert!(why.contains("this run calls any difference"), "{why}");
+    assert!(!why.contains("any difference or more"), "{why}");
     // The plain capacity does not see the quota rows.
     assert_eq!(ranking(&verdict, Criterion::Capacity).best.client, Hyper);
     assert_eq!(
@@ -1145,4 +1165,39 @@ fn the_small_memory_pick_holds_the_least_with_its_pool_warm() {
         choice(&super::verdict(&results), SMALL_MEMORY),
         Choice::NotDecided
     );
+}
+
+#[test]
+fn a_quick_run_leaves_a_first_tie_unbroken() {
+    // The blocking clients tie on latency; ureq has the fewest crates.
+    let mut results = clear_run();
+    results.latency = vec![
+        latency_row(ReqwestBlocking, Protocol::Http, 36.0, 8.0, 62.0),
+        latency_row(Ureq, Protocol::Http, 40.0, 8.0, 48.0),
+    ];
+    results.adoption.rows = vec![
+        adoption(ReqwestBlocking, 4.0, 105, 200.0),
+        adoption(Ureq, 2.5, 36, 100.0),
+    ];
+    assert_eq!(pick(&verdict(&results), BLOCKING_CODE), Some(Ureq));
+    results.settings.quick = true;
+    let verdict = verdict(&results);
+    assert_eq!(
+        choice(&verdict, BLOCKING_CODE),
+        Choice::Tie(vec![Ureq, ReqwestBlocking]),
+        "the latency tie, in table order, not fewer crates' pick"
+    );
+    let reason = &verdict
+        .picks
+        .iter()
+        .find(|pick| pick.use_case == BLOCKING_CODE)
+        .unwrap()
+        .reason;
+    assert!(
+        reason.contains("A --quick run leaves the first tie unbroken")
+            && reason.contains("the tie-break picks ureq here"),
+        "{reason}"
+    );
+    // A pick the first criterion makes beyond the noise stands in a quick run too.
+    assert_eq!(pick(&verdict, SMALLEST), Some(Ureq));
 }
