@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, FailureCounts, NegotiatedTls, Protocol, StatusCount};
+use crate::{ClientName, FailureCounts, NegotiatedTls, Protocol, Scenario, StatusCount};
 
 /// The sizes of the suite's four parts (`--quick`, the default, or `--resilience-full`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -380,6 +380,54 @@ pub struct ResilienceResults {
     /// Why the capacities under a CPU quota were not measured, when they were asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_quota_skipped: Option<String>,
+    /// The bench's generator against wrk, before the capacities, over http.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generator: Vec<GeneratorRow>,
+}
+
+/// The bench's generator against wrk, each driving the service in a closed loop (every
+/// connection sends its next request when its last is answered) with the same connections and
+/// threads for the same time: what rate the generator can drive, and what it costs the machine
+/// per request beside the service.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorRow {
+    /// `GET /health/live` or `POST /payments/<client>`, and the client of a payment.
+    #[serde(flatten)]
+    pub scenario: Scenario,
+    /// `bench` (the suite's generator) or `wrk`.
+    pub tool: String,
+    pub connections: u32,
+    pub threads: u32,
+    /// From the first request to the last answer.
+    pub duration_s: f64,
+    /// Answered as expected: for the bench a 200 with its body checked, for wrk any 2xx or
+    /// 3xx (wrk reads no body).
+    pub ok: u64,
+    /// Other answers, and requests that got none.
+    pub failed: u64,
+    /// The tool's own CPU time during the run: the bench process (its generator and its few
+    /// other threads), or wrk's (a child the bench waited for).
+    pub tool_cpu_s: Option<f64>,
+    /// The service's CPU time during the run.
+    pub service_cpu_s: Option<f64>,
+    /// Why the row has no figures (wrk not installed, or it failed), when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_measured: Option<String>,
+}
+
+impl GeneratorRow {
+    /// Answered requests per second.
+    pub fn rps(&self) -> Option<f64> {
+        (self.not_measured.is_none() && self.duration_s > 0.0)
+            .then(|| self.ok as f64 / self.duration_s)
+    }
+
+    /// A CPU time per answered request, in microseconds.
+    pub fn per_request_us(&self, seconds: Option<f64>) -> Option<f64> {
+        (self.ok > 0)
+            .then_some(seconds?)
+            .map(|seconds| seconds * 1e6 / self.ok as f64)
+    }
 }
 
 impl ResilienceResults {

@@ -5,10 +5,12 @@ use crate::report::section::{Part, Section};
 use bench_model::{Results, SuiteName};
 
 mod capacity;
+mod generator;
 mod notes;
 mod parts;
 
 use capacity::{QUOTA, capacity_table, quota_table};
+use generator::{GENERATOR, generator_table};
 use notes::notes;
 use parts::{overload_table, restart_table, slow_line, slow_table, soak_table};
 
@@ -23,7 +25,13 @@ pub fn section(results: &Results) -> Option<Section> {
     if rows.is_empty() {
         return None;
     }
-    let mut section = Section::suite(SuiteName::Resilience).with(Part::Table(capacity_table(rows)));
+    let mut section = Section::suite(SuiteName::Resilience);
+    if let Some(table) = generator_table(rows) {
+        section = section
+            .with(Part::Table(table))
+            .with(Part::Prose(GENERATOR.to_owned()));
+    }
+    section = section.with(Part::Table(capacity_table(rows)));
     if rows
         .capacity
         .iter()

@@ -260,10 +260,12 @@ impl Dumps {
             "--callgrind-out-file={}",
             self.dir.join("callgrind.out").display()
         ));
+        let vgdb_prefix = self.vgdb_prefix();
         let command = [
             OsStr::new("valgrind"),
             OsStr::new("--tool=callgrind"),
             OsStr::new("--vgdb=yes"),
+            vgdb_prefix.as_os_str(),
             out_file.as_os_str(),
         ];
         let wrapper = Wrapper {
@@ -290,13 +292,24 @@ impl Dumps {
         })
     }
 
-    /// The dump files callgrind has written so far.
+    /// `--vgdb-prefix=...`, for valgrind and vgdb alike: their FIFOs in this directory, so
+    /// that they go with it (a service killed at the end leaves them behind).
+    fn vgdb_prefix(&self) -> OsString {
+        OsString::from(format!("--vgdb-prefix={}", self.dir.join("vgdb").display()))
+    }
+
+    /// The dump files callgrind has written so far (not vgdb's FIFOs beside them).
     fn files(&self) -> Result<Vec<PathBuf>, BenchError> {
         let entries =
             std::fs::read_dir(&self.dir).map_err(|source| BenchError::io(&self.dir, source))?;
         let mut files: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|entry| entry.path())
+            .filter(|path| {
+                path.file_name()
+                    .and_then(OsStr::to_str)
+                    .is_some_and(|name| name.starts_with("callgrind.out"))
+            })
             .collect();
         files.sort();
         Ok(files)
@@ -358,6 +371,7 @@ impl Service<'_> {
     /// Sends `command` to callgrind's gdbserver in the service through `vgdb`.
     fn monitor(&self, command: &str) -> Result<String, BenchError> {
         let output = Command::new("vgdb")
+            .arg(self.dumps.vgdb_prefix())
             .arg(format!("--pid={}", self.pid))
             .arg(command)
             .output()

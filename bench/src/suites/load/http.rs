@@ -165,6 +165,12 @@ impl ReadyScenario {
         }
     }
 
+    /// The URL and the body of request `index` (none for health), for a tool of its own
+    /// (wrk).
+    pub fn url_and_body(&self, index: u64) -> (String, Option<&Bytes>) {
+        (self.uri.to_string(), self.body(index))
+    }
+
     fn body(&self, index: u64) -> Option<&Bytes> {
         let slot = (index % self.bodies.len().max(1) as u64) as usize;
         self.bodies.get(slot)

@@ -47,7 +47,7 @@ use scenario::ScenarioRun;
 
 /// Worker threads of the generator's runtime: the machine's cores, at most 4 (the service and
 /// mock-rates need the rest).
-fn generator_threads() -> usize {
+pub(crate) fn generator_threads() -> usize {
     std::thread::available_parallelism().map_or(2, |cores| cores.get().clamp(1, 4))
 }
 

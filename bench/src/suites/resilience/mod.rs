@@ -17,6 +17,7 @@
 //! quotas stay over http. Against servers given by URL the suite cannot kill the upstream or
 //! read the service's process, so it is skipped and says so.
 
+mod against_wrk;
 mod capacity;
 mod overload;
 mod plan;
@@ -38,7 +39,7 @@ use crate::servers::{ApiEndpoint, MockEndpoint};
 use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
-use crate::suites::load::{generator, open, server};
+use crate::suites::load::{generator, generator_threads, open, server};
 use crate::suites::progress::progress_bar;
 use crate::suites::resilience::servers::Servers;
 use crate::suites::resilience::slow::SlowClients;
@@ -140,6 +141,9 @@ impl Parts<'_> {
     ) -> Result<(), BenchError> {
         let sizes = self.sizes;
         let bar = self.bar;
+        if !servers.protocol.is_tls() {
+            self.against_wrk(servers, results);
+        }
         let capacity = self.capacities(rounds, None, servers)?;
         // The overload and the soak are sized from the capacity without a quota (the ramp's
         // first step where no round confirmed a rate).
@@ -218,6 +222,24 @@ impl Parts<'_> {
             self.under_quotas(servers, rounds, results)?;
         }
         Ok(())
+    }
+
+    /// The generator against wrk on the service's health and on the first client's payment
+    /// (see [`against_wrk`]).
+    fn against_wrk(&self, servers: &Servers, results: &mut ResilienceResults) {
+        self.bar.set_message("the generator against wrk");
+        let mut targets = vec![Arc::clone(&self.health)];
+        targets.extend(self.clients.first().map(|(_, target)| Arc::clone(target)));
+        results.generator.extend(against_wrk::run(
+            self.runtime,
+            self.client,
+            &targets,
+            u32::try_from(generator_threads()).unwrap_or(u32::MAX),
+            servers.api.cpu(),
+            &|| self.settle(),
+        ));
+        self.bar
+            .inc(2 * targets.len() as u64 * against_wrk::DURATION.as_millis() as u64);
     }
 
     /// What stepping a refuted capacity down works with (see [`sustain`]).
