@@ -264,6 +264,8 @@ impl Dumps {
         let command = [
             OsStr::new("valgrind"),
             OsStr::new("--tool=callgrind"),
+            // Its banner and per-dump lines would go to the bench's stderr: errors only.
+            OsStr::new("--quiet"),
             OsStr::new("--vgdb=yes"),
             vgdb_prefix.as_os_str(),
             out_file.as_os_str(),
