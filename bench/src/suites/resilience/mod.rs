@@ -1,6 +1,7 @@
 //! Suite `resilience`: the payment service measured the way servers are hardened, per client
 //! and protocol, against a mock-rates and a service of the suite's own (so that mock-rates
 //! can be killed, and the service's memory and descriptors start clean):
+//! - over http, first, the suite's generator against wrk (see [`against_wrk`]);
 //! - each client's capacity first (see [`capacity`]), which the overload and the soak are
 //!   sized from;
 //! - an upstream restart under load (see [`restart`]);
@@ -265,9 +266,8 @@ impl Parts<'_> {
 
     /// Each client's capacity (see [`capacity`]) with the service held to `quota` millicpus
     /// (or not): `rounds` rounds, in turn over the clients in a new random order each round,
-    /// recorded with their median. Over
-    /// TLS, what mock-rates counted during a client's rounds is checked (see
-    /// [`tls::negotiated`]): a row that fails it says why and is no figure.
+    /// recorded with their median. Over TLS, what mock-rates counted during a client's rounds
+    /// is checked (see [`tls::negotiated`]): a row that fails it says why and is no figure.
     fn capacities(
         &self,
         rounds: u32,
