@@ -185,6 +185,14 @@ impl RunPlan {
             .unwrap_or_default()
     }
 
+    /// How many (client, protocol) pairs `suite` measures: its progress bar's units.
+    pub fn pairs(&self, suite: SuiteName) -> usize {
+        self.protocols(suite)
+            .iter()
+            .map(|&protocol| self.clients(suite, protocol).len())
+            .sum()
+    }
+
     /// `suite` over `protocol`, when it runs over it.
     pub fn over(&self, suite: SuiteName, protocol: Protocol) -> Option<&ProtocolPlan> {
         self.suite(suite)?

@@ -67,3 +67,12 @@ impl BenchError {
         }
     }
 }
+
+/// The bench's own executable, which the suites run again as child servers and tools.
+///
+/// # Errors
+/// The running executable's path cannot be read.
+pub fn bench_executable() -> Result<std::path::PathBuf, BenchError> {
+    std::env::current_exe()
+        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))
+}

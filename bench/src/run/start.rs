@@ -1,8 +1,6 @@
 //! The servers a run starts (or is given by URL): mock-rates, the payment service, and the
 //! pairs of them over TLS for `https` and `h2`.
 
-use std::path::Path;
-
 use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, MockEndpoint, Serving, TlsServers};
 use crate::upstream::{self};
@@ -16,8 +14,7 @@ pub(super) fn start_mock(url: Option<&str>) -> Result<MockEndpoint, BenchError> 
         Some(url) if url.starts_with("http://") => Ok(MockEndpoint::external(url)),
         Some(url) => Err(BenchError::MockUrl(url.to_owned())),
         None => {
-            let exe = std::env::current_exe()
-                .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+            let exe = crate::error::bench_executable()?;
             Ok(MockEndpoint::spawn(&exe)?)
         }
     }
@@ -58,8 +55,7 @@ pub(super) fn start_tls_servers(
         );
         return Ok(None);
     }
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let mock = MockEndpoint::spawn_on(&exe, None, true)?;
     let https = https
         .then(|| ApiEndpoint::spawn_over_tls(&exe, &mock, HttpVersion::Http11))
@@ -124,8 +120,7 @@ pub(super) fn start_api(url: Option<&str>, rates_url: &str) -> Result<ApiEndpoin
         Some(url) if url.starts_with("http://") => Ok(ApiEndpoint::external(url)),
         Some(url) => Err(BenchError::ApiUrl(url.to_owned())),
         None => {
-            let exe = std::env::current_exe()
-                .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+            let exe = crate::error::bench_executable()?;
             Ok(ApiEndpoint::spawn(&exe, rates_url)?)
         }
     }

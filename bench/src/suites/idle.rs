@@ -17,7 +17,6 @@
 //! dropping that request: every such call meets the race, and what the library does about it
 //! shows every run.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use application::{RatesError, RatesProvider};
@@ -50,8 +49,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
         ));
     }
     let sizes = &settings.idle;
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let server = MockEndpoint::spawn(&exe)?;
     let clients = RunPlan::of(settings).clients(SuiteName::Idle, Protocol::Http);
     let plan = sizes.plan();

@@ -52,14 +52,10 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<MemoryRow>
             sizes.rounds, sizes.burst
         )));
     }
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let plan = RunPlan::of(settings);
     let protocols = plan.protocols(SuiteName::Memory);
-    let work: usize = protocols
-        .iter()
-        .map(|&protocol| plan.clients(SuiteName::Memory, protocol).len())
-        .sum();
+    let work = plan.pairs(SuiteName::Memory);
     let bar = progress_bar(SuiteName::Memory, (work as u64) * u64::from(sizes.rounds));
     let mut rows = Vec::new();
     for &protocol in &protocols {

@@ -1,7 +1,6 @@
 //! A run against a foreign upstream: its settings, its CA and the bench's own handshakes
 //! before the suites, and the payment services pointed at it.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use rates_common::HttpVersion;
@@ -91,8 +90,7 @@ pub fn start_tls_servers(
     if !https && !h2 {
         return Ok(None);
     }
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let ca = ca_pem.map(|pem| &pem[..]);
     let spawn = |version| ApiEndpoint::spawn_trusting(&exe, &target.url, ca, version);
     Ok(Some(TlsServers {

@@ -10,7 +10,7 @@ use bench_model::{
 /// Instructions under callgrind: a run's rounds agree within about 1-3%, but runs of one build
 /// moved up to 4% (three default runs of `89b3d7f`, http; two of `94264de` moved 1-2%), so a
 /// margin a run's rounds call clear was reversed by the next run. A margin within 5% is a tie.
-const INSTRUCTIONS: NoiseRule = NoiseRule::RoundsAndBand(0.05);
+pub(super) const INSTRUCTIONS: NoiseRule = NoiseRule::RoundsAndBand(0.05);
 
 /// A timed call (latency, a new connection, a client's construction): a run's rounds can agree
 /// within 1-2% while the next run moves one client against another by more. Between runs of one

@@ -114,8 +114,7 @@ impl<'a> Servers<'a> {
                 no_resumption: None,
             }));
         }
-        let exe = std::env::current_exe()
-            .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+        let exe = crate::error::bench_executable()?;
         let (serving, no_resumption) = match protocol {
             Protocol::Http => (Serving::Http, None),
             // Never over h2 (see `SuiteName::runs_over`); it would be https's servers.

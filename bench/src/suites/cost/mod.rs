@@ -61,14 +61,10 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
             "--cost-calls needs two different counts, got {low} and {high}"
         )));
     }
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let plan = RunPlan::of(settings);
     let protocols = plan.protocols(SuiteName::Cost);
-    let work: usize = protocols
-        .iter()
-        .map(|&protocol| plan.clients(SuiteName::Cost, protocol).len())
-        .sum();
+    let work = plan.pairs(SuiteName::Cost);
     // A third run between the two: two estimates of the same figure, whose difference is its
     // noise.
     let mid = low + (high - low) / 2;

@@ -66,8 +66,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<ServiceCos
         .then(|| super::hosted_mock(Protocol::Http))
         .transpose()?;
     let mock = own_mock.as_ref().unwrap_or(mock);
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let bar = progress_bar(
         SuiteName::Cost,
         u64::from(sizes.rounds) * clients.len() as u64 + 1,

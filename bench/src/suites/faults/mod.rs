@@ -21,7 +21,6 @@ pub mod fds;
 pub mod settings;
 mod storm;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mock_rates::Faults;
@@ -165,8 +164,7 @@ pub fn run(
 
 /// An api child of the suite's own, with `--fault-timeout-ms` as its upstream timeout.
 fn start_service(settings: &RunSettings, mock: &MockEndpoint) -> Result<ApiEndpoint, BenchError> {
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let timeout = settings.faults.timeout_ms.map(|ms| ms.to_string());
     let env: Vec<(&str, &str)> = timeout
         .iter()

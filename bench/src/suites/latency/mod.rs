@@ -66,8 +66,7 @@ pub struct LatencyResults {
 /// clients' threads run on `settings.latency_cpu` too; see [`crate::affinity`] for why. Then,
 /// when it ran pinned with mocks of its own, the clients over http once more, unpinned.
 pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults, BenchError> {
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let pinned = settings
         .latency_cpu
         .map(crate::affinity::Pinned::to)

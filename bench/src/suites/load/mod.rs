@@ -242,8 +242,7 @@ fn large_body_service(
         );
         return Ok(None);
     }
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(std::path::Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let rates_url = format!("{}/size/{}", stack.mock.base_url(), large.bytes);
     let limit = (2 * large.bytes).to_string();
     let api =

@@ -30,7 +30,6 @@ mod soak;
 mod sustain;
 mod timeline;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -79,8 +78,7 @@ pub fn run(
         ));
     }
     slow::raise_descriptor_limit(settings.resilience.slow_connections);
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let (runtime, client) = generator("resilience-generator")
         .map_err(|error| BenchError::Resilience(format!("cannot start the generator: {error}")))?;
     let _slack = open::TimerSlack::tighten();

@@ -38,8 +38,7 @@ fn measure(
     settings: &ResolutionSettings,
     clients: &[ClientName],
 ) -> Result<Vec<ResolutionRow>, BenchError> {
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let server = MockEndpoint::spawn(&exe)?;
     let port = server
         .address()

@@ -47,8 +47,7 @@ pub fn run(settings: &RunSettings) -> Result<Outcome, BenchError> {
             )));
         }
     };
-    let exe = std::env::current_exe()
-        .map_err(|source| BenchError::io(Path::new("the bench executable"), source))?;
+    let exe = crate::error::bench_executable()?;
     let sizes = serde_json::to_string(&settings.resolution).map_err(BenchError::Json)?;
     let names: Vec<&str> = clients.iter().map(|client| client.as_str()).collect();
     let output = namespace
