@@ -47,13 +47,18 @@ impl IdleSettings {
             .collect()
     }
 
-    /// What each client is measured with, in order, per client idle timeout: every gap with
-    /// the server closing on its timer, then (with `forced_race`) the gaps over the timeout
-    /// with the server closing as the next request arrives.
-    pub fn plan(&self) -> Vec<(ServerClose, u64)> {
+    /// What each client is measured with, in order, with its idle timeout `client_idle_ms`:
+    /// every gap with the server closing on its timer, then (with `forced_race`) the gaps over
+    /// the timeout with the server closing as the next request arrives. With the client's
+    /// timeout below the server's, only the latter: the client drops its connection before any
+    /// gap ends, so every call opens a new one and no timer race can be met (the forced rows
+    /// show it, and feed the verdict), and the timer rows would only repeat them.
+    pub fn plan(&self, client_idle_ms: u64) -> Vec<(ServerClose, u64)> {
+        let timer_rows = client_idle_ms > self.server_idle_ms || !self.forced_race;
         let mut plan: Vec<(ServerClose, u64)> = self
             .gaps_ms()
             .into_iter()
+            .filter(|_| timer_rows)
             .map(|gap| (ServerClose::Timer, gap))
             .collect();
         if self.forced_race {
@@ -144,14 +149,21 @@ mod tests {
         use ServerClose::{OnArrival, Timer};
         let settings = IdleSettings::default();
         assert_eq!(
-            settings.plan(),
+            settings.plan(settings.client_idle_above_ms),
             [(Timer, 225), (Timer, 250), (Timer, 275), (OnArrival, 275)]
+        );
+        // Below the server's timeout, the forced race only.
+        assert_eq!(
+            settings.plan(settings.client_idle_below_ms),
+            [(OnArrival, 275)]
         );
         let settings = IdleSettings {
             forced_race: false,
             ..settings
         };
-        assert_eq!(settings.plan().len(), 3);
+        assert_eq!(settings.plan(settings.client_idle_above_ms).len(), 3);
+        // Without the forced race, the timer rows stay either way: they are all there is.
+        assert_eq!(settings.plan(settings.client_idle_below_ms).len(), 3);
     }
 
     #[test]

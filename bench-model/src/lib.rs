@@ -59,9 +59,9 @@ pub use noise::Noise;
 pub use plan::{LeftOut, ProtocolPlan, RunPlan, SuitePlan};
 pub use protocol::Protocol;
 pub use resilience::{
-    CapacityRound, ClientCapacity, GeneratorRow, OverloadRow, PhaseCounts, RampStep,
-    ResilienceResults, ResilienceSettings, RestartRow, SlowClientsRow, SlowConnections, SoakRow,
-    SoakSample, StepDown, StretchCpu, millis,
+    BUDGET_PERIOD_US, CapacityRound, ClientCapacity, GeneratorRow, OverloadRow, PhaseCounts,
+    RampStep, ResilienceResults, ResilienceSettings, RestartRow, SlowClientsRow, SlowConnections,
+    SoakRow, SoakSample, StepDown, StretchCpu, millis,
 };
 pub use resolution::{ResolutionRow, ResolutionSettings, resolution_cost_us};
 pub use results::{Results, SCHEMA_VERSION};

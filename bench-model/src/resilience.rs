@@ -49,7 +49,20 @@ pub struct ResilienceSettings {
     /// against a mock-rates over TLS and a service of its own; http only otherwise.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub over_tls: bool,
+    /// The CPU budget (millicpus) the service was held to through the suite, after the
+    /// generator against wrk, by a CFS quota with a short period ([`BUDGET_PERIOD_US`]), so
+    /// that the CPU the generator and mock-rates take from the machine does not set the
+    /// service's figures (`--service-cpus`); `None`: the service shared the machine with them
+    /// (asked for, or results from before the budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_cpus_millicpus: Option<u32>,
 }
+
+/// The CFS period of the service's CPU budget, in microseconds: short, so that a budget spent
+/// early in a period stalls the service for a few milliseconds, well within the capacity's
+/// latency objective, and the capacity is the rate its CPU time allows. A Kubernetes CPU limit
+/// (`--cpu-quota`) keeps its 100 ms period.
+pub const BUDGET_PERIOD_US: u64 = 10_000;
 
 /// Milliseconds as a `Duration`.
 pub fn millis(ms: u64) -> Duration {
@@ -380,6 +393,10 @@ pub struct ResilienceResults {
     /// Why the capacities under a CPU quota were not measured, when they were asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_quota_skipped: Option<String>,
+    /// Why the service could not be held to its CPU budget (`settings.resilience
+    /// .service_cpus_millicpus`), when one was asked for: it then shared the machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_cpus_skipped: Option<String>,
     /// The bench's generator against wrk, before the capacities, over http.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generator: Vec<GeneratorRow>,

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 const V1_CPUACCT: &str = "/sys/fs/cgroup/cpuacct";
 /// cgroup v1's cpu hierarchy: CFS quotas.
 const V1_CPU: &str = "/sys/fs/cgroup/cpu";
-/// The CFS period a quota is a share of, as Kubernetes sets it (100 ms).
-const PERIOD_US: u64 = 100_000;
+/// The CFS period a container's CPU limit is a share of, as Kubernetes sets it (100 ms).
+pub const LIMIT_PERIOD_US: u64 = 100_000;
 /// cgroup v2's unified hierarchy: alone at /sys/fs/cgroup, or beside v1 (hybrid).
 const V2_ROOTS: [&str; 2] = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"];
 
@@ -55,26 +55,30 @@ impl ProcessCpu {
         }
     }
 
-    /// Holds the process to `cpus` CPUs (1.0, 0.5) as a container's CPU limit does: a CFS quota
-    /// of `cpus` x 100 ms per 100 ms period (cgroup v1 `cpu.cfs_quota_us`, v2 `cpu.max`). Fails,
-    /// saying why, where no cgroup could be made (not root, no cgroup file system).
-    pub fn limit(&mut self, cpus: f64) -> Result<(), String> {
+    /// Holds the process to `cpus` CPUs (1.0, 0.5) by a CFS quota of `cpus` x `period_us` per
+    /// period of `period_us` (cgroup v1 `cpu.cfs_quota_us`, v2 `cpu.max`): a container's CPU
+    /// limit with [`LIMIT_PERIOD_US`]; a quota set before is replaced. Fails, saying why, where
+    /// no cgroup could be made (not root, no cgroup file system).
+    pub fn limit(&mut self, cpus: f64, period_us: u64) -> Result<(), String> {
         if !(cpus.is_finite() && cpus > 0.0) {
             return Err(format!(
                 "a CPU quota must be a positive number of CPUs, not {cpus}"
             ));
         }
-        let quota_us = ((cpus * PERIOD_US as f64).round() as u64).max(1_000);
+        let period_us = period_us.clamp(1_000, 1_000_000);
+        let quota_us = ((cpus * period_us as f64).round() as u64).max(1_000);
         let write = |path: PathBuf, value: String| {
             fs::write(&path, &value).map_err(|error| format!("{}: {error}", path.display()))
         };
+        // cgroup v1 checks a new period against the quota in force: lift it first.
+        let lift = |group: &Path| write(group.join("cpu.cfs_quota_us"), "-1".to_owned());
         match &self.source {
             Source::CgroupV2(dir) => {
                 // The cpu controller must be on for the groups under the root.
                 if let Some(root) = dir.parent() {
                     let _ = fs::write(root.join("cgroup.subtree_control"), "+cpu");
                 }
-                write(dir.join("cpu.max"), format!("{quota_us} {PERIOD_US}"))
+                write(dir.join("cpu.max"), format!("{quota_us} {period_us}"))
             }
             Source::CgroupV1(clock) => {
                 let root = Path::new(V1_CPU);
@@ -84,7 +88,8 @@ impl ProcessCpu {
                 // Where cpu and cpuacct are one hierarchy (`cpu,cpuacct`), the clock's group
                 // holds the quota too: a group of its own would take the process out of it.
                 if fs::canonicalize(root).ok() == fs::canonicalize(V1_CPUACCT).ok() {
-                    write(clock.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
+                    lift(clock)?;
+                    write(clock.join("cpu.cfs_period_us"), period_us.to_string())?;
                     return write(clock.join("cpu.cfs_quota_us"), quota_us.to_string());
                 }
                 let group = root.join(format!(
@@ -97,7 +102,8 @@ impl ProcessCpu {
                         .map_err(|error| format!("{}: {error}", group.display()))?;
                 }
                 self.quota_group = Some(group.clone());
-                write(group.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
+                lift(&group)?;
+                write(group.join("cpu.cfs_period_us"), period_us.to_string())?;
                 write(group.join("cpu.cfs_quota_us"), quota_us.to_string())?;
                 write(group.join("cgroup.procs"), self.pid.to_string())
             }
@@ -120,7 +126,7 @@ impl ProcessCpu {
                 write(clock.join("cpu.cfs_quota_us"), "-1")
             }
             (Source::CgroupV2(dir), None) if dir.join("cpu.max").is_file() => {
-                write(dir.join("cpu.max"), &format!("max {PERIOD_US}"))
+                write(dir.join("cpu.max"), &format!("max {LIMIT_PERIOD_US}"))
             }
             _ => Ok(()),
         }
@@ -279,8 +285,11 @@ mod tests {
             .spawn()
             .expect("sh runs");
         let mut clock = ProcessCpu::attach(child.id(), "quota-test");
-        assert!(clock.limit(0.0).is_err());
-        let limited = clock.limit(0.2);
+        assert!(clock.limit(0.0, LIMIT_PERIOD_US).is_err());
+        // A budget with a short period first, then replaced by a container's limit.
+        let limited = clock
+            .limit(0.5, bench_model::BUDGET_PERIOD_US)
+            .and_then(|()| clock.limit(0.2, LIMIT_PERIOD_US));
         // Measured over a second of wall time: a free busy loop takes about a whole CPU.
         let first = clock.nanos();
         std::thread::sleep(std::time::Duration::from_secs(1));

@@ -10,6 +10,7 @@ mod picks;
 mod settings;
 mod stability;
 
+pub(crate) use criteria::service_cpus;
 pub use judge::{
     Better, Criterion, Figure, Judgement, NoiseRule, Outcome, Ranking, Resolution, compare, rank,
     resolution,

@@ -155,14 +155,15 @@ impl ApiEndpoint {
         self.process.as_ref().map(ChildProcess::cpu)
     }
 
-    /// Holds the service to `cpus` CPUs (see [`ProcessCpu::limit`]); fails, saying why, for a
-    /// service the bench did not start or where no cgroup can be made.
-    pub fn limit_cpu(&mut self, cpus: f64) -> Result<(), String> {
+    /// Holds the service to `cpus` CPUs, a CFS quota per period of `period_us` (see
+    /// [`ProcessCpu::limit`]); fails, saying why, for a service the bench did not start or where
+    /// no cgroup can be made.
+    pub fn limit_cpu(&mut self, cpus: f64, period_us: u64) -> Result<(), String> {
         self.process
             .as_mut()
             .ok_or_else(|| "the service was not started by the bench".to_owned())?
             .cpu_mut()
-            .limit(cpus)
+            .limit(cpus, period_us)
     }
 
     /// Lifts the quota of [`ApiEndpoint::limit_cpu`].

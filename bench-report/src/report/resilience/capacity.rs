@@ -159,14 +159,15 @@ pub(super) fn quota_table(rows: &ResilienceResults) -> Table {
     });
     Table {
         title: "resilience: capacity with the service held to a CPU quota (a CFS quota, 100 ms \
-                period, as a Kubernetes CPU limit), against the same client without one"
+                period, as a Kubernetes CPU limit) in place of the suite's budget, against the \
+                same client's capacity above"
             .to_owned(),
         columns: vec![
             ("Client", Align::Left),
             ("CPU quota", Align::Right),
             ("Capacity", Align::Right),
             ("Rounds", Align::Left),
-            ("Without a quota", Align::Right),
+            ("Capacity above", Align::Right),
             ("Share kept", Align::Right),
         ],
         rows: quoted
@@ -209,9 +210,9 @@ pub(super) const QUOTA: &str = "Under a CPU quota the service's process gets `qu
     per 100 ms period, across all its threads, and is stopped for the rest of the period once \
     that is spent: a client whose work lands on extra threads (a blocking pool, libcurl's agent \
     thread, a second runtime) spends the same budget. The ramp and the confirmations are the \
-    unquoted capacity's; mock-rates and the load generator are not held to any quota. \
-    **Share kept** is the capacity under the quota as a share of the same client's without \
-    one, measured earlier in the same run.";
+    capacity's above; mock-rates and the load generator are not held to any quota. \
+    **Share kept** is the capacity under the quota as a share of the same client's capacity \
+    above (with the suite's budget, or none), measured earlier in the same run.";
 
 #[cfg(test)]
 mod tests {

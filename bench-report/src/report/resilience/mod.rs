@@ -31,7 +31,12 @@ pub fn section(results: &Results) -> Option<Section> {
             .with(Part::Table(table))
             .with(Part::Prose(GENERATOR.to_owned()));
     }
-    section = section.with(Part::Table(capacity_table(rows)));
+    section = section
+        .with(Part::Text(format!(
+            "resilience: after the generator against wrk, every part ran with {}.",
+            crate::verdict::service_cpus(results)
+        )))
+        .with(Part::Table(capacity_table(rows)));
     if rows
         .capacity
         .iter()

@@ -7,6 +7,8 @@ mod judged;
 mod memory;
 mod service;
 
+pub(crate) use service::service_cpus;
+
 use crate::verdict::judge::{Criterion, Judgement};
 use adoption::adoption;
 use bench_model::{Protocol, Results, SuiteName};

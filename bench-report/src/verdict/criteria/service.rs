@@ -22,10 +22,12 @@ pub(super) fn capacity(results: &Results) -> Judgement {
     let figures: Vec<Figure> = ranked().filter_map(sustained_figure).collect();
     judgement(
         Criterion::Capacity,
-        "resilience suite: the highest rate the service sustained through a confirmation \
-         stretch (nothing failed or unsent, p99 within the objective) and a soak at half of it, \
-         over http; the median of its rounds, stepped down where its soak failed"
-            .to_owned(),
+        format!(
+            "resilience suite: the highest rate the service sustained through a confirmation \
+             stretch (nothing failed or unsent, p99 within the objective) and a soak at half of \
+             it, over http, {}; the median of its rounds, stepped down where its soak failed",
+            service_cpus(results)
+        ),
         figures,
         Better::Higher,
         NoiseRule::Rounds,
@@ -55,6 +57,27 @@ pub(super) fn capacity(results: &Results) -> Judgement {
             })
             .collect(),
     )
+}
+
+/// What CPU the service had in the resilience suite: its budget, or the machine it shared with
+/// the generator and mock-rates (and why, where a budget was asked for and not set).
+pub(crate) fn service_cpus(results: &Results) -> String {
+    match (
+        results.settings.resilience.service_cpus_millicpus,
+        &results.resilience.service_cpus_skipped,
+    ) {
+        (Some(millicpus), None) => format!(
+            "the service held to {} CPU (a CFS quota, {} ms period) so that the generator's \
+             and mock-rates' CPU does not set it",
+            f64::from(millicpus) / 1_000.0,
+            bench_model::BUDGET_PERIOD_US / 1_000
+        ),
+        (Some(_), Some(why)) => format!(
+            "the service sharing the machine with the generator and mock-rates (its CPU budget \
+             could not be set: {why})"
+        ),
+        (None, _) => "the service sharing the machine with the generator and mock-rates".to_owned(),
+    }
 }
 
 /// A capacity row's sustained rate as a figure (see [`capacity_figure`]), saying so where the
@@ -229,7 +252,8 @@ pub(super) fn instructions_per_payment(results: &Results) -> Judgement {
         format!(
             "cost suite: CPU instructions per payment across every thread of the service's \
              process under callgrind, payments {in_flight} at a time over http, in rounds (the \
-             clients in a random order each round)"
+             clients in a random order each round); the process's own instructions, not the \
+             kernel's work for it (system calls, wake-ups), which the capacity counts"
         ),
         figures,
         Better::Lower,

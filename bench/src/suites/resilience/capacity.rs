@@ -5,10 +5,15 @@
 //! 2. a ramp of constant-rate steps, each √2 times the last, until two steps in a row miss
 //!    (one miss alone can be a stall of a busy machine); the candidate is the highest step
 //!    sustained before that;
-//! 3. confirmation stretches, each `confirm_ms` long, from a quarter-step above the candidate
-//!    down by quarter-steps (2^¼) to half of it, until one holds: that rate is the round's
-//!    capacity. A short ramp step can pass at a rate the service cannot keep up for seconds;
-//!    a confirmation stretch cannot.
+//! 3. confirmation stretches, each `confirm_ms` long, that bisect the bracket between the
+//!    candidate and the step above it, which missed: 2^(4/16) above the candidate, then 2^(2/16)
+//!    and 2^(1/16) above the highest rate that held so far. A short ramp step can pass at a
+//!    rate the service cannot keep up for seconds; a confirmation stretch cannot, so where none
+//!    of the three holds, the candidate itself and the quarter-steps (2^¼) below it follow,
+//!    down to half of it, until one holds, and the quarter-step above that one is bisected
+//!    the same way. The round's capacity is the highest rate that held, to within 2^(1/16),
+//!    4.4%: confirmations a quarter-step apart (as before 2026-12-06) moved a capacity 19%
+//!    when the service sat near a step's edge.
 //!
 //! The suite runs the rounds in turn over the clients (every client's round 1, then every
 //! client's round 2, ..., the clients in a new random order each round) and takes the median;
@@ -43,9 +48,12 @@ pub const RAMP_RPS: [u32; 17] = [
     250, 354, 500, 707, 1_000, 1_414, 2_000, 2_828, 4_000, 5_657, 8_000, 11_314, 16_000, 22_627,
     32_000, 45_255, 64_000,
 ];
-/// Confirmation candidates, as powers of 2^¼ of the ramp's candidate: a quarter-step above
-/// it, then down to half of it.
-const CONFIRM_QUARTERS: [i32; 6] = [1, 0, -1, -2, -3, -4];
+/// Below a bracket that held nothing: the candidate itself, then down by quarter-steps (2^¼)
+/// to half of it.
+const DOWN_QUARTERS: [i32; 5] = [0, -1, -2, -3, -4];
+/// The bisection of a bracket, in sixteenths of a doubling above the highest rate that held
+/// so far: a ramp step (√2, eight sixteenths) takes the three, a quarter-step the last two.
+const BISECT_SIXTEENTHS: [i32; 3] = [4, 2, 1];
 
 /// One round for `target`: ramp `step` per rate, then confirmation stretches of `confirm`,
 /// the service let go idle (`settle`) before each stretch.
@@ -85,10 +93,8 @@ pub fn round(
     }
     let steps: Vec<RampStep> = steps.into_iter().map(|(step, _)| step).collect();
     let mut confirmations = Vec::new();
-    let mut capacity_rps = None;
-    if let Some(candidate) = candidate {
-        for quarters in CONFIRM_QUARTERS {
-            let rps = quarter_steps(candidate, quarters);
+    let capacity_rps = match candidate {
+        Some(candidate) => search(candidate, |rps| {
             settle();
             let (stretch, held) = stretch(
                 runtime,
@@ -98,12 +104,10 @@ pub fn round(
                 Some(meters),
             )?;
             confirmations.push(stretch);
-            if held {
-                capacity_rps = Some(rps);
-                break;
-            }
-        }
-    }
+            Ok(held)
+        })?,
+        None => None,
+    };
     Ok(CapacityRound {
         capacity_rps,
         steps,
@@ -158,9 +162,58 @@ fn spent(
 
 /// `rps` times 2^(quarters/4), rounded, at least 1.
 pub fn quarter_steps(rps: u32, quarters: i32) -> u32 {
-    (f64::from(rps) * 2f64.powf(f64::from(quarters) / 4.0))
-        .round()
-        .max(1.0) as u32
+    scaled(rps, f64::from(quarters) / 4.0)
+}
+
+/// `rps` times 2^`doublings`, rounded, at least 1.
+fn scaled(rps: u32, doublings: f64) -> u32 {
+    (f64::from(rps) * 2f64.powf(doublings)).round().max(1.0) as u32
+}
+
+/// The confirmation search from the ramp's `candidate` (whose next step, √2 above, missed),
+/// one stretch per rate `holds` is asked about: the bisection of the bracket above the
+/// candidate; where no rate of it holds, the candidate and the quarter-steps below it until one
+/// does, and the bisection of the quarter-step above that. The highest rate that held, to
+/// within 2^(1/16); `None` when nothing down to half the candidate held.
+fn search(
+    candidate: u32,
+    mut holds: impl FnMut(u32) -> Result<bool, BenchError>,
+) -> Result<Option<u32>, BenchError> {
+    if let Some(held) = bisect(candidate, &BISECT_SIXTEENTHS, &mut holds)? {
+        return Ok(Some(held));
+    }
+    for quarters in DOWN_QUARTERS {
+        let rps = quarter_steps(candidate, quarters);
+        if holds(rps)? {
+            // The rate a quarter-step above failed (or, for the candidate, 2^(1/16) above).
+            let refined = if quarters < 0 {
+                bisect(rps, &BISECT_SIXTEENTHS[1..], &mut holds)?
+            } else {
+                None
+            };
+            return Ok(Some(refined.unwrap_or(rps)));
+        }
+    }
+    Ok(None)
+}
+
+/// Bisects the bracket above `low` (a rate that held, or the ramp's candidate): for each of
+/// `sixteenths`, the rate that many sixteenths of a doubling above the highest that held so
+/// far. The highest rate that held, if any did.
+fn bisect(
+    low: u32,
+    sixteenths: &[i32],
+    holds: &mut impl FnMut(u32) -> Result<bool, BenchError>,
+) -> Result<Option<u32>, BenchError> {
+    let mut held = None;
+    for &step in sixteenths {
+        let base = held.unwrap_or(low);
+        let rps = scaled(base, f64::from(step) / 16.0);
+        if rps > base && holds(rps)? {
+            held = Some(rps);
+        }
+    }
+    Ok(held)
 }
 
 /// One constant-rate stretch: what it gave, and whether it was sustained.
@@ -228,10 +281,12 @@ pub fn median(rounds: &[CapacityRound]) -> Option<u32> {
     lower_median(&mut rates)
 }
 
-/// The planned time of one round, for the progress bar: the warm-up, the whole ramp and two
-/// confirmations (a round usually takes less).
+/// The planned time of one round, for the progress bar: the warm-up, the whole ramp and a
+/// bracket's bisection (a round usually takes less ramp).
 pub fn round_ms(step_ms: u64, confirm_ms: u64) -> u64 {
-    WARMUP.as_millis() as u64 + step_ms * RAMP_RPS.len() as u64 + 2 * confirm_ms
+    WARMUP.as_millis() as u64
+        + step_ms * RAMP_RPS.len() as u64
+        + BISECT_SIXTEENTHS.len() as u64 * confirm_ms
 }
 
 #[cfg(test)]
@@ -292,13 +347,53 @@ mod tests {
         );
     }
 
+    /// The search against a service that holds up to `limit`: what it keeps, and the rates
+    /// it tried.
+    fn searched(candidate: u32, limit: u32) -> (Option<u32>, Vec<u32>) {
+        let mut tried = Vec::new();
+        let kept = search(candidate, |rps| {
+            tried.push(rps);
+            Ok(rps <= limit)
+        })
+        .unwrap();
+        (kept, tried)
+    }
+
     #[test]
-    fn confirmations_go_from_a_quarter_step_above_down_to_half() {
-        let rates: Vec<u32> = CONFIRM_QUARTERS
-            .iter()
-            .map(|&quarters| quarter_steps(4_000, quarters))
-            .collect();
-        assert_eq!(rates, [4_757, 4_000, 3_364, 2_828, 2_378, 2_000]);
+    fn the_search_bisects_the_ramp_step_above_the_candidate() {
+        // 8000 x 2^(4/16) = 9514; from 9514, x 2^(2/16) = 10375, then x 2^(1/16) = 10834.
+        assert_eq!(
+            searched(8_000, 10_500),
+            (Some(10_375), vec![9_514, 10_375, 10_834])
+        );
+        // 9514 fails: 8000 x 2^(2/16) = 8724 holds, 8724 x 2^(1/16) = 9110 does not.
+        assert_eq!(
+            searched(8_000, 9_000),
+            (Some(8_724), vec![9_514, 8_724, 9_110])
+        );
+        // Everything just under the next ramp step (11314) holds: kept within 2^(1/16) of it.
+        assert_eq!(searched(8_000, 11_313).0, Some(10_834));
+        // Only the candidate holds: three stretches above it fail, then it is confirmed.
+        assert_eq!(
+            searched(8_000, 8_100),
+            (Some(8_000), vec![9_514, 8_724, 8_354, 8_000])
+        );
+    }
+
+    #[test]
+    fn below_a_bracket_that_held_nothing_the_search_steps_down_and_bisects() {
+        // Nothing above 8000 holds, nor 8000: 6727 does; then 6727's quarter-step is bisected.
+        let (kept, tried) = searched(8_000, 7_100);
+        assert_eq!(kept, Some(7_025));
+        assert_eq!(tried, [9_514, 8_724, 8_354, 8_000, 6_727, 7_336, 7_025]);
+        // Nothing down to half the candidate: no capacity.
+        let (kept, tried) = searched(8_000, 3_000);
+        assert_eq!(kept, None);
+        assert_eq!(tried[3..], [8_000, 6_727, 5_657, 4_757, 4_000]);
+        // A stretch that cannot be run ends the round with its error.
+        assert!(search(8_000, |_| Err(BenchError::Resilience("gone".to_owned()))).is_err());
+        // At the lowest rates the steps round to nothing new: a rate is not tried twice.
+        assert_eq!(search(1, |_| Ok(true)).unwrap(), Some(1));
     }
 
     #[test]

@@ -12,6 +12,10 @@
 //!   fails refutes the capacity, and the suite steps it down to a rate it sustains (see
 //!   [`sustain`]).
 //!
+//! After the generator against wrk, the service is held to a CPU budget of its own
+//! (`--service-cpus`, half a CPU by default, a CFS quota with a short period): on a small
+//! machine the generator and mock-rates take as much CPU per request as the service, and
+//! without the budget the capacity is the machine's, moving with what they take.
 //! The service is let go idle between parts. The default sizes are short; `--resilience-full`
 //! runs the full ones. Over http by default; with `--resilience-tls` every part again over
 //! https and h2, against servers over TLS of the suite's own (see [`servers`]); the CPU
@@ -35,6 +39,7 @@ use std::time::Duration;
 
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
+use crate::process_cpu::LIMIT_PERIOD_US;
 use crate::servers::{ApiEndpoint, MockEndpoint};
 use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::schedule::Schedule;
@@ -47,8 +52,8 @@ use crate::suites::shuffle::Shuffle;
 use crate::suites::tls;
 use bench_model::RunPlan;
 use bench_model::{
-    CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults, ResilienceSettings,
-    RunSettings, Scenario, SlowClientsRow, SuiteName, millis,
+    BUDGET_PERIOD_US, CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults,
+    ResilienceSettings, RunSettings, Scenario, SlowClientsRow, SuiteName, millis,
 };
 use indicatif::ProgressBar;
 
@@ -143,8 +148,9 @@ impl Parts<'_> {
         if !servers.protocol.is_tls() {
             self.against_wrk(servers, results);
         }
+        self.hold_to_budget(servers, results);
         let capacity = self.capacities(rounds, None, servers)?;
-        // The overload and the soak are sized from the capacity without a quota (the ramp's
+        // The overload and the soak are sized from this capacity, not a --cpu-quota one (the ramp's
         // first step where no round confirmed a rate).
         let capacities: Vec<f64> = capacity
             .iter()
@@ -239,6 +245,30 @@ impl Parts<'_> {
         ));
         self.bar
             .inc(2 * targets.len() as u64 * against_wrk::DURATION.as_millis() as u64);
+    }
+
+    /// Holds the service to its CPU budget (`--service-cpus`), if one was asked for; where it
+    /// cannot be, says why (once) and the suite goes on with the service sharing the machine.
+    fn hold_to_budget(&self, servers: &mut Servers, results: &mut ResilienceResults) {
+        let Some(millicpus) = self.sizes.service_cpus_millicpus else {
+            return;
+        };
+        match servers
+            .api
+            .limit_cpu(f64::from(millicpus) / 1_000.0, BUDGET_PERIOD_US)
+        {
+            Ok(()) => self.settle(),
+            Err(why) => {
+                if results.service_cpus_skipped.is_none() {
+                    eprintln!(
+                        "bench: resilience: the service shares the machine with the generator \
+                         and mock-rates, not held to {} CPU: {why}",
+                        f64::from(millicpus) / 1_000.0
+                    );
+                }
+                results.service_cpus_skipped.get_or_insert(why);
+            }
+        }
     }
 
     /// What stepping a refuted capacity down works with (see [`sustain`]).
@@ -359,8 +389,9 @@ impl Parts<'_> {
             .collect())
     }
 
-    /// Each client's capacity again under each CPU quota asked for (`--cpu-quota`), the
-    /// service held to it and let go after; where no quota can be set, why, and none.
+    /// Each client's capacity again under each CPU quota asked for (`--cpu-quota`, a
+    /// container's limit: a 100 ms period), the service held to it in place of its budget and
+    /// let go after; where no quota can be set, why, and none.
     fn under_quotas(
         &self,
         servers: &mut Servers,
@@ -368,7 +399,8 @@ impl Parts<'_> {
         results: &mut ResilienceResults,
     ) -> Result<(), BenchError> {
         for &millicpus in &self.sizes.cpu_quotas_millicpus {
-            if let Err(why) = servers.api.limit_cpu(f64::from(millicpus) / 1_000.0) {
+            let cpus = f64::from(millicpus) / 1_000.0;
+            if let Err(why) = servers.api.limit_cpu(cpus, LIMIT_PERIOD_US) {
                 eprintln!("bench: resilience: no capacity under a CPU quota: {why}");
                 results.cpu_quota_skipped = Some(why);
                 break;
@@ -380,6 +412,8 @@ impl Parts<'_> {
             lifted.map_err(|why| {
                 BenchError::Resilience(format!("cannot lift the service's CPU quota: {why}"))
             })?;
+            // Back to the suite's budget, should a part follow.
+            self.hold_to_budget(servers, results);
             self.settle();
         }
         Ok(())
