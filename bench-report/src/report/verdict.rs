@@ -79,7 +79,11 @@ pub fn agreement(runs: &[Results], labels: &[String]) -> Section {
              client beyond the noise over another and any other run ranks the other one ahead. \
              **Between runs** is the most a client's figure moved from run to run, as a share \
              of its median; **between rounds** the most it moved between one run's rounds: the \
-             noise each run's verdict held its margins against.",
+             noise each run's verdict held its margins against. **Calls from, each run** is each \
+             run's resolution on the criterion: the smallest margin between its two best figures \
+             that run would have called beyond the noise (a tie says they are closer than that, \
+             not equal); a resolution that holds in every run is what a run on this machine can \
+             tell apart.",
             agreement.picks.len()
         )))
         .with(Part::Table(Table {
@@ -151,6 +155,7 @@ fn criterion_agreement(agreement: &Agreement) -> Table {
     columns.extend([
         ("Between runs", Right),
         ("Between rounds", Right),
+        ("Calls from, each run", Right),
         ("Claims", Left),
     ]);
     let share = |value: Option<f64>| {
@@ -172,6 +177,14 @@ fn criterion_agreement(agreement: &Agreement) -> Table {
                 }));
                 row.push(share(criterion.between_runs));
                 row.push(share(criterion.within_runs));
+                row.push(
+                    criterion
+                        .resolutions
+                        .iter()
+                        .map(|run| run.map_or_else(|| "-".to_owned(), Resolution::describe))
+                        .collect::<Vec<_>>()
+                        .join(" / "),
+                );
                 row.push(criterion.status.describe());
                 row
             })

@@ -3,7 +3,7 @@
 //! between runs against how far they moved between one run's rounds, and the verdict of the
 //! runs together, every run's rounds pooled.
 
-use crate::verdict::judge::{Criterion, Figure, Judgement, Outcome, rank};
+use crate::verdict::judge::{Criterion, Figure, Judgement, Outcome, Resolution, rank};
 use crate::verdict::of_run::{Verdict, verdict};
 use crate::verdict::picks::{Choice, pick_all};
 use bench_model::stats::quantile::median_of;
@@ -108,6 +108,9 @@ pub struct CriterionAgreement {
     /// The most a client's figure moved between one run's rounds, as a share of the figure
     /// (the largest over the runs).
     pub within_runs: Option<f64>,
+    /// Each run's resolution: the smallest margin it could have called between its two best
+    /// figures (`None` where it did not measure the criterion).
+    pub resolutions: Vec<Option<Resolution>>,
 }
 
 /// How a criterion's claims fared across the runs.
@@ -236,6 +239,10 @@ fn criterion_agreement(criterion: Criterion, verdicts: &[Verdict]) -> CriterionA
         status,
         between_runs: between_runs(&judged),
         within_runs,
+        resolutions: judged
+            .iter()
+            .map(|judgement| judgement.and_then(Judgement::resolution))
+            .collect(),
     }
 }
 
@@ -528,6 +535,16 @@ mod tests {
         assert_eq!(status.status, Status::Held(Hyper));
         assert!((status.between_runs.unwrap() - 2.0 / 41.0).abs() < 1e-9);
         assert!((status.within_runs.unwrap() - 2.0 / 40.0).abs() < 1e-9);
+        // Each run's resolution: its rounds move 5% at most, so it calls from about that on.
+        assert_eq!(status.resolutions.len(), 2);
+        assert!(
+            status.resolutions.iter().all(|resolution| matches!(
+                resolution,
+                Some(Resolution::Margin(margin)) if (0.04..0.2).contains(margin)
+            )),
+            "{:?}",
+            status.resolutions
+        );
         // A third run in which awc comes ahead, even within the noise.
         let reversed = latency(vec![
             figure(Hyper, 61.0, &[55.0, 61.0, 66.0]),

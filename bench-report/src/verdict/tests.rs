@@ -136,7 +136,8 @@ const SMALLEST: &str = "The smallest binary";
 const UNDER_A_CPU_LIMIT: &str = "A service under a CPU limit";
 const FASTEST_BUILDS: &str = "The fastest builds";
 
-/// A run in which hyper is clearly fastest and has the most capacity, and ureq the smallest.
+/// A run in which hyper is clearly fastest, costs the fewest instructions per payment and has
+/// the most capacity, and ureq the smallest.
 fn clear_run() -> Results {
     let mut results = results();
     results.latency = vec![
@@ -150,6 +151,12 @@ fn clear_run() -> Results {
         capacity(Awc, 4000),
         capacity(Reqwest, 2828),
         capacity(Ureq, 2000),
+    ];
+    results.service_cost = vec![
+        service_cost(Hyper, 100_000.0),
+        service_cost(Awc, 150_000.0),
+        service_cost(Reqwest, 200_000.0),
+        service_cost(Ureq, 250_000.0),
     ];
     results.adoption.rows = vec![
         adoption(Hyper, 4.0, 90, 200.0),
@@ -180,6 +187,10 @@ fn swapped(mut results: Results, client: ClientName, other: ClientName) -> Resul
     results
         .adoption
         .rows
+        .iter_mut()
+        .for_each(|row| swap(&mut row.client));
+    results
+        .service_cost
         .iter_mut()
         .for_each(|row| swap(&mut row.client));
     results
@@ -226,8 +237,8 @@ fn the_best_figures_win_and_swapping_two_clients_swaps_the_verdict() {
     let latency = ranking(&verdict, Criterion::Latency(Protocol::Http));
     assert_eq!(latency.best.client, Ureq);
     assert_eq!(ranking(&verdict, Criterion::Capacity).best.client, Ureq);
-    // ureq is blocking, so the async pick is among awc (4000), reqwest (2828) and hyper
-    // (2000), whose rounds do not overlap.
+    // ureq is blocking, so the async pick is among awc (150 000 instructions per payment),
+    // reqwest (200 000) and hyper (250 000), whose rounds do not overlap.
     assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Awc));
     assert!(
         verdict.picks[0].reason.contains("beyond the noise"),
@@ -302,48 +313,51 @@ fn overlapping_intervals_and_overlapping_rounds_are_ties() {
 }
 
 #[test]
-fn a_capacity_tie_is_broken_by_instructions_per_payment() {
+fn an_instructions_tie_is_broken_by_capacity() {
     let mut results = clear_run();
-    results.resilience.capacity = vec![
-        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
-        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
-    ];
-    results.service_cost = vec![service_cost(Hyper, 130_000.0), service_cost(Awc, 170_000.0)];
+    // Within the 5% band: hyper and awc tie on what a payment costs.
+    results.service_cost = vec![service_cost(Hyper, 130_000.0), service_cost(Awc, 133_000.0)];
     // The load suite's CPU per request, the other way round, is shown but breaks no tie.
     let hyper = load_row(Some(Hyper), 480.0, 900.0, 0);
     let awc = load_row(Some(Awc), 480.0, 900.0, 0);
     results.load = vec![with_cpu(hyper, 0.8), with_cpu(awc, 0.4)];
     let verdict = verdict(&results);
-    assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Hyper));
+    assert_eq!(
+        pick(&verdict, ASYNC_SERVICE),
+        Some(Hyper),
+        "8000 RPS against 4000"
+    );
     let reason = &verdict.picks[0].reason;
-    assert!(reason.contains("tie on capacity"), "{reason}");
     assert!(
-        reason.contains("instructions per payment, whole service: hyper"),
+        reason.contains("tie on instructions per payment, whole service"),
         "{reason}"
     );
+    assert!(reason.contains("capacity: hyper"), "{reason}");
     assert_eq!(Criterion::Capacity.phrase(), "capacity");
     assert_eq!(
         Criterion::Latency(Protocol::Https).phrase(),
         "per-call latency, https"
     );
-    // The counts the other way round: awc wins the tie-break.
-    results.service_cost = vec![service_cost(Hyper, 170_000.0), service_cost(Awc, 130_000.0)];
+    // The capacities the other way round: awc wins the tie-break.
+    results.resilience.capacity = vec![capacity(Hyper, 4000), capacity(Awc, 8000)];
     assert_eq!(pick(&super::verdict(&results), ASYNC_SERVICE), Some(Awc));
-    // Within the 5% band between runs: a declared tie between the two.
-    results.service_cost = vec![service_cost(Hyper, 130_000.0), service_cost(Awc, 133_000.0)];
+    // Capacities whose rounds overlap: a declared tie between the two.
+    results.resilience.capacity = vec![
+        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
+        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
+    ];
     let verdict = super::verdict(&results);
     assert_eq!(
         choice(&verdict, ASYNC_SERVICE),
         Choice::Tie(vec![Hyper, Awc]),
         "in table order"
     );
-    // The tie-break's tie states its resolution too: awc at its edge, and the smallest
-    // margin this run could have called (the 5% band at least).
+    // The tie-break's tie states its resolution too: hyper at its edge, and the smallest
+    // margin this run could have called.
     assert!(
-        verdict.picks[0].reason.contains(
-            "tie on instructions per payment, whole service too (within the noise: awc, 2% \
-             apart; this run calls"
-        ),
+        verdict.picks[0]
+            .reason
+            .contains("tie on capacity too (within the noise: hyper, 19% apart; this run calls"),
         "{}",
         verdict.picks[0].reason
     );
@@ -410,7 +424,7 @@ fn a_larger_answer_is_a_criterion_of_its_own_and_breaks_no_tie() {
     assert_eq!(
         pick(&verdict, ASYNC_SERVICE),
         Some(Hyper),
-        "the tie-break is instructions per payment, not the 1 MiB rows"
+        "instructions per payment decide, not the 1 MiB rows"
     );
     let of = |criterion| {
         verdict
@@ -433,16 +447,16 @@ fn a_larger_answer_is_a_criterion_of_its_own_and_breaks_no_tie() {
 #[test]
 fn a_tie_whose_tie_break_was_not_measured_is_not_decided() {
     let mut results = clear_run();
-    results.resilience.capacity = vec![
-        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
-        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
-    ];
-    results.service_cost.clear();
+    results.service_cost = vec![service_cost(Hyper, 130_000.0), service_cost(Awc, 131_000.0)];
+    results.resilience.capacity.clear();
     let verdict = verdict(&results);
     assert_eq!(choice(&verdict, ASYNC_SERVICE), Choice::NotDecided);
     let reason = &verdict.picks[0].reason;
-    assert!(reason.contains("awc, hyper tie on capacity"), "{reason}");
-    assert!(reason.contains("--suite cost"), "{reason}");
+    assert!(
+        reason.contains("hyper, awc tie on instructions per payment"),
+        "{reason}"
+    );
+    assert!(reason.contains("--suite resilience"), "{reason}");
     // The blocking clients tie on latency; their crates are not in the run: not decided.
     results.latency = vec![
         latency_row(Ureq, Protocol::Http, 80.0, 3.0, 30.0),
@@ -516,21 +530,22 @@ fn a_capacity_its_soak_refuted_is_not_ranked() {
     let capacity = ranking(&verdict, Criterion::Capacity);
     assert_eq!(capacity.best.client, Awc, "hyper's 8000 was refuted");
     assert!(capacity.order.iter().all(|figure| figure.client != Hyper));
-    // Hyper's place is unknown, so no pick that ranks it by capacity holds.
-    for use_case in [ASYNC_SERVICE, ON_ACTIX] {
-        let pick = verdict
-            .picks
-            .iter()
-            .find(|pick| pick.use_case == use_case)
-            .unwrap();
-        assert_eq!(pick.choice, Choice::NotDecided, "{pick:?}");
-        assert!(
-            pick.reason
-                .contains("has no figure for capacity in this run: hyper (8000 RPS, but its soak"),
-            "{}",
-            pick.reason
-        );
-    }
+    // Hyper's place is unknown, so no pick that ranks it by capacity holds; the async
+    // service is decided by instructions per payment, where hyper costs the least.
+    assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Hyper));
+    let actix = verdict
+        .picks
+        .iter()
+        .find(|pick| pick.use_case == ON_ACTIX)
+        .unwrap();
+    assert_eq!(actix.choice, Choice::NotDecided, "{actix:?}");
+    assert!(
+        actix
+            .reason
+            .contains("has no figure for capacity in this run: hyper (8000 RPS, but its soak"),
+        "{}",
+        actix.reason
+    );
     // The blocking pick does not rank by capacity: still made.
     assert_eq!(pick(&verdict, BLOCKING_CODE), Some(Ureq));
 }
@@ -950,10 +965,10 @@ fn a_resolution_is_the_margin_the_rule_would_have_called() {
 #[test]
 fn a_tied_pick_says_what_it_could_not_see_and_who_sits_at_its_edge() {
     let mut results = clear_run();
-    results.resilience.capacity = vec![
-        capacity_rounds(Hyper, &[9_000, 10_000, 11_000]),
-        capacity_rounds(Awc, &[8_800, 9_800, 10_800]),
-        capacity_rounds(Reqwest, &[8_000, 9_000, 10_000]),
+    results.service_cost = vec![
+        service_cost(Hyper, 100_000.0),
+        service_cost(Awc, 102_000.0),
+        service_cost(Reqwest, 104_000.0),
     ];
     let run = verdict(&results);
     let async_pick = run
@@ -965,10 +980,12 @@ fn a_tied_pick_says_what_it_could_not_see_and_who_sits_at_its_edge() {
         async_pick.reason.contains("this run calls")
             && async_pick
                 .reason
-                .contains("reqwest, 11% behind hyper, at the edge"),
+                .contains("reqwest, 4% behind hyper, at the edge"),
         "{}",
         async_pick.reason
     );
+    // The capacity breaks the three-way tie: hyper's 8000 RPS, beyond the noise.
+    assert_eq!(async_pick.choice, Choice::Client(Hyper));
 }
 
 const IDLE_CLOSE: &str = "An upstream that closes idle connections";
