@@ -205,15 +205,15 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     drop(mock);
 
     results.baseline = baseline.map(|baseline| baseline.compare(&results));
-    print(&report::terminal(&results));
-
     let dir = cli.out.clone().unwrap_or_else(|| {
         target_dir()
             .join("bench-results")
             .join(directory_stamp(started))
     });
     std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
+    // Before the report is printed: the verdict printed and the one written are the same.
     keep_adoption(&mut results, &dir);
+    print(&report::terminal(&results));
     let results_path = dir.join("results.json");
     report::json::write(&results, &results_path)?;
     // The files are rendered from results.json as written and read back, as `bench report`

@@ -5,15 +5,15 @@
 //! 2. a ramp of constant-rate steps, each √2 times the last, until two steps in a row miss
 //!    (one miss alone can be a stall of a busy machine); the candidate is the highest step
 //!    sustained before that;
-//! 3. confirmation stretches, each `confirm_ms` long, that bisect the bracket between the
-//!    candidate and the step above it, which missed: 2^(4/16) above the candidate, then 2^(2/16)
-//!    and 2^(1/16) above the highest rate that held so far. A short ramp step can pass at a
-//!    rate the service cannot keep up for seconds; a confirmation stretch cannot, so where none
-//!    of the three holds, the candidate itself and the quarter-steps (2^¼) below it follow,
-//!    down to half of it, until one holds, and the quarter-step above that one is bisected
-//!    the same way. The round's capacity is the highest rate that held, to within 2^(1/16),
-//!    4.4%: confirmations a quarter-step apart (as before 2026-12-06) moved a capacity 19%
-//!    when the service sat near a step's edge.
+//! 3. confirmation stretches, each `confirm_ms` long: the candidate first. Where it holds,
+//!    three more bisect the ramp step above it (which missed): 2^(4/16) above it, then
+//!    2^(2/16) and 2^(1/16) above the highest rate that held so far. A short ramp step can
+//!    pass at a rate the service cannot keep up for seconds; a confirmation stretch cannot, so
+//!    where the candidate does not hold, the quarter-steps (2^¼) below it follow, down to half
+//!    of it, until one holds, and the quarter-step above that one is bisected the same way.
+//!    The round's capacity is the highest rate that held, to within 2^(1/16), 4.4%:
+//!    confirmations a quarter-step apart (as before 2026-12-06) moved a capacity 19% when the
+//!    service sat near a step's edge.
 //!
 //! The suite runs the rounds in turn over the clients (every client's round 1, then every
 //! client's round 2, ..., the clients in a new random order each round) and takes the median;
@@ -48,9 +48,8 @@ pub const RAMP_RPS: [u32; 17] = [
     250, 354, 500, 707, 1_000, 1_414, 2_000, 2_828, 4_000, 5_657, 8_000, 11_314, 16_000, 22_627,
     32_000, 45_255, 64_000,
 ];
-/// Below a bracket that held nothing: the candidate itself, then down by quarter-steps (2^¼)
-/// to half of it.
-const DOWN_QUARTERS: [i32; 5] = [0, -1, -2, -3, -4];
+/// Below a candidate that did not hold: down by quarter-steps (2^¼) to half of it.
+const DOWN_QUARTERS: [i32; 4] = [-1, -2, -3, -4];
 /// The bisection of a bracket, in sixteenths of a doubling above the highest rate that held
 /// so far: a ramp step (√2, eight sixteenths) takes the three, a quarter-step the last two.
 const BISECT_SIXTEENTHS: [i32; 3] = [4, 2, 1];
@@ -171,33 +170,30 @@ fn scaled(rps: u32, doublings: f64) -> u32 {
 }
 
 /// The confirmation search from the ramp's `candidate` (whose next step, √2 above, missed),
-/// one stretch per rate `holds` is asked about: the bisection of the bracket above the
-/// candidate; where no rate of it holds, the candidate and the quarter-steps below it until one
-/// does, and the bisection of the quarter-step above that. The highest rate that held, to
-/// within 2^(1/16); `None` when nothing down to half the candidate held.
+/// one stretch per rate `holds` is asked about: the candidate first; where it holds, the
+/// bisection of the ramp step above it; where it does not (a short ramp step passed a rate the
+/// service cannot keep up), the quarter-steps below it until one holds, and the bisection of
+/// the quarter-step above that one. The highest rate that held, to within 2^(1/16); `None`
+/// when nothing down to half the candidate held.
 fn search(
     candidate: u32,
     mut holds: impl FnMut(u32) -> Result<bool, BenchError>,
 ) -> Result<Option<u32>, BenchError> {
-    if let Some(held) = bisect(candidate, &BISECT_SIXTEENTHS, &mut holds)? {
-        return Ok(Some(held));
+    if holds(candidate)? {
+        let above = bisect(candidate, &BISECT_SIXTEENTHS, &mut holds)?;
+        return Ok(Some(above.unwrap_or(candidate)));
     }
     for quarters in DOWN_QUARTERS {
         let rps = quarter_steps(candidate, quarters);
         if holds(rps)? {
-            // The rate a quarter-step above failed (or, for the candidate, 2^(1/16) above).
-            let refined = if quarters < 0 {
-                bisect(rps, &BISECT_SIXTEENTHS[1..], &mut holds)?
-            } else {
-                None
-            };
-            return Ok(Some(refined.unwrap_or(rps)));
+            let above = bisect(rps, &BISECT_SIXTEENTHS[1..], &mut holds)?;
+            return Ok(Some(above.unwrap_or(rps)));
         }
     }
     Ok(None)
 }
 
-/// Bisects the bracket above `low` (a rate that held, or the ramp's candidate): for each of
+/// Bisects the bracket above `low`, a rate that held: for each of
 /// `sixteenths`, the rate that many sixteenths of a doubling above the highest that held so
 /// far. The highest rate that held, if any did.
 fn bisect(
@@ -281,12 +277,12 @@ pub fn median(rounds: &[CapacityRound]) -> Option<u32> {
     lower_median(&mut rates)
 }
 
-/// The planned time of one round, for the progress bar: the warm-up, the whole ramp and a
-/// bracket's bisection (a round usually takes less ramp).
+/// The planned time of one round, for the progress bar: the warm-up, the whole ramp, the
+/// candidate and a ramp step's bisection (a round usually takes less ramp).
 pub fn round_ms(step_ms: u64, confirm_ms: u64) -> u64 {
     WARMUP.as_millis() as u64
         + step_ms * RAMP_RPS.len() as u64
-        + BISECT_SIXTEENTHS.len() as u64 * confirm_ms
+        + (1 + BISECT_SIXTEENTHS.len() as u64) * confirm_ms
 }
 
 #[cfg(test)]
@@ -360,36 +356,37 @@ mod tests {
     }
 
     #[test]
-    fn the_search_bisects_the_ramp_step_above_the_candidate() {
-        // 8000 x 2^(4/16) = 9514; from 9514, x 2^(2/16) = 10375, then x 2^(1/16) = 10834.
+    fn the_search_confirms_the_candidate_then_bisects_the_ramp_step_above_it() {
+        // 8000 holds; x 2^(4/16) = 9514 holds, x 2^(2/16) = 10375 holds, x 2^(1/16) = 10834
+        // does not.
         assert_eq!(
             searched(8_000, 10_500),
-            (Some(10_375), vec![9_514, 10_375, 10_834])
+            (Some(10_375), vec![8_000, 9_514, 10_375, 10_834])
         );
         // 9514 fails: 8000 x 2^(2/16) = 8724 holds, 8724 x 2^(1/16) = 9110 does not.
         assert_eq!(
             searched(8_000, 9_000),
-            (Some(8_724), vec![9_514, 8_724, 9_110])
+            (Some(8_724), vec![8_000, 9_514, 8_724, 9_110])
         );
         // Everything just under the next ramp step (11314) holds: kept within 2^(1/16) of it.
         assert_eq!(searched(8_000, 11_313).0, Some(10_834));
-        // Only the candidate holds: three stretches above it fail, then it is confirmed.
+        // Only the candidate holds: four stretches, a figure to within 4.4%.
         assert_eq!(
             searched(8_000, 8_100),
-            (Some(8_000), vec![9_514, 8_724, 8_354, 8_000])
+            (Some(8_000), vec![8_000, 9_514, 8_724, 8_354])
         );
     }
 
     #[test]
-    fn below_a_bracket_that_held_nothing_the_search_steps_down_and_bisects() {
-        // Nothing above 8000 holds, nor 8000: 6727 does; then 6727's quarter-step is bisected.
+    fn below_a_candidate_that_does_not_hold_the_search_steps_down_and_bisects() {
+        // 8000 does not hold: 6727 does; then 6727's quarter-step is bisected.
         let (kept, tried) = searched(8_000, 7_100);
         assert_eq!(kept, Some(7_025));
-        assert_eq!(tried, [9_514, 8_724, 8_354, 8_000, 6_727, 7_336, 7_025]);
+        assert_eq!(tried, [8_000, 6_727, 7_336, 7_025]);
         // Nothing down to half the candidate: no capacity.
         let (kept, tried) = searched(8_000, 3_000);
         assert_eq!(kept, None);
-        assert_eq!(tried[3..], [8_000, 6_727, 5_657, 4_757, 4_000]);
+        assert_eq!(tried, [8_000, 6_727, 5_657, 4_757, 4_000]);
         // A stretch that cannot be run ends the round with its error.
         assert!(search(8_000, |_| Err(BenchError::Resilience("gone".to_owned()))).is_err());
         // At the lowest rates the steps round to nothing new: a rate is not tried twice.
