@@ -264,9 +264,10 @@ fn unbroken_when_quick(decided: Decided) -> Decided {
     }
 }
 
-/// The high-throughput async service's rule. What a payment costs the service decides, counted (it repeats within 0.3% between runs);
-/// the capacity, measured in time with the service on its CPU budget, moved 10-48% between one
-/// run's rounds on a 2-vCPU VM, too much to call a 10% difference, and breaks the tie.
+/// The high-throughput async service's rule. What a payment costs the service decides,
+/// counted (it repeats within 0.4% between runs); the capacity, measured in time with the
+/// service on its CPU budget, moved up to 55% between one run's rounds and 30-48% between runs
+/// on a 2-vCPU VM, too much to call a 10% difference, and breaks the tie.
 const ASYNC_RULE: &str = "the fewest instructions per payment across the whole service among \
                           async clients (what each payment costs its CPU), a tie broken by the \
                           highest capacity";
