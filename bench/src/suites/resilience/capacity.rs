@@ -193,9 +193,9 @@ fn search(
     Ok(None)
 }
 
-/// Bisects the bracket above `low`, a rate that held: for each of
-/// `sixteenths`, the rate that many sixteenths of a doubling above the highest that held so
-/// far. The highest rate that held, if any did.
+/// Bisects the bracket above `low`, a rate that held: for each of `sixteenths`, the rate that
+/// many sixteenths of a doubling above the highest that held so far. The highest rate that
+/// held, if any did.
 fn bisect(
     low: u32,
     sixteenths: &[i32],
