@@ -18,6 +18,9 @@ pub struct BaselineComparison {
     pub fanout: Vec<FanoutChange>,
     #[serde(default)]
     pub faults: Vec<FaultChange>,
+    /// The releases suite's figures, matched by library, release, figure and protocol.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub releases: Vec<ReleaseChange>,
     /// What was left out and why: a suite the baseline lacks, rows without a match.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_compared: Vec<String>,
@@ -82,6 +85,19 @@ impl<T> Judged<T> {
     pub fn changed(&self) -> bool {
         self.significant == Some(true)
     }
+}
+
+/// One figure of one release in both runs (the releases suite), judged by the rule the
+/// suite judges it by between releases.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReleaseChange {
+    /// `hyper 1.8.0`.
+    pub release: String,
+    /// `per-call latency, http`.
+    pub figure: String,
+    /// `us`, `ms`, `B`, `s`, or empty for a count.
+    pub unit: String,
+    pub value: Judged<f64>,
 }
 
 /// One load scenario's open-model run in both runs, matched by scenario and protocol.

@@ -21,6 +21,7 @@ mod memory;
 pub mod noise;
 pub mod plan;
 mod protocol;
+mod releases;
 mod resilience;
 mod resolution;
 mod results;
@@ -34,6 +35,7 @@ pub use adoption::{
 };
 pub use baseline::{
     BaselineComparison, Both, Change, FanoutChange, FaultChange, FaultOutcome, Judged, LoadChange,
+    ReleaseChange,
 };
 pub use client::{ClientName, ClientProtocols};
 pub use connections::{
@@ -58,6 +60,10 @@ pub use memory::{MemoryPoint, MemoryRound, MemoryRow, MemorySettings};
 pub use noise::Noise;
 pub use plan::{LeftOut, ProtocolPlan, RunPlan, SuitePlan};
 pub use protocol::Protocol;
+pub use releases::{
+    ReleaseBuild, ReleaseFigure, ReleaseMeasure, ReleaseRow, ReleasesResults, ReleasesSettings,
+    ResolvedCrate, compare_versions,
+};
 pub use resilience::{
     BUDGET_PERIOD_US, CapacityRound, ClientCapacity, GeneratorRow, OverloadRow, PhaseCounts,
     RampStep, ResilienceResults, ResilienceSettings, RestartRow, SlowClientsRow, SlowConnections,

@@ -126,7 +126,10 @@ impl RunPlan {
             }
             // A probe is a library with its TLS backend, whatever the protocol: every pair as
             // users get it, a finding's setting only when named.
-            if matches!(suite, SuiteName::Adoption | SuiteName::Dependencies) {
+            if matches!(
+                suite,
+                SuiteName::Adoption | SuiteName::Dependencies | SuiteName::Releases
+            ) {
                 clients = self.listed();
                 left_out = self
                     .clients
@@ -319,7 +322,9 @@ fn suite_left_out(suite: SuiteName, protocol: Protocol, resilience_tls: bool) ->
         | SuiteName::Idle
         | SuiteName::Resolution
         | SuiteName::Adoption
-        | SuiteName::Dependencies => (protocol != Protocol::Http).then_some(LeftOut::HttpOnly),
+        | SuiteName::Dependencies
+        // Its probes take every protocol against mock-rates of its own: one plan, over http.
+        | SuiteName::Releases => (protocol != Protocol::Http).then_some(LeftOut::HttpOnly),
     }
 }
 

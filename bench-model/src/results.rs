@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use crate::{
     AdoptionResults, BaselineComparison, CalibrationRow, ConnectionsRow, ConstructionRow, CostRow,
     DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck,
-    IdleRow, LatencyRow, LoadRow, MachineLoad, MemoryRow, Protocol, ResilienceResults,
-    ResolutionRow, RunSettings, ServiceCostRow,
+    IdleRow, LatencyRow, LoadRow, MachineLoad, MemoryRow, Protocol, ReleasesResults,
+    ResilienceResults, ResolutionRow, RunSettings, ServiceCostRow,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -98,6 +98,10 @@ pub struct Results {
     /// Why the adoption suite, or a row of it, could not be measured, when it could not.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub adoption_skipped: Vec<String>,
+    /// The releases suite: each library across its own releases, each built as a probe of
+    /// its own and measured the same way.
+    #[serde(default, skip_serializing_if = "ReleasesResults::is_empty")]
+    pub releases: ReleasesResults,
     /// What the machine was doing during each suite: busy share, CPU steal, load average.
     #[serde(default)]
     pub machine: Vec<MachineLoad>,
@@ -137,6 +141,7 @@ impl Results {
             adoption: AdoptionResults::default(),
             dependencies: DependenciesResults::default(),
             adoption_skipped: Vec::new(),
+            releases: ReleasesResults::default(),
             machine: Vec::new(),
             baseline: None,
         }

@@ -71,6 +71,11 @@ pub enum SuiteName {
     /// Each client's probe tree read with `cargo metadata`, nothing built: the crates each
     /// client adds, in seconds, so that a default run has them.
     Dependencies,
+    /// Each library of the run's clients across its own releases: a probe per release built
+    /// clean with its own lock file (crates.io reached), measured against mock-rates of its
+    /// own over http, https and h2, judged release against newest. Tens of minutes of builds,
+    /// so only when asked for (`--suite releases`).
+    Releases,
 }
 
 impl SuiteName {
@@ -105,6 +110,7 @@ impl SuiteName {
             SuiteName::Resolution => "resolution",
             SuiteName::Adoption => "adoption",
             SuiteName::Dependencies => "dependencies",
+            SuiteName::Releases => "releases",
         }
     }
 
@@ -121,8 +127,12 @@ impl SuiteName {
             | SuiteName::Idle
             | SuiteName::Memory
             | SuiteName::Adoption => true,
-            // It starts its own, inside its network namespace.
-            SuiteName::Decode | SuiteName::Resolution | SuiteName::Dependencies => false,
+            // It starts its own, inside its network namespace (resolution), or its own three
+            // (releases).
+            SuiteName::Decode
+            | SuiteName::Resolution
+            | SuiteName::Dependencies
+            | SuiteName::Releases => false,
         }
     }
 
@@ -137,7 +147,8 @@ impl SuiteName {
             | SuiteName::Memory
             | SuiteName::Resolution
             | SuiteName::Adoption
-            | SuiteName::Dependencies => false,
+            | SuiteName::Dependencies
+            | SuiteName::Releases => false,
             SuiteName::Load | SuiteName::Fanout | SuiteName::Faults | SuiteName::Resilience => true,
         }
     }
@@ -261,6 +272,10 @@ pub struct RunSettings {
     /// resolution: the DNS server's delays, the calls.
     #[serde(default)]
     pub resolution: ResolutionSettings,
+    /// releases: the releases named with `--releases` (`ureq@2.12.1`), or none for every
+    /// release the suite knows of the run's libraries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub releases: Vec<String>,
 }
 
 impl RunSettings {

@@ -5,6 +5,7 @@
 
 pub mod baseline;
 mod error;
+pub mod releases;
 pub mod report;
 pub mod verdict;
 

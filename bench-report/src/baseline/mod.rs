@@ -26,8 +26,8 @@ use serde::Deserialize;
 
 use crate::ReportError;
 use bench_model::{
-    BaselineComparison, CostRow, DecodeRow, FanoutRow, FaultRow, LatencyRow, LoadRow, Results,
-    SCHEMA_VERSION, SuiteName,
+    BaselineComparison, CostRow, DecodeRow, FanoutRow, FaultRow, LatencyRow, LoadRow,
+    ReleasesResults, Results, SCHEMA_VERSION, SuiteName,
 };
 
 pub use bench_model::stats::rank::{
@@ -52,6 +52,8 @@ struct Rows {
     fanout: Vec<FanoutRow>,
     #[serde(default)]
     faults: Vec<FaultRow>,
+    #[serde(default)]
+    releases: ReleasesResults,
 }
 
 #[derive(Debug, Deserialize)]
@@ -116,6 +118,7 @@ impl Baseline {
             load: load::load(&then.load, &results.load),
             fanout: fanout::fanout(&then.fanout, &results.fanout),
             faults: faults::faults(&then.faults, &results.faults),
+            releases: crate::releases::against_baseline(&then.releases, &results.releases),
             not_compared: Vec::new(),
         };
         let not_compared = not_compared(then, results, &comparison);
@@ -124,6 +127,21 @@ impl Baseline {
             ..comparison
         }
     }
+}
+
+/// The releases suite's figures, and the build figures of each release that built.
+fn figures(releases: &ReleasesResults) -> usize {
+    releases
+        .rows
+        .iter()
+        .map(|row| {
+            row.figures
+                .iter()
+                .filter(|figure| figure.value().is_some())
+                .count()
+                + row.build.as_ref().map_or(0, |_| 3)
+        })
+        .sum()
 }
 
 /// A line for each suite of this run whose rows were not all compared.
@@ -172,6 +190,12 @@ fn not_compared(then: &Rows, now: &Results, comparison: &BaselineComparison) -> 
             then.faults.len(),
             now.faults.len(),
             comparison.faults.len(),
+        ),
+        (
+            "releases",
+            figures(&then.releases),
+            figures(&now.releases),
+            comparison.releases.len(),
         ),
     ];
     let mut lines: Vec<String> = suites

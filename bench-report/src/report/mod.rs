@@ -21,6 +21,7 @@ mod load;
 mod machine;
 mod memory;
 mod noise;
+mod releases;
 mod resilience;
 mod resolution;
 mod section;
@@ -108,6 +109,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
         resilience::section(results),
         dependencies::section(results),
         Some(adoption::section(results)),
+        Some(releases::section(results, charts)),
         baseline::section(results),
         machine::section(results),
     ]

@@ -3,7 +3,7 @@
 //! reads this run's `Results` only (so `bench report RESULTS.json` computes it again), and
 //! nothing in it is written by hand: change the figures and the verdict follows.
 
-mod criteria;
+pub(crate) mod criteria;
 mod judge;
 mod of_run;
 mod picks;

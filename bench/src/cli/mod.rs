@@ -32,7 +32,8 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Run this suite (repeat the flag for several). Default: every suite but adoption.
+    /// Run this suite (repeat the flag for several). Default: every suite but adoption and
+    /// releases.
     #[arg(long = "suite", value_enum, value_name = "NAME")]
     pub suites: Vec<SuiteName>,
 
@@ -40,6 +41,12 @@ pub struct Cli {
     /// build of a probe per client and TLS backend, about 12 minutes on 2 cores for all eight.
     #[arg(long)]
     pub adoption: bool,
+
+    /// The releases suite's releases, `library@version` from its catalogue, comma-separated
+    /// (`ureq@2.12.1,ureq@3.5.2`). Default: every release it knows of the run's clients'
+    /// libraries (`bench --suite releases` lists them in its section).
+    #[arg(long, value_delimiter = ',', value_name = "LIBRARY@VERSION")]
+    pub releases: Vec<String>,
 
     /// Smoke run (for CI; a few minutes on 2 cores, most of them the cost suite's start-ups
     /// under callgrind and the resilience suite): 20 warm-up calls, 5 samples x 100 calls, 10
@@ -418,6 +425,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
             calls: if cli.quick { 10 } else { 50 },
             ..ResolutionSettings::default()
         },
+        releases: cli.releases.clone(),
     }
 }
 

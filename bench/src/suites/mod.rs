@@ -16,6 +16,7 @@ pub mod latency;
 pub mod load;
 pub mod memory;
 mod progress;
+pub mod releases;
 pub mod resilience;
 pub mod resolution;
 pub(crate) mod shuffle;
@@ -137,6 +138,7 @@ pub fn run(
             }
         },
         SuiteName::Dependencies => results.dependencies = adoption::dependencies(context.settings),
+        SuiteName::Releases => results.releases = releases::run(context.settings)?,
         SuiteName::Adoption => match adoption::run(context.settings, mock()?)? {
             adoption::Outcome::Ran {
                 results: rows,

@@ -209,6 +209,10 @@ pub fn left_out(suite: SuiteName) -> Option<&'static str> {
         SuiteName::Dependencies | SuiteName::Adoption => {
             Some("measures no upstream: it reads and builds the clients' crates")
         }
+        SuiteName::Releases => Some(
+            "runs each release's probe against mock-rates of its own over http, https and h2, \
+             and a half-closing peer of its own",
+        ),
     }
 }
 

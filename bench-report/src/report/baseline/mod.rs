@@ -8,7 +8,8 @@ mod load;
 mod means;
 
 use crate::report::section::{Part, Section};
-use bench_model::{BaselineComparison, Results};
+use crate::report::table::{Align, Table};
+use bench_model::{BaselineComparison, ReleaseChange, Results};
 
 /// The section, when a baseline was given.
 pub fn section(results: &Results) -> Option<Section> {
@@ -41,6 +42,17 @@ pub fn section(results: &Results) -> Option<Section> {
             .with(Part::Table(fanout::table(file, &comparison.fanout)))
             .with(Part::Text(fanout::rule()));
     }
+    if !comparison.releases.is_empty() {
+        section = section
+            .with(Part::Table(releases_table(file, &comparison.releases)))
+            .with(Part::Text(
+                "Releases: each figure judged by the rule the releases suite judges releases \
+                 by (the verdict's: a timed figure's rounds apart and past 10%, instructions \
+                 past 5%, a build measured once past 10%, a stripped size past 1%, crates \
+                 exactly; the half-close by whether the client spun)."
+                    .to_owned(),
+            ));
+    }
     if !comparison.faults.is_empty() {
         if let Some(table) = faults::table(file, &comparison.faults) {
             section = section.with(Part::Table(table));
@@ -56,6 +68,36 @@ pub fn section(results: &Results) -> Option<Section> {
                 .collect(),
         ),
     )
+}
+
+/// The releases suite's figures against the baseline's.
+fn releases_table(file: &str, changes: &[ReleaseChange]) -> Table {
+    use Align::{Left, Right};
+    Table {
+        title: format!("releases: change against {file}"),
+        columns: vec![
+            ("Release", Left),
+            ("Figure", Left),
+            ("Baseline", Right),
+            ("Now", Right),
+            ("Now/Baseline", Right),
+            ("Verdict", Left),
+        ],
+        rows: changes
+            .iter()
+            .map(|change| {
+                let value = &change.value;
+                vec![
+                    change.release.clone(),
+                    change.figure.clone(),
+                    format!("{:.1} {}", value.baseline, change.unit),
+                    format!("{:.1} {}", value.now, change.unit),
+                    format!("{:.3}", value.now / value.baseline),
+                    value.rule.clone(),
+                ]
+            })
+            .collect(),
+    }
 }
 
 /// "Changed beyond noise: latency 1 of 10 rows, fanout 0 of 36 (36 cannot tell), ...".
@@ -98,6 +140,14 @@ fn summary(comparison: &BaselineComparison) -> String {
                 .faults
                 .iter()
                 .map(|change| vec![change.outcome.significant, change.elapsed_ms.significant])
+                .collect(),
+        ),
+        named(
+            "releases",
+            comparison
+                .releases
+                .iter()
+                .map(|change| vec![change.value.significant])
                 .collect(),
         ),
     ]);

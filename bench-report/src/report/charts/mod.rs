@@ -15,7 +15,85 @@ use crate::ReportError;
 use crate::report::charts::bars::{Bar, bar_chart};
 use crate::report::decode::bodies_in_order;
 use crate::report::format::{TimeFormat, format_bytes, format_count};
-use bench_model::Results;
+use bench_model::{Protocol, ReleaseMeasure, ReleasesResults, Results};
+
+/// The releases suite's charts: a figure of every release relative to its library's newest.
+const RELEASE_CHARTS: [(ReleaseMeasure, Protocol, &str); 3] = [
+    (
+        ReleaseMeasure::Latency,
+        Protocol::Http,
+        "releases_latency_http.svg",
+    ),
+    (
+        ReleaseMeasure::Instructions,
+        Protocol::Http,
+        "releases_instructions.svg",
+    ),
+    (
+        ReleaseMeasure::ConcurrentCpu,
+        Protocol::Http,
+        "releases_concurrent_cpu.svg",
+    ),
+];
+
+/// The releases suite's charts that have bars, written into `dir`; their names.
+fn release_charts(releases: &ReleasesResults, dir: &Path) -> Result<Vec<String>, ReportError> {
+    let mut written = Vec::new();
+    for (measure, protocol, name) in RELEASE_CHARTS {
+        let bars = release_bars(releases, measure, protocol);
+        if bars.is_empty() {
+            continue;
+        }
+        let title = format!(
+            "What upgrading changed: {}, each release / its library's newest",
+            protocol.qualify(measure.name())
+        );
+        bar_chart(
+            &dir.join(name),
+            &title,
+            "relative to the newest (1.00)",
+            &bars,
+        )?;
+        written.push(name.to_owned());
+    }
+    Ok(written)
+}
+
+/// Every release's `measure` over `protocol` divided by its library's newest's, with the
+/// spread of its rounds as the error bar; none where either has no figure.
+fn release_bars(
+    releases: &ReleasesResults,
+    measure: ReleaseMeasure,
+    protocol: Protocol,
+) -> Vec<Bar> {
+    let mut bars = Vec::new();
+    for library in releases.libraries() {
+        let Some(newest) = releases
+            .newest(library)
+            .and_then(|row| row.figure(measure, protocol)?.value())
+            .filter(|value| *value > 0.0)
+        else {
+            continue;
+        };
+        for row in releases.of(library) {
+            let Some(figure) = row.figure(measure, protocol) else {
+                continue;
+            };
+            let Some(value) = figure.value() else {
+                continue;
+            };
+            let spread = bench_model::stats::spread::range(&figure.rounds)
+                .map(|(low, high)| (high - low) / 2.0 / newest);
+            bars.push(Bar {
+                label: row.label(),
+                value: value / newest,
+                error: spread,
+                note: format!("{:.2}", value / newest),
+            });
+        }
+    }
+    bars
+}
 
 /// The verdict's picture (see [`verdict::svg`]).
 pub const VERDICT_CHART: &str = "verdict.svg";
@@ -112,6 +190,7 @@ pub fn write_charts(results: &Results, dir: &Path) -> Result<Vec<String>, Report
             &bars,
         )?;
     }
+    written.extend(release_charts(&results.releases, dir)?);
     written.extend(percentiles::write(results, dir)?);
     written.extend(timeline::write(results, dir)?);
     written.extend(lines::write(results, dir)?);

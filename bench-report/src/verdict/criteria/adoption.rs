@@ -5,9 +5,9 @@ use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
 use bench_model::{Results, SuiteName};
 
 /// Band for a timed figure measured once per client (the adoption suite's builds).
-const ONCE: NoiseRule = NoiseRule::Once(0.10);
+pub(crate) const ONCE: NoiseRule = NoiseRule::Once(0.10);
 /// Band for figures that do not move between builds beyond a trace: stripped sizes.
-const CLOSE: NoiseRule = NoiseRule::Band(0.01);
+pub(crate) const CLOSE: NoiseRule = NoiseRule::Band(0.01);
 
 /// How the adoption suite's source reads: measured in this run, or stored by an earlier run
 /// on this machine whose inputs are unchanged (when, and which run).

@@ -10,7 +10,7 @@ use bench_model::{
 /// Instructions under callgrind: a run's rounds agree within about 1-3%, but runs of one build
 /// moved up to 4% (three default runs of `89b3d7f`, http; two of `94264de` moved 1-2%), so a
 /// margin a run's rounds call clear was reversed by the next run. A margin within 5% is a tie.
-pub(super) const INSTRUCTIONS: NoiseRule = NoiseRule::RoundsAndBand(0.05);
+pub(crate) const INSTRUCTIONS: NoiseRule = NoiseRule::RoundsAndBand(0.05);
 
 /// A timed call (latency, a new connection, a client's construction): a run's rounds can agree
 /// within 1-2% while the next run moves one client against another by more. Between runs of one
@@ -18,7 +18,7 @@ pub(super) const INSTRUCTIONS: NoiseRule = NoiseRule::RoundsAndBand(0.05);
 /// VM (h2, awc against hyper: 1.005 then 0.948, two default runs of `eee65f7`, which ranked them
 /// both ways) and 3.3-12.7% on the AMD VM (three default runs each of `25ebd04` and `ebd7515`,
 /// where the rounds also moved 23-37%). A margin within 10% is a tie.
-const TIMED: NoiseRule = NoiseRule::RoundsAndBand(0.10);
+pub(crate) const TIMED: NoiseRule = NoiseRule::RoundsAndBand(0.10);
 
 /// Latency suite: the mean per call with its 99.9% CI and its rounds, clients without
 /// failures.

@@ -7,6 +7,10 @@ mod judged;
 mod memory;
 mod service;
 
+/// The noise rules of the verdict's criteria, which the releases suite judges its figures by.
+pub(crate) use adoption::{CLOSE, ONCE};
+pub(crate) use calls::{INSTRUCTIONS, TIMED};
+
 pub(crate) use service::service_cpus;
 
 use crate::verdict::judge::{Criterion, Judgement};

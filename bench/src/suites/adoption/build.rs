@@ -54,7 +54,7 @@ impl Cargo {
     }
 
     /// `cargo ARGS` for the project in `dir`, into its own target directory.
-    fn command(&self, dir: &Path, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, dir: &Path, args: &[&str]) -> Command {
         let mut command = Command::new(&self.program);
         command
             .args(args)
@@ -158,31 +158,52 @@ fn write_project(dir: &Path, lock: &Path, probe: &Probe) -> std::io::Result<()> 
 /// `cargo metadata` of the project in `dir`, for the host, offline: its tree, and the
 /// metadata itself.
 fn read_tree(cargo: &Cargo, dir: &Path) -> Result<(Tree, Metadata), String> {
-    let metadata = stdout(&mut cargo.command(
-        dir,
-        &[
-            "metadata",
-            "--offline",
-            "--format-version",
-            "1",
-            "--filter-platform",
-            &cargo.host,
-        ],
-    ))
-    .map_err(|error| format!("cargo metadata: {error}"))?;
+    read_tree_of(cargo, dir, Network::Offline)
+}
+
+/// Whether cargo may reach the registry: the adoption probes take only crates the workspace
+/// already fetched; the releases suite's take releases it never had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Network {
+    Offline,
+    Registry,
+}
+
+impl Network {
+    fn flag(self) -> Option<&'static str> {
+        match self {
+            Self::Offline => Some("--offline"),
+            Self::Registry => None,
+        }
+    }
+}
+
+/// `cargo metadata` of the project in `dir`, for the host (resolving its lock file first when
+/// it has none, from the registry when `network` allows): its tree, and the metadata itself.
+pub(crate) fn read_tree_of(
+    cargo: &Cargo,
+    dir: &Path,
+    network: Network,
+) -> Result<(Tree, Metadata), String> {
+    let mut args = vec!["metadata", "--format-version", "1", "--filter-platform"];
+    args.push(&cargo.host);
+    args.extend(network.flag());
+    let metadata = stdout(&mut cargo.command(dir, &args))
+        .map_err(|error| format!("cargo metadata: {error}"))?;
     tree::parse(&metadata)
 }
 
-fn measure_project(
+/// A clean `cargo build --release` of the project in `dir` (its target directory empty):
+/// wall and CPU seconds (every process it waited for), or the build's last lines of errors.
+pub(crate) fn clean_build(
     cargo: &Cargo,
     dir: &Path,
-    probe: &Probe,
-    url: &str,
-) -> Result<Measured, String> {
-    let (tree, metadata) = read_tree(cargo, dir)?;
-
+    network: Network,
+) -> Result<(f64, f64), String> {
     let jobs = cargo.jobs.to_string();
-    let mut build = cargo.command(dir, &["build", "--release", "--offline", "-j", &jobs]);
+    let mut args = vec!["build", "--release", "-j", &jobs];
+    args.extend(network.flag());
+    let mut build = cargo.command(dir, &args);
     let cpu_before = CpuTime::children().unwrap_or_default();
     let started = Instant::now();
     let output =
@@ -196,6 +217,18 @@ fn measure_project(
             tail(&String::from_utf8_lossy(&output.stderr), 12)
         ));
     }
+    Ok((wall.as_secs_f64(), cpu.total().as_secs_f64()))
+}
+
+fn measure_project(
+    cargo: &Cargo,
+    dir: &Path,
+    probe: &Probe,
+    url: &str,
+) -> Result<Measured, String> {
+    let (tree, metadata) = read_tree(cargo, dir)?;
+
+    let (build_wall_s, build_cpu_s) = clean_build(cargo, dir, Network::Offline)?;
     let binary = dir.join("target/release/probe");
     let binary_bytes = std::fs::metadata(&binary)
         .map_err(|error| format!("{}: {error}", binary.display()))?
@@ -215,8 +248,8 @@ fn measure_project(
     let peak_rss_kib = field("peak_rss_kib");
     Ok(Measured {
         build: ProbeBuild {
-            build_wall_s: wall.as_secs_f64(),
-            build_cpu_s: cpu.total().as_secs_f64(),
+            build_wall_s,
+            build_cpu_s,
             binary_bytes,
             crates: tree.crates,
             output,
@@ -296,7 +329,7 @@ fn run_probe(binary: &Path, url: Option<&str>) -> Result<String, String> {
 }
 
 /// A command's stdout, or its stderr's last lines when it fails.
-fn stdout(command: &mut Command) -> Result<String, String> {
+pub(crate) fn stdout(command: &mut Command) -> Result<String, String> {
     let output = command.output().map_err(|error| error.to_string())?;
     if output.status.success() {
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())

@@ -5,11 +5,11 @@
 //! already fetched), run against mock-rates, and its binary read; then the adapter's lines are
 //! counted. The probe with no HTTP client is the base of the added size and crates.
 
-mod build;
+pub(crate) mod build;
 mod lines;
 pub mod probes;
 pub mod store;
-mod tree;
+pub(crate) mod tree;
 
 use std::path::{Path, PathBuf};
 
