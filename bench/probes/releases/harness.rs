@@ -82,7 +82,66 @@ pub struct Options {
     pub timeout: Duration,
 }
 
-/// What the pair the rates body must carry.
+/// `n` calls of `call` at once, each on a thread of its own (how a blocking client makes
+/// concurrent calls, sharing one client), each timed from its thread's start.
+#[allow(dead_code)] // the blocking clients' sources call it; the async ones join futures
+pub fn on_threads<F>(n: usize, call: F) -> Vec<Result<(Answer, Duration), String>>
+where
+    F: Fn() -> Result<Answer, String> + Sync,
+{
+    std::thread::scope(|scope| {
+        let calls: Vec<_> = (0..n)
+            .map(|_| {
+                scope.spawn(|| {
+                    let started = Instant::now();
+                    call().map(|answer| (answer, started.elapsed()))
+                })
+            })
+            .collect();
+        calls
+            .into_iter()
+            .map(|call| {
+                call.join()
+                    .unwrap_or_else(|_| Err("the thread panicked".to_owned()))
+            })
+            .collect()
+    })
+}
+
+/// A request body for the blocking clients' `half-close`: it yields one chunk, blocks for
+/// `hold`, then yields a last chunk and ends (a client streams a `Read` of unknown length
+/// chunked).
+#[allow(dead_code)] // the blocking clients' sources send it; the async ones stream their own
+pub struct HeldBody {
+    hold: Duration,
+    step: u8,
+}
+
+#[allow(dead_code)]
+impl HeldBody {
+    pub fn new(hold: Duration) -> Self {
+        Self { hold, step: 0 }
+    }
+}
+
+impl std::io::Read for HeldBody {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let chunk: &[u8] = match self.step {
+            0 => b"first chunk.....",
+            1 => {
+                std::thread::sleep(self.hold);
+                b"last chunk......"
+            }
+            _ => return Ok(0),
+        };
+        self.step += 1;
+        let length = chunk.len().min(buf.len());
+        buf[..length].copy_from_slice(&chunk[..length]);
+        Ok(length)
+    }
+}
+
+/// The pair the rates body must carry.
 const PAIR: &str = "EURUSD";
 
 struct Args {

@@ -14,7 +14,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use isahc::config::{CaCertificate, Configurable as _};
 use isahc::http::Version;
@@ -73,29 +73,13 @@ impl Client {
     /// `n` threads sharing the client, as isahc's `parallel_requests` example does; every
     /// request is driven by the client's one agent thread.
     pub fn get_concurrently(&self, url: &str, n: usize) -> Vec<Result<(Answer, Duration), String>> {
-        std::thread::scope(|scope| {
-            let calls: Vec<_> = (0..n)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let started = Instant::now();
-                        self.get(url).map(|answer| (answer, started.elapsed()))
-                    })
-                })
-                .collect();
-            calls
-                .into_iter()
-                .map(|call| {
-                    call.join()
-                        .unwrap_or_else(|_| Err("the thread panicked".into()))
-                })
-                .collect()
-        })
+        crate::on_threads(n, || self.get(url))
     }
 
     /// `Body::from_reader`: a body of unknown length (sent chunked), read on the calling thread
     /// while the agent thread sends it.
     pub fn post_held_body(&self, url: &str, hold: Duration) -> Result<Answer, String> {
-        let body = Body::from_reader(HeldBody::new(hold));
+        let body = Body::from_reader(crate::HeldBody::new(hold));
         answer(self.client.post(url, body).map_err(describe)?)
     }
 }
@@ -152,34 +136,5 @@ impl Drop for TempFile {
     fn drop(&mut self) {
         // Best effort: a file left behind in the temporary directory harms nothing.
         let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-/// A request body that yields one chunk, blocks for `hold`, then yields a last chunk and ends.
-struct HeldBody {
-    hold: Duration,
-    step: u8,
-}
-
-impl HeldBody {
-    fn new(hold: Duration) -> Self {
-        Self { hold, step: 0 }
-    }
-}
-
-impl Read for HeldBody {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let chunk: &[u8] = match self.step {
-            0 => b"first chunk.....",
-            1 => {
-                std::thread::sleep(self.hold);
-                b"last chunk......"
-            }
-            _ => return Ok(0),
-        };
-        self.step += 1;
-        let length = chunk.len().min(buf.len());
-        buf[..length].copy_from_slice(&chunk[..length]);
-        Ok(length)
     }
 }

@@ -13,7 +13,7 @@
 
 use std::io::Read;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject as _;
@@ -49,28 +49,12 @@ impl Client {
 
     /// `n` threads sharing the agent (a clone shares its pool), each making one call.
     pub fn get_concurrently(&self, url: &str, n: usize) -> Vec<Result<(Answer, Duration), String>> {
-        std::thread::scope(|scope| {
-            let calls: Vec<_> = (0..n)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let started = Instant::now();
-                        self.get(url).map(|answer| (answer, started.elapsed()))
-                    })
-                })
-                .collect();
-            calls
-                .into_iter()
-                .map(|call| {
-                    call.join()
-                        .unwrap_or_else(|_| Err("the thread panicked".into()))
-                })
-                .collect()
-        })
+        crate::on_threads(n, || self.get(url))
     }
 
     /// `send(reader)`: ureq streams a `Read` as a chunked body.
     pub fn post_held_body(&self, url: &str, hold: Duration) -> Result<Answer, String> {
-        answer(self.agent.post(url).send(HeldBody::new(hold)))
+        answer(self.agent.post(url).send(crate::HeldBody::new(hold)))
     }
 }
 
@@ -128,33 +112,4 @@ fn answer(outcome: Result<ureq::Response, ureq::Error>) -> Result<Answer, String
         version,
         body,
     })
-}
-
-/// A request body that yields one chunk, blocks for `hold`, then yields a last chunk and ends.
-struct HeldBody {
-    hold: Duration,
-    step: u8,
-}
-
-impl HeldBody {
-    fn new(hold: Duration) -> Self {
-        Self { hold, step: 0 }
-    }
-}
-
-impl Read for HeldBody {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let chunk: &[u8] = match self.step {
-            0 => b"first chunk.....",
-            1 => {
-                std::thread::sleep(self.hold);
-                b"last chunk......"
-            }
-            _ => return Ok(0),
-        };
-        self.step += 1;
-        let length = chunk.len().min(buf.len());
-        buf[..length].copy_from_slice(&chunk[..length]);
-        Ok(length)
-    }
 }

@@ -10,8 +10,7 @@
 //! API has no way to add a certificate to the bundle. So with a CA the agent trusts that CA
 //! alone (`RootCerts::new_with_certs`), and without one ureq's default bundle.
 
-use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ureq::http::Version;
 use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
@@ -57,23 +56,7 @@ impl Client {
 
     /// `n` threads sharing the agent (a clone shares its pool), each making one call.
     pub fn get_concurrently(&self, url: &str, n: usize) -> Vec<Result<(Answer, Duration), String>> {
-        std::thread::scope(|scope| {
-            let calls: Vec<_> = (0..n)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let started = Instant::now();
-                        self.get(url).map(|answer| (answer, started.elapsed()))
-                    })
-                })
-                .collect();
-            calls
-                .into_iter()
-                .map(|call| {
-                    call.join()
-                        .unwrap_or_else(|_| Err("the thread panicked".into()))
-                })
-                .collect()
-        })
+        crate::on_threads(n, || self.get(url))
     }
 
     /// `SendBody::from_owned_reader`: a body of unknown length, sent chunked.
@@ -81,7 +64,7 @@ impl Client {
         let response = self
             .agent
             .post(url)
-            .send(SendBody::from_owned_reader(HeldBody::new(hold)))
+            .send(SendBody::from_owned_reader(crate::HeldBody::new(hold)))
             .map_err(|error| error.to_string())?;
         answer(response)
     }
@@ -134,33 +117,4 @@ fn answer(mut response: ureq::http::Response<ureq::Body>) -> Result<Answer, Stri
         version,
         body,
     })
-}
-
-/// A request body that yields one chunk, blocks for `hold`, then yields a last chunk and ends.
-struct HeldBody {
-    hold: Duration,
-    step: u8,
-}
-
-impl HeldBody {
-    fn new(hold: Duration) -> Self {
-        Self { hold, step: 0 }
-    }
-}
-
-impl Read for HeldBody {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let chunk: &[u8] = match self.step {
-            0 => b"first chunk.....",
-            1 => {
-                std::thread::sleep(self.hold);
-                b"last chunk......"
-            }
-            _ => return Ok(0),
-        };
-        self.step += 1;
-        let length = chunk.len().min(buf.len());
-        buf[..length].copy_from_slice(&chunk[..length]);
-        Ok(length)
-    }
 }
