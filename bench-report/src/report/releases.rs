@@ -10,9 +10,9 @@ use bench_model::{
 };
 
 /// How to run the suite, for a run that left it out.
-pub const HOW_TO_RUN: &str = "cargo run --release -p bench -- --suite releases (about 30 \
-     minutes on 2 cores, most of it clean builds; --clients ureq, or --releases \
-     ureq@2.12.1,ureq@3.5.2, for fewer)";
+pub const HOW_TO_RUN: &str = "cargo run --release -p bench -- --suite releases (about 26 \
+     minutes on 2 cores for 22 releases, most of it clean builds; --clients ureq, or \
+     --releases ureq@2.12.1,ureq@3.5.2, for fewer)";
 
 /// The section: how to run the suite when the run left it out, its figures when it ran.
 pub fn section(results: &Results, charts: &[String]) -> Section {
