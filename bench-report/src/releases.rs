@@ -99,7 +99,13 @@ pub struct Change {
 impl Change {
     /// `-12% faster`, `+35% slower`, `a tie (+3%, calls from 10%)`.
     pub fn describe(&self) -> String {
-        let change = format!("{:+.0}%", self.change * 100.0);
+        // A change under 1% (an allocation in one call of hundreds) keeps its decimals.
+        let percent = self.change * 100.0;
+        let change = if percent != 0.0 && percent.abs() < 1.0 {
+            format!("{percent:+.2}%")
+        } else {
+            format!("{percent:+.0}%")
+        };
         match self.call {
             Call::Tie => format!(
                 "a tie ({change}, calls from {})",
@@ -381,7 +387,7 @@ mod tests {
             .unwrap_or_else(|| panic!("{from} {compared:?} not compared: {changes:?}"))
     }
 
-    use ReleaseMeasure::{HalfCloseCpu, Instructions, Latency};
+    use ReleaseMeasure::{Allocations, HalfCloseCpu, Instructions, Latency};
 
     #[test]
     fn each_release_is_judged_against_the_newest_beyond_the_noise() {
@@ -441,6 +447,29 @@ mod tests {
         // The same crates: a tie; nothing is compared with itself.
         assert_eq!(find(&changes, "1.8.0", Compared::Crates).call, Call::Tie);
         assert!(changes.iter().all(|change| change.from != "1.13.0"));
+    }
+
+    #[test]
+    fn a_change_under_one_percent_keeps_its_decimals() {
+        let changes = changes(&results(vec![
+            row(
+                "3.3.0",
+                vec![figure(Allocations, Protocol::Http, &[42.98, 42.98])],
+                1,
+            ),
+            row(
+                "3.5.2",
+                vec![figure(Allocations, Protocol::Http, &[43.0, 43.0])],
+                1,
+            ),
+        ]));
+        let change = find(
+            &changes,
+            "3.3.0",
+            Compared::Figure(Allocations, Protocol::Http),
+        );
+        // Counted exactly in every round: even 0.05% is beyond their noise, and says so.
+        assert_eq!(change.describe(), "+0.05% more");
     }
 
     #[test]

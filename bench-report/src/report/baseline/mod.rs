@@ -7,6 +7,7 @@ mod faults;
 mod load;
 mod means;
 
+use crate::report::format::format_bytes;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use bench_model::{BaselineComparison, ReleaseChange, Results};
@@ -87,11 +88,16 @@ fn releases_table(file: &str, changes: &[ReleaseChange]) -> Table {
             .iter()
             .map(|change| {
                 let value = &change.value;
+                let shown = |figure: f64| match change.unit.as_str() {
+                    "B" => format_bytes(figure),
+                    "" => format!("{figure:.1}"),
+                    unit => format!("{figure:.1} {unit}"),
+                };
                 vec![
                     change.release.clone(),
                     change.figure.clone(),
-                    format!("{:.1} {}", value.baseline, change.unit),
-                    format!("{:.1} {}", value.now, change.unit),
+                    shown(value.baseline),
+                    shown(value.now),
                     format!("{:.3}", value.now / value.baseline),
                     value.rule.clone(),
                 ]
