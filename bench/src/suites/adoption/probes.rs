@@ -16,7 +16,8 @@ pub struct Dependency {
     pub features: &'static [&'static str],
 }
 
-const fn dep(
+/// A dependency line without the crate's default features, with `features`.
+pub const fn dep(
     name: &'static str,
     version: &'static str,
     features: &'static [&'static str],

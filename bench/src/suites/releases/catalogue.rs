@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::suites::adoption::probes::Dependency;
+use crate::suites::adoption::probes::{Dependency, dep as only};
 
 /// One release of one library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,19 +65,6 @@ const fn with(
         name,
         version,
         default_features: true,
-        features,
-    }
-}
-
-const fn only(
-    name: &'static str,
-    version: &'static str,
-    features: &'static [&'static str],
-) -> Dependency {
-    Dependency {
-        name,
-        version,
-        default_features: false,
         features,
     }
 }
