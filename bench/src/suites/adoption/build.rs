@@ -3,7 +3,7 @@
 
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use cargo_metadata::Metadata;
@@ -296,15 +296,37 @@ fn run_probe(binary: &Path, url: Option<&str>) -> Result<String, String> {
     {
         let _ = stdin.write_all(BODY.as_bytes());
     }
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let (status, out, err) = finish_within(child, Duration::from_secs(30))?;
+    let line = out.trim().to_owned();
+    if !status.success() || !line.starts_with(probes::PAIR) {
+        return Err(format!(
+            "the probe failed ({status}): {}{}",
+            err.trim(),
+            line
+        ));
+    }
+    Ok(line)
+}
+
+/// Waits for a probe started with piped stdout and stderr for at most `limit` (killing it past
+/// that); its exit status, stdout and stderr. Their output is a line or two, read after the
+/// exit: it cannot fill a pipe meanwhile.
+pub(crate) fn finish_within(
+    mut child: Child,
+    limit: Duration,
+) -> Result<(ExitStatus, String, String), String> {
+    let deadline = Instant::now() + limit;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err("the probe did not finish within 30 s".to_owned());
+                return Err(format!(
+                    "the probe did not finish within {} s",
+                    limit.as_secs()
+                ));
             }
             Err(error) => return Err(format!("waiting for the probe: {error}")),
         }
@@ -317,15 +339,7 @@ fn run_probe(binary: &Path, url: Option<&str>) -> Result<String, String> {
     if let Some(mut stderr) = child.stderr.take() {
         let _ = stderr.read_to_string(&mut err);
     }
-    let line = out.trim().to_owned();
-    if !status.success() || !line.starts_with(probes::PAIR) {
-        return Err(format!(
-            "the probe failed ({status}): {}{}",
-            err.trim(),
-            line
-        ));
-    }
-    Ok(line)
+    Ok((status, out, err))
 }
 
 /// A command's stdout, or its stderr's last lines when it fails.

@@ -24,17 +24,17 @@ use crate::suites::adoption::build::Cargo;
 use crate::suites::progress::progress_bar;
 use crate::suites::shuffle::Shuffle;
 
-pub use catalogue::{RELEASES, Release};
+use catalogue::Release;
 use upstreams::Upstreams;
 
 /// The library a client row belongs to: `reqwest` for `reqwest-native-tls`.
-pub fn library(client: ClientName) -> &'static str {
+fn library(client: ClientName) -> &'static str {
     let name = client.library_default().as_str();
     name.split('-').next().unwrap_or(name)
 }
 
 /// The suite's sizes: a quick run's smaller, the same shape.
-pub fn sizes(quick: bool, cargo: &Cargo) -> ReleasesSettings {
+fn sizes(quick: bool, cargo: &Cargo) -> ReleasesSettings {
     ReleasesSettings {
         rounds: if quick { 2 } else { 5 },
         calls: if quick { 50 } else { 300 },

@@ -2,15 +2,15 @@
 //! and its instructions per call under callgrind.
 
 use std::collections::BTreeMap;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 use super::project::Probe;
 use super::upstreams::Upstreams;
+use crate::suites::adoption::build::finish_within;
 use crate::suites::cost::parse_totals;
 use bench_model::{Protocol, ReleaseFigure, ReleaseMeasure, ReleasesSettings};
 
@@ -249,34 +249,13 @@ fn run(binary: &Path, args: &[String], limit: Duration) -> Result<Value, String>
 }
 
 fn run_command(command: &mut Command, limit: Duration) -> Result<Value, String> {
-    let mut child = command
+    let child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|error| format!("running the probe: {error}"))?;
-    // The output is a line or two; drained after the exit, it cannot fill a pipe.
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("did not finish within {} s", limit.as_secs()));
-            }
-            Err(error) => return Err(format!("waiting for the probe: {error}")),
-        }
-    };
-    let mut out = String::new();
-    let mut err = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = stdout.read_to_string(&mut out);
-    }
-    if let Some(mut stderr) = child.stderr.take() {
-        let _ = stderr.read_to_string(&mut err);
-    }
+    let (status, out, err) = finish_within(child, limit)?;
     let line = out.lines().rev().find(|line| line.starts_with('{'));
     let value: Option<Value> = line.and_then(|line| serde_json::from_str(line).ok());
     match value {
