@@ -25,6 +25,8 @@ mod releases;
 mod resilience;
 mod resolution;
 mod results;
+mod run;
+mod servers;
 mod settings;
 pub mod stats;
 mod upstream;
@@ -58,7 +60,7 @@ pub use load::{
 pub use machine::MachineLoad;
 pub use memory::{MemoryPoint, MemoryRound, MemoryRow, MemorySettings};
 pub use noise::Noise;
-pub use plan::{LeftOut, ProtocolPlan, RunPlan, SuitePlan};
+pub use plan::{LeftOut, MachineAbilities, ProtocolPlan, RunPlan, SuitePlan, SuiteSkip, Tool};
 pub use protocol::Protocol;
 pub use releases::{
     ReleaseBuild, ReleaseFigure, ReleaseMeasure, ReleaseRow, ReleasesResults, ReleasesSettings,
@@ -70,7 +72,9 @@ pub use resilience::{
     SoakRow, SoakSample, StepDown, StretchCpu, millis,
 };
 pub use resolution::{ResolutionRow, ResolutionSettings, resolution_cost_us};
-pub use results::{Results, SCHEMA_VERSION};
+pub use results::{NotRun, NotRunWhy, OLDEST_READ, Results, SCHEMA_VERSION, SuitePart};
+pub use run::Run;
+pub use servers::{Origin, Server, Servers, TlsRole, TlsServer};
 pub use settings::{ClientInfo, RunSettings, SuiteName};
 pub use upstream::{ForeignUpstream, UpstreamProbe};
 

@@ -9,6 +9,8 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 use crate::client::ClientProtocols as _;
 use crate::{ClientName, Protocol, RunSettings, SuiteName};
 
@@ -27,6 +29,9 @@ pub struct RunPlan {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SuitePlan {
     pub suite: SuiteName,
+    /// Why it does not run at all, when the run or the machine cannot take it; `over` still
+    /// says what it would have measured.
+    pub skipped: Option<SuiteSkip>,
     /// The protocols it measures over, in the run's order, each with its clients.
     pub over: Vec<ProtocolPlan>,
     /// The run's protocols it leaves out, with why.
@@ -43,6 +48,50 @@ pub struct ProtocolPlan {
     /// http); empty elsewhere.
     pub bodies: Vec<u64>,
     pub left_out: Vec<(ClientName, LeftOut)>,
+}
+
+/// What the machine can do that a suite needs, read while the run is decided and recorded in
+/// its settings (`settings.machine`).
+// Each is a yes or no the machine answers, kept as such in results.json.
+#[allow(clippy::struct_excessive_bools)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MachineAbilities {
+    /// Root, which network namespaces (the resolution suite) and cgroups (a CPU quota or
+    /// budget) need.
+    pub root: bool,
+    /// `ip netns` (iproute2): the resolution suite's namespace.
+    pub ip_netns: bool,
+    /// valgrind's callgrind: the cost suite.
+    pub valgrind: bool,
+    /// wrk: what the resilience suite holds its generator against.
+    pub wrk: bool,
+}
+
+/// A program a suite runs, when the machine lacks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tool {
+    Valgrind,
+    /// iproute2's `ip`, with its `netns` command.
+    IpNetns,
+    Wrk,
+    Cargo,
+}
+
+/// Why a suite of the run does not run at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "cause")]
+pub enum SuiteSkip {
+    /// A program it runs is not on the machine.
+    Missing { tool: Tool },
+    /// It needs root (a network namespace of its own).
+    NeedsRoot,
+    /// It needs the bench's own mock-rates (and payment service): it sets their faults and
+    /// timeouts, reads their counts, stops and restarts them or reads their processes; the
+    /// run was given servers by URL (`--mock-url`, `--api-url`).
+    ServersGiven,
+    /// No client of the run speaks plain HTTP, the only protocol it measures over.
+    NoHttpClient,
 }
 
 /// Why a pair (a client over a protocol, or a protocol for a suite) has no rows.
@@ -65,6 +114,9 @@ pub enum LeftOut {
     HttpOnly,
     /// The resilience suite runs over TLS only with `--resilience-tls`.
     ResilienceTlsNotAsked,
+    /// The suite drives the payment service over TLS, which needs the bench's own mock-rates
+    /// and service: `--mock-url` or `--api-url` gave servers over plain HTTP.
+    ServersGiven,
 }
 
 impl fmt::Display for LeftOut {
@@ -85,13 +137,17 @@ impl fmt::Display for LeftOut {
             }
             LeftOut::HttpOnly => "its method does not depend on the protocol: http only",
             LeftOut::ResilienceTlsNotAsked => "over TLS only with --resilience-tls",
+            LeftOut::ServersGiven => {
+                "it needs the bench's own mock-rates and payment service, and --mock-url or \
+                 --api-url gives servers over plain HTTP"
+            }
         })
     }
 }
 
 impl RunPlan {
     /// The plan of a run with `settings`.
-    pub fn of(settings: &RunSettings) -> Self {
+    pub(crate) fn of(settings: &RunSettings) -> Self {
         let mut plan = Self {
             suites: Vec::with_capacity(settings.suites.len()),
             protocols: settings.protocols.clone(),
@@ -110,7 +166,13 @@ impl RunPlan {
         let mut over = Vec::new();
         let mut protocols_left_out = Vec::new();
         for &protocol in &self.protocols {
-            if let Some(why) = suite_left_out(suite, protocol, settings.resilience.over_tls) {
+            let why = suite_left_out(suite, protocol, settings.resilience.over_tls).or_else(|| {
+                (drives_service_over_protocols(suite)
+                    && protocol.is_tls()
+                    && settings.servers_given())
+                .then_some(LeftOut::ServersGiven)
+            });
+            if let Some(why) = why {
                 protocols_left_out.push((protocol, why));
                 continue;
             }
@@ -150,8 +212,10 @@ impl RunPlan {
                 left_out,
             });
         }
+        let skipped = suite_skipped(suite, settings, &over);
         SuitePlan {
             suite,
+            skipped,
             over,
             protocols_left_out,
         }
@@ -160,6 +224,11 @@ impl RunPlan {
     /// Every suite of the run, in its order.
     pub fn suites(&self) -> &[SuitePlan] {
         &self.suites
+    }
+
+    /// Why `suite` does not run, when the run takes it but cannot run it.
+    pub fn skipped(&self, suite: SuiteName) -> Option<SuiteSkip> {
+        self.suite(suite)?.skipped
     }
 
     /// `suite`'s part, when the run takes it.
@@ -286,6 +355,26 @@ impl RunPlan {
             .collect()
     }
 
+    /// Whether a suite that runs calls the run's mock-rates over plain HTTP, so that it is
+    /// started (or, with `--upstream-url`, the upstream stands in for it).
+    pub fn needs_mock(&self) -> bool {
+        self.running()
+            .any(|plan| plan.suite.needs_mock() || plan.suite.needs_api())
+    }
+
+    /// Whether a suite that runs drives the run's payment service over plain HTTP, so that
+    /// it is started.
+    pub fn needs_api(&self) -> bool {
+        self.running().any(|plan| {
+            plan.suite.needs_api() && plan.over.iter().any(|over| over.protocol == Protocol::Http)
+        })
+    }
+
+    /// The suites that run: those the plan does not skip.
+    fn running(&self) -> impl Iterator<Item = &SuitePlan> {
+        self.suites.iter().filter(|plan| plan.skipped.is_none())
+    }
+
     /// The suites of the run that drive the payment service over each protocol.
     pub fn service_suites(&self) -> Vec<SuiteName> {
         self.suites
@@ -300,6 +389,34 @@ impl RunPlan {
 /// `https` and `h2` need a service of their own calling a mock-rates over TLS.
 fn drives_service_over_protocols(suite: SuiteName) -> bool {
     matches!(suite, SuiteName::Load | SuiteName::Fanout)
+}
+
+/// Why `suite` does not run at all with `settings`, measuring `over`: a machine that lacks
+/// what it needs (known only for runs that recorded `settings.machine`), or servers it cannot
+/// use.
+fn suite_skipped(
+    suite: SuiteName,
+    settings: &RunSettings,
+    over: &[ProtocolPlan],
+) -> Option<SuiteSkip> {
+    let machine = settings.machine;
+    let lacks = |has: fn(&MachineAbilities) -> bool| machine.is_some_and(|machine| !has(&machine));
+    match suite {
+        SuiteName::Cost if lacks(|machine| machine.valgrind) => Some(SuiteSkip::Missing {
+            tool: Tool::Valgrind,
+        }),
+        SuiteName::Idle | SuiteName::Resilience if settings.servers_given() => {
+            Some(SuiteSkip::ServersGiven)
+        }
+        SuiteName::Resolution if over.iter().all(|over| over.clients.is_empty()) => {
+            Some(SuiteSkip::NoHttpClient)
+        }
+        SuiteName::Resolution if lacks(|machine| machine.root) => Some(SuiteSkip::NeedsRoot),
+        SuiteName::Resolution if lacks(|machine| machine.ip_netns) => Some(SuiteSkip::Missing {
+            tool: Tool::IpNetns,
+        }),
+        _ => None,
+    }
 }
 
 /// Why `suite` leaves out `protocol`, one of the run's, if it does. HTTP/2 changes how calls

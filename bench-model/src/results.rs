@@ -3,21 +3,67 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    AdoptionResults, BaselineComparison, CalibrationRow, ConnectionsRow, ConstructionRow, CostRow,
-    DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries, FaultRow, FdCheck,
-    IdleRow, LatencyRow, LoadRow, MachineLoad, MemoryRow, Protocol, ReleasesResults,
-    ResilienceResults, ResolutionRow, RunSettings, ServiceCostRow,
+    AdoptionResults, BaselineComparison, CalibrationRow, ClientName, ConnectionsRow,
+    ConstructionRow, CostRow, DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries,
+    FaultRow, FdCheck, IdleRow, LatencyRow, LoadRow, MachineLoad, MemoryRow, Protocol,
+    ReleasesResults, ResilienceResults, ResolutionRow, Run, Servers, ServiceCostRow, SuiteName,
+    SuiteSkip,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: the servers a run started are `servers`, no longer lines in the settings; why a suite
+/// did not run is `not_run` (typed), no longer a sentence in `<suite>_skipped`; the machine's
+/// abilities are `settings.machine`.
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// The oldest results.json a report still reads: a schema-2 file reads as a schema-3 one
+/// whose new fields are absent (no `servers`, no `not_run`, no `settings.machine`), its
+/// dropped ones ignored.
+pub const OLDEST_READ: u32 = 2;
+
+/// A suite, or a part of one, that did not run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotRun {
+    pub suite: SuiteName,
+    /// The part of the suite, when the rest of it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<SuitePart>,
+    pub why: NotRunWhy,
+}
+
+/// A part of a suite that can fail to run while the rest runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "part")]
+pub enum SuitePart {
+    /// The cost suite's payment service under callgrind.
+    ServiceCost,
+    /// One client's probe (the adoption suite).
+    Probe { client: ClientName },
+    /// The figures an earlier adoption run stored on this machine.
+    StoredAdoption,
+}
+
+/// Why a suite or part did not run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum NotRunWhy {
+    /// Decided with the run's plan, before anything was measured.
+    Planned { skip: SuiteSkip },
+    /// It could not run on this machine: the error met, as the system or tool gave it (evidence
+    /// for the reader, not a reason the bench words).
+    Failed { error: String },
+}
 
 /// Everything one run measured. A suite that did not run leaves its list empty.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Results {
     pub schema_version: u32,
     pub environment: Environment,
-    pub settings: RunSettings,
+    /// The settings, and the plan made from them once (results.json: the settings).
+    pub settings: Run,
+    /// Where the servers of the suites ran (runs before schema 3: in the settings' lines).
+    #[serde(default, skip_serializing_if = "Servers::is_empty")]
+    pub servers: Servers,
     #[serde(default)]
     pub latency: Vec<LatencyRow>,
     /// The latency suite's minimal client against the same mock-rates, per protocol: the
@@ -51,13 +97,6 @@ pub struct Results {
     /// The cost suite: the service's instructions per payment under callgrind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub service_cost: Vec<ServiceCostRow>,
-    /// Why the service's instructions per payment were not counted, when the cost suite ran
-    /// but could not count them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_cost_skipped: Option<String>,
-    /// Why the cost suite was skipped (no valgrind), when it was.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_skipped: Option<String>,
     #[serde(default)]
     pub fanout: Vec<FanoutRow>,
     #[serde(default)]
@@ -71,37 +110,29 @@ pub struct Results {
     /// The memory suite: what each client holds, built and with its pool warm.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub memory: Vec<MemoryRow>,
-    /// Why the idle suite was skipped (a mock-rates given by URL), when it was.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle_skipped: Option<String>,
     /// The resolution suite: new connections by address and by name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resolution: Vec<ResolutionRow>,
-    /// Why the resolution suite was skipped (no network namespace), when it was.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resolution_skipped: Option<String>,
     /// The api's open file descriptors around the fault storm (the faults suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fd_check: Option<FdCheck>,
     /// The resilience suite: restart, overload, slow clients, soak.
     #[serde(default, skip_serializing_if = "ResilienceResults::is_empty")]
     pub resilience: ResilienceResults,
-    /// Why the resilience suite was skipped (servers given by URL), when it was.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resilience_skipped: Option<String>,
     /// The adoption suite: each client's probe built alone, and its dependency tree.
     #[serde(default, skip_serializing_if = "AdoptionResults::is_empty")]
     pub adoption: AdoptionResults,
     /// The dependencies suite: each client's probe tree read without a build.
     #[serde(default, skip_serializing_if = "DependenciesResults::is_empty")]
     pub dependencies: DependenciesResults,
-    /// Why the adoption suite, or a row of it, could not be measured, when it could not.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub adoption_skipped: Vec<String>,
     /// The releases suite: each library across its own releases, each built as a probe of
     /// its own and measured the same way.
     #[serde(default, skip_serializing_if = "ReleasesResults::is_empty")]
     pub releases: ReleasesResults,
+    /// Each suite, or part of one, that did not run, with why (runs before schema 3 kept a
+    /// sentence per suite in `<suite>_skipped`, no longer read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<NotRun>,
     /// What the machine was doing during each suite: busy share, CPU steal, load average.
     #[serde(default)]
     pub machine: Vec<MachineLoad>,
@@ -111,11 +142,12 @@ pub struct Results {
 }
 
 impl Results {
-    pub fn new(environment: Environment, settings: RunSettings) -> Self {
+    pub fn new(environment: Environment, settings: impl Into<Run>) -> Self {
         Self {
             schema_version: SCHEMA_VERSION,
             environment,
-            settings,
+            settings: settings.into(),
+            servers: Servers::default(),
             latency: Vec::new(),
             calibration: Vec::new(),
             latency_unpinned: Vec::new(),
@@ -125,23 +157,18 @@ impl Results {
             decode: Vec::new(),
             cost: Vec::new(),
             service_cost: Vec::new(),
-            service_cost_skipped: None,
-            cost_skipped: None,
             fanout: Vec::new(),
             faults: Vec::new(),
             load: Vec::new(),
             idle: Vec::new(),
-            idle_skipped: None,
             memory: Vec::new(),
             resolution: Vec::new(),
-            resolution_skipped: None,
             fd_check: None,
             resilience: ResilienceResults::default(),
-            resilience_skipped: None,
             adoption: AdoptionResults::default(),
             dependencies: DependenciesResults::default(),
-            adoption_skipped: Vec::new(),
             releases: ReleasesResults::default(),
+            not_run: Vec::new(),
             machine: Vec::new(),
             baseline: None,
         }
@@ -161,6 +188,14 @@ impl Results {
         checked.load.retain(|row| row.unchecked.is_none());
         checked.fanout.retain(|row| row.unchecked.is_none());
         checked
+    }
+
+    /// Why `suite` (its whole, not a part of it) did not run, when it did not.
+    pub fn not_run(&self, suite: SuiteName) -> Option<&NotRunWhy> {
+        self.not_run
+            .iter()
+            .find(|not_run| not_run.suite == suite && not_run.part.is_none())
+            .map(|not_run| &not_run.why)
     }
 
     /// Each row that could not be checked, with why: `suite: row: why`.

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, ForeignUpstream,
-    IdleSettings, LoadSettings, MemorySettings, Protocol, ResilienceSettings, ResolutionSettings,
+    IdleSettings, LoadSettings, MachineAbilities, MemorySettings, Protocol, ResilienceSettings,
+    ResolutionSettings,
 };
 
 /// A suite, as named on the command line and in results.json.
@@ -114,6 +115,16 @@ impl SuiteName {
         }
     }
 
+    /// Whether the suite runs against a server given with `--upstream-url`: the latency,
+    /// connections and load suites do; the others need mock-rates' admin endpoint, its
+    /// process, or no upstream at all.
+    pub fn measures_a_given_upstream(self) -> bool {
+        matches!(
+            self,
+            SuiteName::Latency | SuiteName::Connections | SuiteName::Load
+        )
+    }
+
     /// Whether the suite calls mock-rates over HTTP.
     pub fn needs_mock(self) -> bool {
         match self {
@@ -123,20 +134,21 @@ impl SuiteName {
             | SuiteName::Load
             | SuiteName::Fanout
             | SuiteName::Faults
-            | SuiteName::Resilience
-            | SuiteName::Idle
             | SuiteName::Memory
             | SuiteName::Adoption => true,
-            // It starts its own, inside its network namespace (resolution), or its own three
-            // (releases).
+            // It starts its own (idle, resilience), inside its network namespace
+            // (resolution), or its own three (releases).
             SuiteName::Decode
+            | SuiteName::Idle
+            | SuiteName::Resilience
             | SuiteName::Resolution
             | SuiteName::Dependencies
             | SuiteName::Releases => false,
         }
     }
 
-    /// Whether the suite drives the payment service over HTTP (and so needs it started).
+    /// Whether the suite drives the run's payment service over HTTP (and so needs it started;
+    /// the resilience suite starts its own).
     pub fn needs_api(self) -> bool {
         match self {
             SuiteName::Latency
@@ -148,8 +160,9 @@ impl SuiteName {
             | SuiteName::Resolution
             | SuiteName::Adoption
             | SuiteName::Dependencies
-            | SuiteName::Releases => false,
-            SuiteName::Load | SuiteName::Fanout | SuiteName::Faults | SuiteName::Resilience => true,
+            | SuiteName::Releases
+            | SuiteName::Resilience => false,
+            SuiteName::Load | SuiteName::Fanout | SuiteName::Faults => true,
         }
     }
 }
@@ -159,6 +172,9 @@ impl fmt::Display for SuiteName {
         f.write_str(self.as_str())
     }
 }
+
+/// What `mock` and `api` say of a server the bench starts itself.
+pub const CHILD_PROCESS: &str = "child process";
 
 /// Runs recorded before rounds took every figure once.
 fn one_round() -> u32 {
@@ -229,14 +245,15 @@ pub struct RunSettings {
     pub rounds: u32,
     /// decode: the time one sample aims to take; the decodes per sample follow from a pilot.
     pub decode_sample_ms: u32,
-    /// Where mock-rates ran: "child process" or the URL given.
+    /// Where the run asked for mock-rates: "child process" (the bench starts it), the URL
+    /// given (`--mock-url`), or none, against `--upstream-url`. Where it listened is
+    /// [`crate::Servers`].
     pub mock: String,
-    /// Where the payment service ran: "child process" or the URL given.
+    /// Where the run asked for the payment service: "child process" or the URL given.
     pub api: String,
-    /// For the suites that drive the service over `https` and `h2`: where those services and
-    /// their mock-rates over TLS ran (the servers module's `TlsServers`); `None` when none
-    /// ran. The name is the one results.json has had since before `h2`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Runs before schema 3: the header's line on the servers over TLS (now
+    /// [`crate::Servers`]); read, never written.
+    #[serde(default, skip_serializing)]
     pub https_servers: Option<String>,
     /// With `--upstream-url`: the server every figure is against, which the bench did not
     /// start, and what could not be measured against it; absent from every other run.
@@ -272,6 +289,10 @@ pub struct RunSettings {
     /// resolution: the DNS server's delays, the calls.
     #[serde(default)]
     pub resolution: ResolutionSettings,
+    /// What the machine could do that a suite needs, read while the run was decided; `None`
+    /// in runs before schema 3 (their plan skips nothing for the machine's sake).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineAbilities>,
     /// releases: the releases named with `--releases` (`ureq@2.12.1`), or none for every
     /// release the suite knows of the run's libraries.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -279,10 +300,18 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
+    /// Whether mock-rates or the payment service was given by URL (`--mock-url`,
+    /// `--api-url`): servers over plain HTTP, so the suites that drive the service have no
+    /// servers over TLS.
+    pub fn servers_given(&self) -> bool {
+        self.foreign_upstream.is_none()
+            && !(self.mock.starts_with(CHILD_PROCESS) && self.api.starts_with(CHILD_PROCESS))
+    }
+
     /// Leaves out the run's protocols that `keep` refuses, keeping the others in their order;
-    /// the protocols left out. After the command line chose them, this is the one way they
-    /// change: an upstream given by URL allows only its scheme's, and only those the bench's
-    /// own handshake reached.
+    /// the protocols left out. While the run is decided (before [`crate::Run`] freezes the
+    /// settings), this is the one way they change: an upstream given by URL allows only its
+    /// scheme's, and only those the bench's own handshake reached.
     pub fn leave_out_protocols(&mut self, keep: impl Fn(Protocol) -> bool) -> Vec<Protocol> {
         let (kept, left_out) = self.protocols.iter().partition(|&&protocol| keep(protocol));
         self.protocols = kept;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Protocol;
+use crate::{Protocol, SuiteName};
 
 /// The upstream given with `--upstream-url`: not mock-rates, not the bench's, so nothing of it
 /// can be read but what a client sees. Recorded under `settings.foreign_upstream`; absent
@@ -23,13 +23,12 @@ pub struct ForeignUpstream {
     /// the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub probes: Vec<UpstreamProbe>,
-    /// The suites selected but not run against it, each `suite: why`.
+    /// The suites selected but not run against it ([`SuiteName::measures_a_given_upstream`]);
+    /// the report says why, and what the suites that ran could not measure there (their
+    /// figures are absent, JSON null, never replaced by another number). Runs before schema
+    /// 3 kept sentences under `suites_left_out` and `not_measured`, no longer read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub suites_left_out: Vec<String>,
-    /// The figures the suites could not measure against it, each with why: they are absent
-    /// (JSON null) in the rows, never replaced by another number.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub not_measured: Vec<String>,
+    pub left_out_suites: Vec<SuiteName>,
 }
 
 impl ForeignUpstream {
@@ -40,8 +39,7 @@ impl ForeignUpstream {
             foreign: true,
             ca_file,
             probes: Vec::new(),
-            suites_left_out: Vec::new(),
-            not_measured: Vec::new(),
+            left_out_suites: Vec::new(),
         }
     }
 

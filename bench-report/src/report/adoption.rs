@@ -1,6 +1,7 @@
 //! The adoption suite's section: the decision table of what taking on each client costs.
 
 use crate::report::format::format_bytes;
+use crate::report::not_run;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use bench_model::{AdoptionResults, AdoptionRow, HOW_TO_RUN_ADOPTION, Results, SuiteName};
@@ -9,20 +10,28 @@ use bench_model::{AdoptionResults, AdoptionRow, HOW_TO_RUN_ADOPTION, Results, Su
 /// run it when the run left it out.
 pub fn section(results: &Results) -> Section {
     let stored = results.adoption.stored_from.as_ref();
+    let not_run: Vec<String> = not_run::suite_not_run(results, SuiteName::Adoption)
+        .into_iter()
+        .chain(
+            not_run::parts_not_run(results, SuiteName::Adoption)
+                .into_iter()
+                .map(|(_, why)| why),
+        )
+        .collect();
     if !results.settings.suites.contains(&SuiteName::Adoption) && stored.is_none() {
         let text = std::iter::once(format!(
             "adoption: not run (minutes of clean builds): {HOW_TO_RUN_ADOPTION}"
         ))
-        .chain(results.adoption_skipped.iter().cloned())
+        .chain(not_run.iter().cloned())
         .collect::<Vec<_>>()
         .join("; ");
         return Section::suite(SuiteName::Adoption).with(Part::Text(text));
     }
     if results.adoption.rows.is_empty() {
-        let why = if results.adoption_skipped.is_empty() {
+        let why = if not_run.is_empty() {
             "no client was measured".to_owned()
         } else {
-            results.adoption_skipped.join("; ")
+            not_run.join("; ")
         };
         return Section::suite(SuiteName::Adoption)
             .with(Part::Text(format!("adoption: skipped: {why}")));
@@ -40,7 +49,7 @@ pub fn section(results: &Results) -> Section {
     section
         .with(Part::Table(build_table(adoption)))
         .with(Part::Table(library_table(&adoption.rows)))
-        .with_notes(notes(adoption, &results.adoption_skipped))
+        .with_notes(notes(adoption, &not_run))
         .with(Part::Prose(NOTE.to_owned()))
 }
 

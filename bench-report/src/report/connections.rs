@@ -5,7 +5,6 @@ use crate::report::format::{format_bytes, format_count, format_ratio, format_tim
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use crate::report::upstream::not_measured_notes;
-use bench_model::RunPlan;
 use bench_model::{
     ClientName, ClientTrust, ConnectionMode, ConnectionsRow, ConstructionRow, Protocol, Results,
     SuiteName,
@@ -224,7 +223,9 @@ fn left_out(results: &Results) -> Vec<String> {
             if !results.settings.protocols.contains(&protocol) {
                 continue;
             }
-            let not_over = RunPlan::of(&results.settings)
+            let not_over = results
+                .settings
+                .plan()
                 .suite(SuiteName::Connections)
                 .is_some_and(|plan| {
                     plan.protocols_left_out
@@ -532,7 +533,9 @@ mod tests {
             "{notes:?}"
         );
         // Over https alone, nothing is said of http's modes.
-        results.settings.protocols = vec![Protocol::Http];
+        results
+            .settings
+            .edit(|settings| settings.protocols = vec![Protocol::Http]);
         assert!(
             !left_out(&results)
                 .iter()

@@ -3,21 +3,20 @@
 use crate::report::format::{
     format_bytes, format_count, format_ratio, h2_against_https, protocol_cell, unable_note,
 };
+use crate::report::not_run;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use bench_model::{CostRow, Protocol, Results, ServiceCostRow, SuiteName};
 
 /// The section, when the suite ran or was skipped.
 pub fn section(results: &Results) -> Option<Section> {
-    if let Some(why) = &results.cost_skipped {
+    if let Some(why) = not_run::suite_not_run(results, SuiteName::Cost) {
         return Some(
             Section::suite(SuiteName::Cost).with(Part::Text(format!("cost: skipped: {why}"))),
         );
     }
-    if results.cost.is_empty()
-        && results.service_cost.is_empty()
-        && results.service_cost_skipped.is_none()
-    {
+    let parts_not_run = not_run::parts_not_run(results, SuiteName::Cost);
+    if results.cost.is_empty() && results.service_cost.is_empty() && parts_not_run.is_empty() {
         return None;
     }
     let mut section = Section::suite(SuiteName::Cost);
@@ -31,7 +30,7 @@ pub fn section(results: &Results) -> Option<Section> {
             .with(Part::Table(service_table(&results.service_cost)))
             .with(Part::Prose(SERVICE_NOTE.to_owned()));
     }
-    if let Some(why) = &results.service_cost_skipped {
+    for (_, why) in parts_not_run {
         section = section.with(Part::Text(format!(
             "cost: the service's instructions per payment: not measured: {why}"
         )));
@@ -266,14 +265,28 @@ mod tests {
             "the warm-up's failures are said, not counted: {service}"
         );
         results.service_cost.clear();
-        results.service_cost_skipped = Some("cannot run vgdb".to_owned());
+        results.not_run.push(bench_model::NotRun {
+            suite: SuiteName::Cost,
+            part: Some(bench_model::SuitePart::ServiceCost),
+            why: bench_model::NotRunWhy::Failed {
+                error: "cannot run vgdb".to_owned(),
+            },
+        });
         let skipped = section(&results).unwrap().terminal();
         assert!(
             skipped
                 .contains("the service's instructions per payment: not measured: cannot run vgdb"),
             "{skipped}"
         );
-        results.cost_skipped = Some("valgrind is not installed".to_owned());
+        results.not_run.push(bench_model::NotRun {
+            suite: SuiteName::Cost,
+            part: None,
+            why: bench_model::NotRunWhy::Planned {
+                skip: bench_model::SuiteSkip::Missing {
+                    tool: bench_model::Tool::Valgrind,
+                },
+            },
+        });
         let skipped = section(&results).unwrap().terminal();
         assert!(
             skipped.contains("cost: skipped: valgrind is not installed"),

@@ -74,7 +74,9 @@ mod tests {
 
     fn results(dependencies: DependenciesResults) -> Results {
         let mut results = crate::report::fanout::test_rows::results("360");
-        results.settings.suites = vec![SuiteName::Dependencies];
+        results
+            .settings
+            .edit(|settings| settings.suites = vec![SuiteName::Dependencies]);
         results.dependencies = dependencies;
         results
     }
@@ -125,7 +127,9 @@ mod tests {
                 .contains("dependencies: skipped: cargo not found")
         );
         let mut not_run = results(DependenciesResults::default());
-        not_run.settings.suites = vec![SuiteName::Latency];
+        not_run
+            .settings
+            .edit(|settings| settings.suites = vec![SuiteName::Latency]);
         assert_eq!(section(&not_run), None);
     }
 }

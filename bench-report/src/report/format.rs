@@ -1,8 +1,7 @@
 //! How figures are written in every table: one unit per time column, bytes and ratios as
 //! BenchmarkDotNet prints them, milliseconds with the precision their size calls for.
 
-use bench_model::RunPlan;
-use bench_model::{ClientName, NegotiatedTls, Protocol, RunSettings, SuiteName};
+use bench_model::{ClientName, NegotiatedTls, Protocol, Run, SuiteName};
 
 /// A row's Protocol cell: `http`, or `https rustls (aws-lc-rs) TLSv1.3` with the TLS the row
 /// negotiated.
@@ -36,8 +35,8 @@ pub fn h2_against_https<R>(
 
 /// Why the run's clients that cannot speak `protocol` have no rows over it, when `suite` ran
 /// over it: "ureq speaks HTTP/1.1 only: no rows over h2."
-pub fn unable_note(settings: &RunSettings, suite: SuiteName, protocol: Protocol) -> Option<String> {
-    let plan = RunPlan::of(settings);
+pub fn unable_note(settings: &Run, suite: SuiteName, protocol: Protocol) -> Option<String> {
+    let plan = settings.plan();
     if !plan.runs(suite, protocol) {
         return None;
     }

@@ -2,14 +2,16 @@
 
 use std::fmt::Write as _;
 
-use bench_model::RunPlan;
+#[cfg(test)]
+use bench_model::TlsServer;
 use bench_model::{
-    ClientName, Environment, FanoutSettings, FaultsSettings, LoadSettings, Protocol,
-    ResilienceSettings, RunSettings, SuiteName,
+    ClientName, Environment, FanoutSettings, FaultsSettings, LoadSettings, Origin, Protocol,
+    ResilienceSettings, Results, Run, RunSettings, Server, Servers, SuiteName, TlsRole,
 };
 
 /// The header's lines, without decoration; a build other than release is said first.
-pub fn lines(environment: &Environment, settings: &RunSettings) -> Vec<String> {
+pub fn lines(results: &Results) -> Vec<String> {
+    let environment = &results.environment;
     let mut lines: Vec<String> = (!environment.build_profile.starts_with("release"))
         .then(|| {
             format!(
@@ -21,7 +23,7 @@ pub fn lines(environment: &Environment, settings: &RunSettings) -> Vec<String> {
         .into_iter()
         .collect();
     lines.extend(environment_lines(environment));
-    lines.extend(settings_lines(settings));
+    lines.extend(settings_lines(&results.settings, &results.servers));
     lines
 }
 
@@ -69,9 +71,9 @@ fn environment_lines(environment: &Environment) -> Vec<String> {
 
 /// The run's settings, one line each, for the header: the suites and clients, then a line
 /// per selected suite.
-fn settings_lines(settings: &RunSettings) -> Vec<String> {
+fn settings_lines(settings: &Run, servers: &Servers) -> Vec<String> {
     let names = |items: Vec<&str>| items.join(", ");
-    let plan = RunPlan::of(settings);
+    let plan = settings.plan();
     let clients: Vec<String> = settings
         .protocols
         .iter()
@@ -114,7 +116,7 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
         settings.rounds
     ));
     if settings.suites.contains(&SuiteName::Latency) {
-        lines.push(latency_line(settings, &protocols));
+        lines.push(latency_line(settings, servers, &protocols));
     }
     if settings.suites.contains(&SuiteName::Connections) {
         lines.push(connections_line(settings));
@@ -129,7 +131,7 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
         lines.push(format!("{} (over {protocols})", load_line(&settings.load)));
     }
     if settings.suites.contains(&SuiteName::Fanout) {
-        let fanout_protocols = RunPlan::of(settings).protocols(SuiteName::Fanout);
+        let fanout_protocols = plan.protocols(SuiteName::Fanout);
         let mut modes = String::new();
         if fanout_protocols.iter().any(|protocol| protocol.is_tls()) {
             modes.push_str("; over TLS concurrent groups only");
@@ -155,17 +157,94 @@ fn settings_lines(settings: &RunSettings) -> Vec<String> {
     if settings.suites.iter().any(|suite| suite.needs_api()) {
         lines.push(format!(
             "payment service: {}; mock-rates: {}",
-            settings.api, settings.mock
+            servers
+                .api
+                .as_ref()
+                .map_or_else(|| settings.api.clone(), where_it_ran),
+            mock_at(settings, servers)
         ));
     }
-    if let Some(https) = &settings.https_servers {
-        lines.push(format!("over TLS: {https}"));
+    if servers.tls.is_empty() {
+        // A run before the servers were recorded apart said them in this line.
+        if let Some(https) = &settings.https_servers {
+            lines.push(format!("over TLS: {https}"));
+        }
+    } else {
+        lines.push(format!("over TLS: {}", tls_line(settings, servers)));
     }
     lines
 }
 
+/// Where a server ran, as the header says it.
+fn where_it_ran(server: &Server) -> String {
+    match server.origin {
+        Origin::Child => format!("child process at {}", server.url),
+        Origin::Given => server.url.clone(),
+        Origin::Upstream => format!("none: the upstream is {} (--upstream-url)", server.url),
+    }
+}
+
+/// Where mock-rates ran: recorded, or as a run before the record said it.
+fn mock_at(settings: &RunSettings, servers: &Servers) -> String {
+    servers
+        .mock
+        .as_ref()
+        .map_or_else(|| settings.mock.clone(), where_it_ran)
+}
+
+/// The servers over TLS of the suites that drive the service.
+fn tls_line(settings: &RunSettings, servers: &Servers) -> String {
+    let mock = servers
+        .tls
+        .iter()
+        .find(|server| server.role == TlsRole::Mock)
+        .map_or("", |server| server.url.as_str());
+    let mut parts = Vec::new();
+    for server in &servers.tls {
+        let url = &server.url;
+        match server.role {
+            TlsRole::Mock if settings.foreign_upstream.is_none() => parts.push(format!(
+                "mock-rates serving TLS (h2 and http/1.1 by ALPN): child process at {url}"
+            )),
+            TlsRole::Api {
+                protocol,
+                upstream_ca,
+            } => parts.push(if settings.foreign_upstream.is_some() {
+                let trust = if upstream_ca {
+                    "rates.ca_file: --ca-file's CA"
+                } else {
+                    "the system's roots only"
+                };
+                format!(
+                    "payment service over {protocol}: child process at {url} (rates.base_url: \
+                     {mock}; {trust})"
+                )
+            } else {
+                format!(
+                    "payment service over {protocol}: child process at {url} (rates.ca_file: \
+                     the mock's CA)"
+                )
+            }),
+            TlsRole::LimitedMock { stream_limit } => {
+                let api = servers
+                    .tls
+                    .iter()
+                    .find(|server| server.role == TlsRole::LimitedApi { stream_limit })
+                    .map_or("", |server| server.url.as_str());
+                parts.push(format!(
+                    "fanout over h2 with a stream limit of {stream_limit}: mock-rates at {url}, \
+                     payment service at {api}"
+                ));
+            }
+            // Said with their mock (a given upstream's mock is the upstream: said above).
+            TlsRole::Mock | TlsRole::LimitedApi { .. } => {}
+        }
+    }
+    parts.join("; ")
+}
+
 /// The latency suite's line.
-fn latency_line(settings: &RunSettings, protocols: &str) -> String {
+fn latency_line(settings: &RunSettings, servers: &Servers, protocols: &str) -> String {
     format!(
         "latency: over {protocols}; {} warm-up calls, then {} samples x {} calls per \
              client, interleaved, in rounds{}; mock-rates: {}; {}",
@@ -177,7 +256,7 @@ fn latency_line(settings: &RunSettings, protocols: &str) -> String {
         } else {
             ", a minimal client beside them"
         },
-        settings.mock,
+        mock_at(settings, servers),
         settings.latency_cpu.map_or_else(
             || "not pinned (--no-pin)".to_owned(),
             |cpu| {
@@ -228,9 +307,10 @@ fn resilience_line(sizes: &ResilienceSettings) -> String {
 }
 
 /// The connections suite's line.
-fn connections_line(settings: &RunSettings) -> String {
+fn connections_line(settings: &Run) -> String {
     let sizes = &settings.connections;
-    let protocols: Vec<&str> = RunPlan::of(settings)
+    let protocols: Vec<&str> = settings
+        .plan()
         .protocols(SuiteName::Connections)
         .iter()
         .map(|protocol| protocol.as_str())
@@ -309,17 +389,81 @@ mod tests {
 
     #[test]
     fn a_debug_build_is_said_first_and_a_release_one_is_not() {
-        let settings = bench_model::test_rows::default_settings();
-        let mut environment = bench_model::test_rows::environment("now");
-        environment.build_profile = "debug (opt-level=0, debug=true)".to_owned();
-        let debug = lines(&environment, &settings);
+        let mut results = Results::new(
+            bench_model::test_rows::environment("now"),
+            bench_model::test_rows::default_settings(),
+        );
+        results.environment.build_profile = "debug (opt-level=0, debug=true)".to_owned();
+        let debug = lines(&results);
         assert!(
             debug[0].starts_with("WARNING: a debug (opt-level=0, debug=true) build was measured"),
             "{debug:?}"
         );
-        environment.build_profile = "release (opt-level=3, debug=true)".to_owned();
-        let release = lines(&environment, &settings);
+        results.environment.build_profile = "release (opt-level=3, debug=true)".to_owned();
+        let release = lines(&results);
         assert!(release[0].starts_with("bench "), "{release:?}");
         assert!(!release.iter().any(|line| line.contains("WARNING")));
+    }
+
+    #[test]
+    fn the_servers_are_said_from_the_record_or_as_an_older_run_said_them() {
+        let mut results = Results::new(
+            bench_model::test_rows::environment("now"),
+            bench_model::test_rows::default_settings(),
+        );
+        let child = |url: &str| Server {
+            url: url.to_owned(),
+            origin: Origin::Child,
+        };
+        results.servers = Servers {
+            mock: Some(child("http://127.0.0.1:1")),
+            api: Some(Server {
+                url: "http://127.0.0.1:2".to_owned(),
+                origin: Origin::Given,
+            }),
+            tls: vec![
+                TlsServer {
+                    role: TlsRole::Mock,
+                    url: "https://127.0.0.1:3".to_owned(),
+                },
+                TlsServer {
+                    role: TlsRole::Api {
+                        protocol: Protocol::H2,
+                        upstream_ca: true,
+                    },
+                    url: "http://127.0.0.1:4".to_owned(),
+                },
+                TlsServer {
+                    role: TlsRole::LimitedMock { stream_limit: 8 },
+                    url: "https://127.0.0.1:5".to_owned(),
+                },
+                TlsServer {
+                    role: TlsRole::LimitedApi { stream_limit: 8 },
+                    url: "http://127.0.0.1:6".to_owned(),
+                },
+            ],
+        };
+        let text = lines(&results).join("\n");
+        for said in [
+            "payment service: http://127.0.0.1:2; mock-rates: child process at http://127.0.0.1:1",
+            "over TLS: mock-rates serving TLS (h2 and http/1.1 by ALPN): child process at \
+             https://127.0.0.1:3; payment service over h2: child process at http://127.0.0.1:4 \
+             (rates.ca_file: the mock's CA); fanout over h2 with a stream limit of 8: mock-rates \
+             at https://127.0.0.1:5, payment service at http://127.0.0.1:6",
+        ] {
+            assert!(text.contains(said), "{said}\n{text}");
+        }
+        // A run before the record: its settings' lines.
+        results.servers = Servers::default();
+        results.settings.edit(|settings| {
+            settings.mock = "child process at http://127.0.0.1:7".to_owned();
+            settings.https_servers = Some("an older line".to_owned());
+        });
+        let text = lines(&results).join("\n");
+        assert!(
+            text.contains("mock-rates: child process at http://127.0.0.1:7"),
+            "{text}"
+        );
+        assert!(text.contains("over TLS: an older line"), "{text}");
     }
 }

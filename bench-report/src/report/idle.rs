@@ -1,13 +1,14 @@
 //! The idle suite's section: per client, the calls that met a connection the server was
 //! closing for idleness, with the client's idle timeout above the server's and below it.
 
+use crate::report::not_run;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use bench_model::{ClientName, IdleRow, Results, ServerClose, SuiteName};
 
 /// The section, when the suite ran or was skipped.
 pub fn section(results: &Results) -> Option<Section> {
-    if let Some(why) = &results.idle_skipped {
+    if let Some(why) = not_run::suite_not_run(results, SuiteName::Idle) {
         return Some(
             Section::suite(SuiteName::Idle).with(Part::Text(format!("idle: skipped: {why}"))),
         );

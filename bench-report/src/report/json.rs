@@ -4,7 +4,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::ReportError;
-use bench_model::{Results, SCHEMA_VERSION};
+use bench_model::{OLDEST_READ, Results, SCHEMA_VERSION};
 
 /// A results.json this bench wrote (its schema version), read back whole.
 ///
@@ -15,9 +15,9 @@ pub fn read(path: &Path) -> Result<Results, ReportError> {
     let results: Results = serde_json::from_str(&text).map_err(|error| {
         ReportError::Report(format!("{} is not a results.json: {error}", path.display()))
     })?;
-    if results.schema_version != SCHEMA_VERSION {
+    if !(OLDEST_READ..=SCHEMA_VERSION).contains(&results.schema_version) {
         return Err(ReportError::Report(format!(
-            "{} has schema_version {}, this bench reads {SCHEMA_VERSION}",
+            "{} has schema_version {}, this bench reads {OLDEST_READ} to {SCHEMA_VERSION}",
             path.display(),
             results.schema_version
         )));
@@ -44,6 +44,16 @@ mod tests {
         let path = dir.join("results.json");
         write(&results, &path).unwrap();
         assert_eq!(read(&path).unwrap(), results);
+        // A run of schema 2 reads: its sentences ignored, its plan made from its settings.
+        let mut older = serde_json::to_value(&results).unwrap();
+        older["schema_version"] = 2.into();
+        older["cost_skipped"] = "valgrind is not installed".into();
+        older["settings"]["mock"] = "child process at http://127.0.0.1:9".into();
+        std::fs::write(&path, older.to_string()).unwrap();
+        let read_back = read(&path).unwrap();
+        assert_eq!(read_back.schema_version, 2);
+        assert!(read_back.not_run.is_empty());
+        assert_eq!(read_back.settings.plan(), results.settings.plan());
         std::fs::write(&path, "{\"schema_version\": 1}").unwrap();
         let refused = read(&path).unwrap_err().to_string();
         assert!(refused.contains("is not a results.json"), "{refused}");

@@ -21,6 +21,7 @@ mod load;
 mod machine;
 mod memory;
 mod noise;
+mod not_run;
 mod releases;
 mod resilience;
 mod resolution;
@@ -31,17 +32,20 @@ mod verdict;
 
 pub use charts::write_charts;
 pub use html::Chart;
+pub use not_run::not_run_line;
+pub use upstream::left_out as left_out_of_upstream;
 pub use verdict::agreement;
 
 use std::fmt::Write as _;
 
 use crate::report::section::{Part, Section};
-use bench_model::{Environment, Results, RunSettings};
+use bench_model::Results;
 
-/// The header the terminal shows before a run: environment and settings, one fact per line.
-pub fn header(environment: &Environment, settings: &RunSettings) -> String {
+/// The header the terminal shows before a run: environment, settings and servers, one fact
+/// per line.
+pub fn header(results: &Results) -> String {
     let mut out = String::new();
-    for line in header::lines(environment, settings) {
+    for line in header::lines(results) {
         let _ = writeln!(out, "{line}");
     }
     out
@@ -59,7 +63,7 @@ pub fn terminal(results: &Results) -> String {
 /// written beside it.
 pub fn markdown(results: &Results, charts: &[String]) -> String {
     let mut out = format!("# {TITLE}\n\n");
-    for line in header::lines(&results.environment, &results.settings) {
+    for line in header::lines(results) {
         let _ = writeln!(out, "- {line}");
     }
     for section in sections(results, charts) {
@@ -74,12 +78,7 @@ pub fn html(results: &Results, charts: &[Chart]) -> String {
     let names: Vec<String> = charts.iter().map(|chart| chart.name.clone()).collect();
     let mut sections = sections(results, &names);
     sections.push(how_to_read());
-    html::page(
-        TITLE,
-        &sections,
-        &header::lines(&results.environment, &results.settings),
-        charts,
-    )
+    html::page(TITLE, &sections, &header::lines(results), charts)
 }
 
 const TITLE: &str = "HTTP clients through the rates port: bench results";

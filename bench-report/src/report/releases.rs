@@ -510,7 +510,9 @@ mod tests {
     #[test]
     fn a_run_without_the_suite_says_how_to_run_it() {
         let mut results = results();
-        results.settings.suites = vec![SuiteName::Latency];
+        results
+            .settings
+            .edit(|settings| settings.suites = vec![SuiteName::Latency]);
         let section = section(&results, &[]);
         assert!(section.terminal().contains("releases: not run"));
         assert!(section.terminal().contains("--suite releases"));

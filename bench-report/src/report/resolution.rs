@@ -1,13 +1,14 @@
 //! The resolution suite's section: per client, a call on a new connection to the upstream by
 //! address and by name, what resolving added, and whether the client kept the answer.
 
+use crate::report::not_run;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use bench_model::{ClientName, ResolutionRow, Results, SuiteName, resolution_cost_us};
 
 /// The section, when the suite ran or was skipped.
 pub fn section(results: &Results) -> Option<Section> {
-    if let Some(why) = &results.resolution_skipped {
+    if let Some(why) = not_run::suite_not_run(results, SuiteName::Resolution) {
         return Some(
             Section::suite(SuiteName::Resolution)
                 .with(Part::Text(format!("resolution: skipped: {why}"))),
@@ -224,8 +225,21 @@ mod tests {
     #[test]
     fn a_skipped_suite_says_why() {
         let mut results = crate::report::fanout::test_rows::results("360");
-        results.resolution_skipped = Some("no namespace".to_owned());
+        results.not_run.push(bench_model::NotRun {
+            suite: SuiteName::Resolution,
+            part: None,
+            why: bench_model::NotRunWhy::Failed {
+                error: "no namespace".to_owned(),
+            },
+        });
         let text = section(&results).expect("a line").terminal();
-        assert!(text.contains("resolution: skipped: no namespace"), "{text}");
+        assert!(
+            text.contains("resolution: skipped: it needs a network namespace"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(root and `ip netns`): no namespace"),
+            "{text}"
+        );
     }
 }

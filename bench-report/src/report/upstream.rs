@@ -2,7 +2,7 @@
 //! against, what the bench's own handshake read of it, and what was left out or not measured.
 
 use crate::report::section::{Part, Section};
-use bench_model::{ForeignUpstream, Results, UpstreamProbe};
+use bench_model::{ForeignUpstream, Protocol, Results, RunSettings, SuiteName, UpstreamProbe};
 
 /// The section, for a run against a foreign upstream.
 pub fn section(results: &Results) -> Option<Section> {
@@ -17,19 +17,106 @@ pub fn section(results: &Results) -> Option<Section> {
     section = section.with_notes(probes);
     section = section.with_notes(
         upstream
-            .suites_left_out
+            .left_out_suites
             .iter()
-            .map(|line| format!("left out: {line}"))
+            .map(|&suite| format!("left out: {suite}: {}", left_out(suite)))
             .collect(),
     );
     section = section.with_notes(
-        upstream
-            .not_measured
-            .iter()
+        not_measured(&results.settings)
+            .into_iter()
             .map(|line| format!("not measured: {line}"))
             .collect(),
     );
     Some(section.with(Part::Prose(HOW.to_owned())))
+}
+
+/// Why `suite` is left out of a run against a given upstream ("it ...").
+pub fn left_out(suite: SuiteName) -> &'static str {
+    match suite {
+        SuiteName::Latency | SuiteName::Connections | SuiteName::Load => {
+            "runs against it (it is not left out)"
+        }
+        SuiteName::Fanout => "needs mock-rates' added latency, set through its admin endpoint",
+        SuiteName::Faults => "needs mock-rates' faults, set through its admin endpoint",
+        SuiteName::Idle => {
+            "sets mock-rates' idle timeout and reads its counts of idle closes, through its \
+             admin endpoint"
+        }
+        SuiteName::Resilience => {
+            "stops and restarts the upstream, and reads and sets mock-rates' admin endpoint"
+        }
+        SuiteName::Resolution => {
+            "runs inside a network namespace of its own, which reaches only its own mock-rates \
+             and DNS server"
+        }
+        SuiteName::Cost => "counts its calls to a mock-rates hosted in the bench's process",
+        SuiteName::Memory => {
+            "reads each client's memory against a mock-rates hosted in the bench's process, \
+             which counts its handshakes"
+        }
+        SuiteName::Decode => {
+            "measures no upstream: it decodes mock-rates' bodies in the bench's process"
+        }
+        SuiteName::Dependencies | SuiteName::Adoption => {
+            "measures no upstream: it reads and builds the clients' crates"
+        }
+        SuiteName::Releases => {
+            "runs each release's probe against mock-rates of its own over http, https and h2, \
+             and a half-closing peer of its own"
+        }
+    }
+}
+
+/// What the run's suites could not measure against a given upstream, each with why; and each
+/// protocol the bench's own handshake could not reach.
+fn not_measured(settings: &RunSettings) -> Vec<String> {
+    let over_tls = settings.protocols.iter().any(|protocol| protocol.is_tls());
+    let tls = if over_tls {
+        ", the TLS and HTTP versions and handshakes it counted"
+    } else {
+        ""
+    };
+    let mut lines = Vec::new();
+    for suite in &settings.suites {
+        let line = match suite {
+            SuiteName::Latency => format!(
+                "latency: Connections (the TCP connections the server accepted){tls}, Mock CPU, \
+                 and the calibration rows (a minimal client's calls to mock-rates, the \
+                 instrument's own cost): mock-rates counts them, and this server is not \
+                 mock-rates; nor the unpinned check, which needs a mock-rates of the bench's own"
+            ),
+            SuiteName::Connections => format!(
+                "connections: connections opened and per call, full and resumed handshakes and \
+                 the TLS version, which mock-rates counts: so that each call of new_connection \
+                 and built_per_call opened a connection of its own rests on how the client was \
+                 built, not on a count{}",
+                if settings.protocols.contains(&Protocol::Https) {
+                    "; new_connection_full left out: it needs a server with TLS session \
+                     resumption off"
+                } else {
+                    ""
+                }
+            ),
+            SuiteName::Load => format!(
+                "load: the upstream's connections, calls and reuse ratio{tls}: mock-rates \
+                 counts them"
+            ),
+            _ => continue,
+        };
+        lines.push(line);
+    }
+    if let Some(upstream) = &settings.foreign_upstream {
+        for probe in &upstream.probes {
+            if let Some(why) = &probe.error {
+                lines.push(format!(
+                    "{} left out: the bench's own handshake: {why}",
+                    probe.protocol
+                ));
+            }
+        }
+    }
+    lines
 }
 
 /// The header's lines on the upstream; none for a run against mock-rates.
@@ -96,17 +183,19 @@ mod tests {
             alpn: Some("http/1.1".to_owned()),
             error: None,
         });
-        upstream
-            .suites_left_out
-            .push("faults: needs mock-rates' faults".to_owned());
-        upstream.not_measured.push("latency: Mock CPU".to_owned());
-        results.settings.foreign_upstream = Some(upstream);
+        upstream.left_out_suites.push(SuiteName::Faults);
+        results.settings.edit(|settings| {
+            settings.protocols = vec![Protocol::Https];
+            settings.suites = vec![SuiteName::Latency];
+            settings.foreign_upstream = Some(upstream);
+        });
         let text = section(&results).unwrap().markdown();
         for expected in [
             "https://localhost:8443, a server the bench did not start",
             "https: TLSv1.3, ALPN http/1.1",
             "left out: faults: needs mock-rates' faults",
-            "not measured: latency: Mock CPU",
+            "not measured: latency: Connections (the TCP connections the server accepted), the \
+             TLS and HTTP versions and handshakes it counted, Mock CPU",
         ] {
             assert!(text.contains(expected), "{expected}: {text}");
         }

@@ -15,7 +15,7 @@ use ClientName::{Awc, Hyper, Isahc, Reqwest, ReqwestBlocking, Ureq};
 fn results() -> Results {
     use bench_model::test_rows::{environment, quick_settings};
     let mut results = Results::new(environment("2026-12-02T00:00:00Z"), quick_settings());
-    results.settings.quick = false;
+    results.settings.edit(|settings| settings.quick = false);
     results
 }
 
@@ -1031,7 +1031,9 @@ fn idle_race_row(client: ClientName, above: bool, lost: u64) -> bench_model::Idl
 #[test]
 fn with_the_idle_timeout_below_the_servers_every_client_keeps_its_calls() {
     let mut results = clear_run();
-    results.settings.clients = vec![Hyper, Awc, Isahc];
+    results
+        .settings
+        .edit(|settings| settings.clients = vec![Hyper, Awc, Isahc]);
     results.resilience.capacity.push(capacity(Isahc, 1000));
     results.idle = vec![
         idle_race_row(Hyper, true, 6),
@@ -1072,8 +1074,12 @@ fn with_the_idle_timeout_below_the_servers_every_client_keeps_its_calls() {
 #[test]
 fn a_setting_row_is_a_candidate_with_settings_only_and_says_its_setting() {
     let mut results = clear_run();
-    results.settings.clients = vec![Hyper, Reqwest, Isahc, ClientName::ReqwestHickoryDns];
-    results.settings.resolution.delays_ms = vec![100];
+    results.settings.edit(|settings| {
+        settings.clients = vec![Hyper, Reqwest, Isahc, ClientName::ReqwestHickoryDns];
+    });
+    results
+        .settings
+        .edit(|settings| settings.resolution.delays_ms = vec![100]);
     let asked = |client, questions| bench_model::ResolutionRow {
         client,
         dns_delay_ms: Some(100),
@@ -1197,7 +1203,7 @@ fn a_quick_run_leaves_a_first_tie_unbroken() {
         adoption(Ureq, 2.5, 36, 100.0),
     ];
     assert_eq!(pick(&verdict(&results), BLOCKING_CODE), Some(Ureq));
-    results.settings.quick = true;
+    results.settings.edit(|settings| settings.quick = true);
     let verdict = verdict(&results);
     assert_eq!(
         choice(&verdict, BLOCKING_CODE),

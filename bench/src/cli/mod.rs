@@ -378,6 +378,8 @@ pub fn resolve(cli: &Cli) -> RunSettings {
         https_servers: None,
         // Set by `upstream::GivenUpstream::restrict` for a run with --upstream-url.
         foreign_upstream: None,
+        // Read by the run's decision (`run::decide`), once.
+        machine: None,
         latency_cpu: if cli.no_pin {
             None
         } else {
@@ -546,7 +548,9 @@ mod tests {
         assert_eq!(defaults.clients, ClientName::ALL.to_vec());
         assert!(!defaults.clients_named);
         assert_eq!(
-            bench_model::RunPlan::of(&defaults).clients_over(Protocol::Http),
+            bench_model::Run::from(defaults.clone())
+                .plan()
+                .clients_over(Protocol::Http),
             [
                 ClientName::Hyper,
                 ClientName::Awc,
@@ -557,7 +561,9 @@ mod tests {
             ]
         );
         assert_eq!(
-            bench_model::RunPlan::of(&defaults).clients_over(Protocol::Https),
+            bench_model::Run::from(defaults.clone())
+                .plan()
+                .clients_over(Protocol::Https),
             ClientName::ALL
                 .into_iter()
                 .filter(|client| client.setting_of().is_none())
@@ -594,7 +600,9 @@ mod tests {
             "hyper,ureq-native-tls",
         ]));
         assert_eq!(
-            bench_model::RunPlan::of(&named).clients_over(Protocol::Http),
+            bench_model::Run::from(named.clone())
+                .plan()
+                .clients_over(Protocol::Http),
             [ClientName::Hyper, ClientName::UreqNativeTls]
         );
         assert!(Cli::try_parse_from(["bench", "--samples", "0"]).is_err());

@@ -9,21 +9,23 @@ use clap::Parser as _;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::cli::{self, Cli, Command, MockChild};
+use crate::cli::{Cli, Command, MockChild};
 use crate::error::BenchError;
 use crate::machine::Sampler;
 use crate::servers::mock::TlsChild;
 use crate::servers::{self, MockEndpoint, TlsServers};
 use crate::suites::{self, SuiteContext};
-use crate::upstream::{self, GivenUpstream};
+use crate::upstream;
 use bench_report::{baseline, report};
 
 use crate::{env, release};
-use bench_model::{Protocol, Results, SuiteName};
+use bench_model::{NotRunWhy, Results, SuiteName, SuitePart};
 
+mod decide;
 mod start;
 
-use start::{describe_tls_servers, start_api, start_mock, start_tls_servers};
+use decide::{Decided, decide};
+use start::{record_servers, start_api, start_mock, start_tls_servers};
 
 /// The process entry point.
 pub fn main() -> ExitCode {
@@ -132,68 +134,54 @@ pub struct RunOutput {
 
 /// Runs the selected suites, prints the tables and writes the files.
 pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
-    let mut settings = cli::resolve(cli);
     // Read the baseline first: a bad file should fail before minutes of measuring.
     let baseline = cli.baseline.as_deref().map(baseline::load).transpose()?;
-    let foreign = match GivenUpstream::from_args(&cli.upstream)? {
-        Some(target) => Some(upstream::prepare(target, &mut settings)?),
-        None => None,
-    };
+    let Decided { run, upstream } = decide(cli)?;
     let started = OffsetDateTime::now_utc()
         .replace_nanosecond(0)
         .unwrap_or_else(|_| OffsetDateTime::now_utc());
     let environment = env::collect(started.format(&Rfc3339).unwrap_or_default());
 
-    let needs_api = settings.suites.iter().any(|suite| suite.needs_api());
-    let mock = if let Some(foreign) = &foreign {
+    let mock = if let Some(upstream) = &upstream {
         Some(MockEndpoint::foreign(
-            &foreign.target.url,
-            foreign.ca_pem.clone(),
+            &upstream.target.url,
+            upstream.ca_pem.clone(),
         ))
-    } else if needs_api || settings.suites.iter().any(|suite| suite.needs_mock()) {
+    } else if run.plan().needs_mock() {
         Some(start_mock(cli.mock_url.as_deref())?)
     } else {
         None
     };
     // Against an https:// upstream the service is only called over https and h2, by the
-    // services of `start_tls_servers`.
-    let needs_api =
-        needs_api && (foreign.is_none() || settings.protocols.contains(&Protocol::Http));
-    if let Some(mock) = mock.as_ref().filter(|mock| mock.is_child()) {
-        settings.mock = format!("child process at {}", mock.base_url());
-    }
-    let api = match (&mock, needs_api) {
+    // services of `start_tls_servers`: the plan has no suite drive it over http.
+    let api = match (&mock, run.plan().needs_api()) {
         (Some(mock), true) => Some(start_api(cli.api_url.as_deref(), mock.base_url())?),
         _ => None,
     };
-    if let Some(api) = api.as_ref().filter(|api| api.pid().is_some()) {
-        settings.api = format!("child process at {}", api.base_url());
-    }
-    let tls = match &foreign {
-        Some(foreign) => {
-            upstream::start_tls_servers(&settings, &foreign.target, foreign.ca_pem.as_ref())?
+    let tls = match &upstream {
+        Some(upstream) => {
+            upstream::start_tls_servers(&run, &upstream.target, upstream.ca_pem.as_ref())?
         }
-        None => start_tls_servers(&settings, mock.as_ref(), api.as_ref())?,
+        None => start_tls_servers(&run)?,
     };
-    if let Some(tls) = &tls {
-        settings.https_servers = Some(describe_tls_servers(tls));
-    }
-    print(&report::header(&environment, &settings));
+    let mut results = Results::new(environment, run);
+    results.servers = record_servers(mock.as_ref(), api.as_ref(), tls.as_ref());
+    print(&report::header(&results));
     if let Some(mock) = mock.as_ref().filter(|mock| !mock.is_foreign())
         && let Err(error) = mock.admin().stats()
     {
         eprintln!("bench: connection counts unavailable: {error}");
     }
 
-    let mut results = Results::new(environment, settings.clone());
+    let run = results.settings.clone();
     let context = SuiteContext {
-        settings: &settings,
+        settings: &run,
         mock: mock.as_ref(),
         api: api.as_ref(),
         tls: tls.as_ref().map(TlsServers::stacks).unwrap_or_default(),
     };
     let mut sampler = Sampler::start();
-    for &suite in &settings.suites {
+    for &suite in &run.suites {
         let _ = sampler.take(suite);
         suites::run(suite, &context, &mut results)?;
         results.machine.push(sampler.take(suite));
@@ -261,10 +249,12 @@ fn keep_adoption(results: &mut Results, dir: &Path) {
             results.adoption = stored;
         }
         Ok(None) => {}
-        Err(why) => {
-            eprintln!("bench: adoption: {why}");
-            results.adoption_skipped.push(why);
-        }
+        Err(error) => suites::not_run(
+            results,
+            SuiteName::Adoption,
+            Some(SuitePart::StoredAdoption),
+            NotRunWhy::Failed { error },
+        ),
     }
 }
 
@@ -306,7 +296,7 @@ fn rerender(path: &Path, out: Option<&Path>) -> Result<PathBuf, BenchError> {
         Path::to_path_buf,
     );
     std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
-    print(&report::header(&results.environment, &results.settings));
+    print(&report::header(&results));
     print(&report::terminal(&results));
     write_report(&results, &dir)?;
     Ok(dir)

@@ -3,9 +3,7 @@
 
 use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, MockEndpoint, Serving, TlsServers};
-use crate::upstream::{self};
-use bench_model::RunPlan;
-use bench_model::{Protocol, RunSettings, SuiteName};
+use bench_model::{Origin, Protocol, Run, Server, Servers, SuiteName, TlsRole, TlsServer};
 use rates_common::HttpVersion;
 
 /// The process entry point.
@@ -21,15 +19,10 @@ pub(super) fn start_mock(url: Option<&str>) -> Result<MockEndpoint, BenchError> 
 }
 
 /// The payment services and mock-rates over TLS that the suites driving the service use for
-/// `https` and `h2` (see [`TlsServers`]), when one of them runs over either; the bench must
-/// run its own servers for that (a mock given by URL serves plain HTTP), and says so when it
-/// does not.
-pub(super) fn start_tls_servers(
-    settings: &RunSettings,
-    mock: Option<&MockEndpoint>,
-    api: Option<&ApiEndpoint>,
-) -> Result<Option<TlsServers>, BenchError> {
-    let plan = RunPlan::of(settings);
+/// `https` and `h2` (see [`TlsServers`]), when the plan has one of them run over either (it
+/// does not when `--mock-url` or `--api-url` gave servers over plain HTTP).
+pub(super) fn start_tls_servers(settings: &Run) -> Result<Option<TlsServers>, BenchError> {
+    let plan = settings.plan();
     let suites = plan.service_suites();
     let over = plan.service_protocols();
     let (https, h2) = (
@@ -37,22 +30,6 @@ pub(super) fn start_tls_servers(
         over.contains(&Protocol::H2),
     );
     if !https && !h2 {
-        return Ok(None);
-    }
-    let own_servers =
-        mock.is_some_and(MockEndpoint::is_child) && api.is_some_and(|api| api.pid().is_some());
-    if !own_servers {
-        let names: Vec<&str> = suites.iter().map(|suite| suite.as_str()).collect();
-        let left_out = match (https, h2) {
-            (true, true) => "https and h2 left out: they need",
-            (true, false) => "https left out: it needs",
-            _ => "h2 left out: it needs",
-        };
-        eprintln!(
-            "bench: {}: {left_out} the bench's own mock-rates and payment service, and \
-             --mock-url or --api-url gives servers over plain HTTP",
-            names.join(", ")
-        );
         return Ok(None);
     }
     let exe = crate::error::bench_executable()?;
@@ -86,33 +63,69 @@ pub(super) fn start_tls_servers(
     }))
 }
 
-/// The header's line on the servers over TLS.
-pub(super) fn describe_tls_servers(tls: &TlsServers) -> String {
-    if tls.mock.is_foreign() {
-        return upstream::describe_tls_servers(tls);
-    }
-    let mut parts = vec![format!(
-        "mock-rates serving TLS (h2 and http/1.1 by ALPN): child process at {}",
-        tls.mock.base_url()
-    )];
-    for (protocol, api) in [("https", &tls.https), ("h2", &tls.h2)] {
+/// Where the run's servers listened, and whose they were: the record the header and the
+/// report word.
+pub(super) fn record_servers(
+    mock: Option<&MockEndpoint>,
+    api: Option<&ApiEndpoint>,
+    tls: Option<&TlsServers>,
+) -> Servers {
+    let mock_origin = |mock: &MockEndpoint| {
+        if mock.is_foreign() {
+            Origin::Upstream
+        } else if mock.is_child() {
+            Origin::Child
+        } else {
+            Origin::Given
+        }
+    };
+    let server = |url: &str, origin| Server {
+        url: url.to_owned(),
+        origin,
+    };
+    let mut record = Servers {
+        mock: mock.map(|mock| server(mock.base_url(), mock_origin(mock))),
+        api: api.map(|api| {
+            let origin = if api.pid().is_some() {
+                Origin::Child
+            } else {
+                Origin::Given
+            };
+            server(api.base_url(), origin)
+        }),
+        tls: Vec::new(),
+    };
+    let Some(tls) = tls else {
+        return record;
+    };
+    let upstream_ca = tls.mock.ca_pem().is_some();
+    record.tls.push(TlsServer {
+        role: TlsRole::Mock,
+        url: tls.mock.base_url().to_owned(),
+    });
+    for (protocol, api) in [(Protocol::Https, &tls.https), (Protocol::H2, &tls.h2)] {
         if let Some(api) = api {
-            parts.push(format!(
-                "payment service over {protocol}: child process at {} (rates.ca_file: the \
-                 mock's CA)",
-                api.base_url()
-            ));
+            record.tls.push(TlsServer {
+                role: TlsRole::Api {
+                    protocol,
+                    upstream_ca,
+                },
+                url: api.base_url().to_owned(),
+            });
         }
     }
-    if let Some((limit, mock, api)) = &tls.limited {
-        parts.push(format!(
-            "fanout over h2 with a stream limit of {limit}: mock-rates at {}, payment service \
-             at {}",
-            mock.base_url(),
-            api.base_url()
-        ));
+    if let Some((stream_limit, mock, api)) = &tls.limited {
+        let stream_limit = *stream_limit;
+        record.tls.push(TlsServer {
+            role: TlsRole::LimitedMock { stream_limit },
+            url: mock.base_url().to_owned(),
+        });
+        record.tls.push(TlsServer {
+            role: TlsRole::LimitedApi { stream_limit },
+            url: api.base_url().to_owned(),
+        });
     }
-    parts.join("; ")
+    record
 }
 
 pub(super) fn start_api(url: Option<&str>, rates_url: &str) -> Result<ApiEndpoint, BenchError> {

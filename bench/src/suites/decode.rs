@@ -25,7 +25,7 @@ use crate::suites::progress::progress_bar;
 use bench_model::noise;
 use bench_model::stats::quantile::median;
 use bench_model::stats::summary::{SampleSummary, ratio_mean_sd};
-use bench_model::{DecodeBody, DecodeMethod, DecodeRow, Noise, RunSettings, SuiteName};
+use bench_model::{DecodeBody, DecodeMethod, DecodeRow, Noise, Run, SuiteName};
 
 /// Decodes `body` and looks up every requested pair; the number of quotes found.
 fn decode(method: DecodeMethod, body: &[u8], wanted: &Wanted) -> Result<usize, String> {
@@ -182,7 +182,7 @@ impl DecodePath<'_> {
 }
 
 /// Runs the suite.
-pub fn run(settings: &RunSettings) -> Result<Vec<DecodeRow>, BenchError> {
+pub fn run(settings: &Run) -> Result<Vec<DecodeRow>, BenchError> {
     let bodies = bodies();
     let wanted: Vec<Wanted> = bodies
         .iter()
@@ -265,7 +265,7 @@ pub fn run(settings: &RunSettings) -> Result<Vec<DecodeRow>, BenchError> {
 }
 
 /// One round: `settings.samples` samples of every subject, interleaved.
-fn sample_round(subjects: &mut [DecodePath<'_>], settings: &RunSettings, bar: &ProgressBar) {
+fn sample_round(subjects: &mut [DecodePath<'_>], settings: &Run, bar: &ProgressBar) {
     let count = subjects.len();
     for sample in 0..settings.samples as usize {
         for offset in 0..count {

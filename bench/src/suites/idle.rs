@@ -30,31 +30,17 @@ use crate::clients::mock_admin::Counted;
 use crate::error::BenchError;
 use crate::servers::MockEndpoint;
 use crate::suites::{adapters, latency, progress::progress_bar};
-use bench_model::RunPlan;
 use bench_model::{
-    ClientName, IdleError, IdleRow, IdleSettings, Protocol, RunSettings, ServerClose, SuiteName,
+    ClientName, IdleError, IdleRow, IdleSettings, Protocol, Run, ServerClose, SuiteName,
 };
 
-/// What the suite did.
-#[derive(Debug)]
-pub enum Outcome {
-    Ran(Vec<IdleRow>),
-    Skipped(String),
-}
-
-/// Runs the suite over plain HTTP, unless the run's mock-rates was given by URL.
-pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, BenchError> {
-    if !mock.is_child() {
-        return Ok(Outcome::Skipped(
-            "it sets mock-rates' idle timeout and reads its counts of idle closes, so it needs a \
-             mock-rates of the bench's own, not one given by --mock-url or --upstream-url"
-                .to_owned(),
-        ));
-    }
+/// Runs the suite over plain HTTP, against a mock-rates of its own (the plan skips it when
+/// the run's servers were given by URL).
+pub fn run(settings: &Run) -> Result<Vec<IdleRow>, BenchError> {
     let sizes = &settings.idle;
     let exe = crate::error::bench_executable()?;
     let server = MockEndpoint::spawn(&exe)?;
-    let clients = RunPlan::of(settings).clients(SuiteName::Idle, Protocol::Http);
+    let clients = settings.plan().clients(SuiteName::Idle, Protocol::Http);
     let idle_timeouts = [sizes.client_idle_above_ms, sizes.client_idle_below_ms];
     let per_client: usize = idle_timeouts.iter().map(|&ms| sizes.plan(ms).len()).sum();
     let bar = progress_bar(SuiteName::Idle, (clients.len() * per_client) as u64);
@@ -92,7 +78,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
         }
     }
     bar.finish_and_clear();
-    Ok(Outcome::Ran(rows))
+    Ok(rows)
 }
 
 /// What one row of the suite measures.

@@ -33,8 +33,7 @@ use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
 use bench_model::{
-    ClientName, MemoryPoint, MemoryRound, MemoryRow, MemorySettings, Protocol, RunPlan,
-    RunSettings, SuiteName,
+    ClientName, MemoryPoint, MemoryRound, MemoryRow, MemorySettings, Protocol, Run, SuiteName,
 };
 
 /// What the child prints once its readings are done, before them as JSON.
@@ -44,7 +43,7 @@ const REPORT_PREFIX: &str = "memory: ";
 const CHILD_LIMIT: Duration = Duration::from_secs(30);
 
 /// Runs the suite over every protocol of the run; see the module's documentation.
-pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<MemoryRow>, BenchError> {
+pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<MemoryRow>, BenchError> {
     let sizes = &settings.memory;
     if sizes.rounds == 0 || sizes.burst < 2 {
         return Err(BenchError::Memory(format!(
@@ -53,7 +52,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<MemoryRow>
         )));
     }
     let exe = crate::error::bench_executable()?;
-    let plan = RunPlan::of(settings);
+    let plan = settings.plan();
     let protocols = plan.protocols(SuiteName::Memory);
     let work = plan.pairs(SuiteName::Memory);
     let bar = progress_bar(SuiteName::Memory, (work as u64) * u64::from(sizes.rounds));

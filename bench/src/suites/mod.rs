@@ -26,12 +26,12 @@ pub use adapters::catalogue;
 
 use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, MockEndpoint, Stack};
-use bench_model::{Protocol, Results, RunPlan, RunSettings, SuiteName};
+use bench_model::{NotRun, NotRunWhy, Protocol, Results, Run, SuiteName, SuitePart};
 
 /// What a suite gets to work with.
 #[derive(Debug)]
 pub struct SuiteContext<'a> {
-    pub settings: &'a RunSettings,
+    pub settings: &'a Run,
     /// Present when any selected suite needs a server.
     pub mock: Option<&'a MockEndpoint>,
     /// The payment service, present when any selected suite drives it over HTTP.
@@ -48,8 +48,8 @@ impl<'a> SuiteContext<'a> {
     /// absence was said when the run started); the fanout suite also gets the h2 stack with a
     /// stream limit.
     fn stacks(&self, suite: SuiteName) -> Result<Vec<Stack<'a>>, BenchError> {
-        let mut stacks = Vec::with_capacity(self.settings.protocols.len());
-        for protocol in RunPlan::of(self.settings).protocols(suite) {
+        let mut stacks = Vec::new();
+        for protocol in self.settings.plan().protocols(suite) {
             match protocol {
                 Protocol::Http => stacks.push(Stack {
                     protocol,
@@ -67,91 +67,100 @@ impl<'a> SuiteContext<'a> {
     }
 }
 
-/// Runs `suite` and stores its rows in `results`.
+/// What a suite did: its rows, or why it did not run.
+#[derive(Debug)]
+pub enum Outcome<Rows> {
+    Ran(Rows),
+    NotRun(NotRunWhy),
+}
+
+/// Runs `suite` and stores its rows, or why it did not run, in `results`: a suite the plan
+/// skips is not started.
 pub fn run(
     suite: SuiteName,
     context: &SuiteContext<'_>,
     results: &mut Results,
 ) -> Result<(), BenchError> {
+    if let Some(skip) = context.settings.plan().skipped(suite) {
+        not_run(results, suite, None, NotRunWhy::Planned { skip });
+        return Ok(());
+    }
     let mock = || context.mock.ok_or(BenchError::NoMock(suite));
     let api = || context.api.ok_or(BenchError::NoApi(suite));
+    let settings = context.settings;
     match suite {
         SuiteName::Latency => {
-            let measured = latency::run(context.settings, mock()?)?;
+            let measured = latency::run(settings, mock()?)?;
             results.latency = measured.rows;
             results.calibration = measured.calibration;
             results.latency_unpinned = measured.unpinned;
             results.latency_by_body = measured.bodies;
         }
         SuiteName::Connections => {
-            let rows = connections::run(context.settings, mock()?)?;
+            let rows = connections::run(settings, mock()?)?;
             results.connections = rows.calls;
             results.construction = rows.construction;
         }
-        SuiteName::Decode => results.decode = decode::run(context.settings)?,
+        SuiteName::Decode => results.decode = decode::run(settings)?,
         SuiteName::Cost => {
-            if let Some(why) = cost::unavailable() {
-                eprintln!("bench: cost: skipped: {why}");
-                results.cost_skipped = Some(why);
-            } else {
-                results.cost = cost::run(context.settings, mock()?)?;
-                match cost::service::run(context.settings, mock()?) {
-                    Ok(rows) => results.service_cost = rows,
-                    Err(error) => {
-                        eprintln!("bench: cost: the service's instructions per payment: {error}");
-                        results.service_cost_skipped = Some(error.to_string());
-                    }
+            results.cost = cost::run(settings, mock()?)?;
+            match cost::service::run(settings, mock()?) {
+                Ok(rows) => results.service_cost = rows,
+                Err(error) => {
+                    let why = NotRunWhy::Failed {
+                        error: error.to_string(),
+                    };
+                    not_run(results, suite, Some(SuitePart::ServiceCost), why);
                 }
             }
         }
-        SuiteName::Load => results.load = load::run(context.settings, &context.stacks(suite)?)?,
+        SuiteName::Load => results.load = load::run(settings, &context.stacks(suite)?)?,
         SuiteName::Fanout => {
             for stack in context.stacks(suite)? {
-                results.fanout.extend(fanout::run(context.settings, stack)?);
+                results.fanout.extend(fanout::run(settings, stack)?);
             }
         }
         SuiteName::Faults => {
-            let outcome = faults::run(context.settings, mock()?, api()?)?;
+            let outcome = faults::run(settings, mock()?, api()?)?;
             results.faults = outcome.rows;
             results.fd_check = Some(outcome.fd_check);
         }
-        SuiteName::Resilience => match resilience::run(context.settings, mock()?, api()?)? {
-            resilience::Outcome::Ran(rows) => results.resilience = *rows,
-            resilience::Outcome::Skipped(why) => {
-                eprintln!("bench: resilience: skipped: {why}");
-                results.resilience_skipped = Some(why);
-            }
+        SuiteName::Resilience => results.resilience = resilience::run(settings)?,
+        SuiteName::Memory => results.memory = memory::run(settings, mock()?)?,
+        SuiteName::Idle => results.idle = idle::run(settings)?,
+        SuiteName::Resolution => match resolution::run(settings)? {
+            Outcome::Ran(rows) => results.resolution = rows,
+            Outcome::NotRun(why) => not_run(results, suite, None, why),
         },
-        SuiteName::Memory => results.memory = memory::run(context.settings, mock()?)?,
-        SuiteName::Idle => match idle::run(context.settings, mock()?)? {
-            idle::Outcome::Ran(rows) => results.idle = rows,
-            idle::Outcome::Skipped(why) => {
-                eprintln!("bench: idle: skipped: {why}");
-                results.idle_skipped = Some(why);
-            }
-        },
-        SuiteName::Resolution => match resolution::run(context.settings)? {
-            resolution::Outcome::Ran(rows) => results.resolution = rows,
-            resolution::Outcome::Skipped(why) => {
-                eprintln!("bench: resolution: skipped: {why}");
-                results.resolution_skipped = Some(why);
-            }
-        },
-        SuiteName::Dependencies => results.dependencies = adoption::dependencies(context.settings),
-        SuiteName::Releases => results.releases = releases::run(context.settings)?,
-        SuiteName::Adoption => match adoption::run(context.settings, mock()?)? {
-            adoption::Outcome::Ran {
+        SuiteName::Dependencies => results.dependencies = adoption::dependencies(settings),
+        SuiteName::Releases => results.releases = releases::run(settings)?,
+        SuiteName::Adoption => match adoption::run(settings, mock()?)? {
+            Outcome::Ran(adoption::Measured {
                 results: rows,
                 failed,
-            } => {
+            }) => {
                 results.adoption = rows;
-                results.adoption_skipped = failed;
+                for (client, error) in failed {
+                    let part = SuitePart::Probe { client };
+                    not_run(results, suite, Some(part), NotRunWhy::Failed { error });
+                }
             }
-            adoption::Outcome::Skipped(why) => {
-                eprintln!("bench: adoption: skipped: {why}");
-                results.adoption_skipped.push(why);
-            }
+            Outcome::NotRun(why) => not_run(results, suite, None, why),
         },
     }
     Ok(())
+}
+
+/// Records that `suite` (or `part` of it) did not run, and says so on stderr.
+pub(crate) fn not_run(
+    results: &mut Results,
+    suite: SuiteName,
+    part: Option<SuitePart>,
+    why: NotRunWhy,
+) {
+    eprintln!(
+        "bench: {}",
+        bench_report::report::not_run_line(suite, part, &why)
+    );
+    results.not_run.push(NotRun { suite, part, why });
 }

@@ -10,8 +10,7 @@ mod servers;
 pub mod target;
 
 pub use probe::probe;
-pub use servers::{Prepared, describe_tls_servers, prepare, start_tls_servers};
+pub use servers::{Prepared, prepare, start_tls_servers};
 pub use target::{
-    GivenUpstream, UpstreamArgs, UpstreamError, connections_not_measured, left_out,
-    row_not_measured,
+    GivenUpstream, UpstreamArgs, UpstreamError, connections_not_measured, row_not_measured,
 };

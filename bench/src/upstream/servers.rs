@@ -9,8 +9,7 @@ use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, MockEndpoint, TlsServers};
 use crate::upstream::probe::probe;
 use crate::upstream::target::{GivenUpstream, UpstreamError};
-use bench_model::RunPlan;
-use bench_model::{Protocol, RunSettings, UpstreamProbe};
+use bench_model::{Protocol, Run, RunSettings, UpstreamProbe};
 
 /// The upstream of a run, ready: where it is and the CA its clients trust besides the
 /// system's roots.
@@ -46,17 +45,15 @@ pub fn prepare(target: GivenUpstream, settings: &mut RunSettings) -> Result<Prep
         .filter(|probe| probe.error.is_some())
         .map(UpstreamProbe::describe)
         .collect();
-    if let Some(upstream) = settings.foreign_upstream.as_mut() {
-        for probe in &probes {
-            if let Some(why) = &probe.error {
-                let line = format!(
-                    "{} left out: the bench's own handshake: {why}",
-                    probe.protocol
-                );
-                eprintln!("bench: {line}");
-                upstream.not_measured.push(line);
-            }
+    for probe in &probes {
+        if let Some(why) = &probe.error {
+            eprintln!(
+                "bench: {} left out: the bench's own handshake: {why}",
+                probe.protocol
+            );
         }
+    }
+    if let Some(upstream) = settings.foreign_upstream.as_mut() {
         upstream.probes.clone_from(&probes);
     }
     settings.leave_out_protocols(|protocol| {
@@ -78,11 +75,11 @@ pub fn prepare(target: GivenUpstream, settings: &mut RunSettings) -> Result<Prep
 /// suites that drive it (the load suite), calling `target` and trusting the system's roots and
 /// `ca_pem`; `None` when no such suite runs over either.
 pub fn start_tls_servers(
-    settings: &RunSettings,
+    settings: &Run,
     target: &GivenUpstream,
     ca_pem: Option<&Arc<[u8]>>,
 ) -> Result<Option<TlsServers>, BenchError> {
-    let over = RunPlan::of(settings).service_protocols();
+    let over = settings.plan().service_protocols();
     let (https, h2) = (
         over.contains(&Protocol::Https),
         over.contains(&Protocol::H2),
@@ -99,25 +96,4 @@ pub fn start_tls_servers(
         h2: h2.then(|| spawn(HttpVersion::Http2)).transpose()?,
         limited: None,
     }))
-}
-
-/// The header's line on the payment services calling a foreign upstream over TLS.
-pub fn describe_tls_servers(tls: &TlsServers) -> String {
-    let trust = if tls.mock.ca_pem().is_some() {
-        "rates.ca_file: --ca-file's CA"
-    } else {
-        "the system's roots only"
-    };
-    [("https", &tls.https), ("h2", &tls.h2)]
-        .into_iter()
-        .filter_map(|(protocol, api)| {
-            Some(format!(
-                "payment service over {protocol}: child process at {} (rates.base_url: {}; \
-                 {trust})",
-                api.as_ref()?.base_url(),
-                tls.mock.base_url()
-            ))
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rates_common::ClientSettings;
 
-use bench_model::{ConnectionMode, ForeignUpstream, Protocol, RunSettings, SuiteName};
+use bench_model::{ConnectionMode, ForeignUpstream, Protocol, RunSettings};
 
 /// The flags (flattened into the bench's).
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -122,7 +122,7 @@ impl GivenUpstream {
     }
 
     /// The run's settings restricted to what can run against the target: the suites that
-    /// can (see [`left_out`]), over the run's protocols that its scheme allows, and the record
+    /// can ([`SuiteName::measures_a_given_upstream`]), over the run's protocols that its scheme allows, and the record
     /// of the upstream, with what the suites cannot measure there. The lines to print come
     /// back too: one per suite left out, and one per protocol asked for with `--protocol`
     /// that the scheme does not allow, with why.
@@ -135,13 +135,16 @@ impl GivenUpstream {
             self.ca_file.as_ref().map(|path| path.display().to_string()),
         );
         let mut lines = Vec::new();
-        settings.suites.retain(|&suite| match left_out(suite) {
-            None => true,
-            Some(why) => {
-                upstream.suites_left_out.push(format!("{suite}: {why}"));
-                lines.push(format!("{suite}: skipped with --upstream-url: it {why}"));
-                false
+        settings.suites.retain(|&suite| {
+            if suite.measures_a_given_upstream() {
+                return true;
             }
+            upstream.left_out_suites.push(suite);
+            lines.push(format!(
+                "{suite}: skipped with --upstream-url: it {}",
+                bench_report::report::left_out_of_upstream(suite)
+            ));
+            false
         });
         if settings.suites.is_empty() {
             return Err(UpstreamError::NoSuite);
@@ -171,89 +174,10 @@ impl GivenUpstream {
                 allowed: allowed.join(" and "),
             });
         }
-        upstream.not_measured = not_measured(settings);
         settings.mock = format!("none: the upstream is {} (--upstream-url)", self.url);
         settings.foreign_upstream = Some(upstream);
         Ok(lines)
     }
-}
-
-/// Why `suite` is left out of a run against a foreign upstream ("it ..."); `None` for the
-/// suites that run against it.
-pub fn left_out(suite: SuiteName) -> Option<&'static str> {
-    match suite {
-        SuiteName::Latency | SuiteName::Connections | SuiteName::Load => None,
-        SuiteName::Fanout => {
-            Some("needs mock-rates' added latency, set through its admin endpoint")
-        }
-        SuiteName::Faults => Some("needs mock-rates' faults, set through its admin endpoint"),
-        SuiteName::Idle => Some(
-            "sets mock-rates' idle timeout and reads its counts of idle closes, through its \
-             admin endpoint",
-        ),
-        SuiteName::Resilience => {
-            Some("stops and restarts the upstream, and reads and sets mock-rates' admin endpoint")
-        }
-        SuiteName::Resolution => Some(
-            "runs inside a network namespace of its own, which reaches only its own mock-rates \
-             and DNS server",
-        ),
-        SuiteName::Cost => Some("counts its calls to a mock-rates hosted in the bench's process"),
-        SuiteName::Memory => Some(
-            "reads each client's memory against a mock-rates hosted in the bench's process, \
-             which counts its handshakes",
-        ),
-        SuiteName::Decode => {
-            Some("measures no upstream: it decodes mock-rates' bodies in the bench's process")
-        }
-        SuiteName::Dependencies | SuiteName::Adoption => {
-            Some("measures no upstream: it reads and builds the clients' crates")
-        }
-        SuiteName::Releases => Some(
-            "runs each release's probe against mock-rates of its own over http, https and h2, \
-             and a half-closing peer of its own",
-        ),
-    }
-}
-
-/// What the run's suites cannot measure against a foreign upstream, each with why.
-fn not_measured(settings: &RunSettings) -> Vec<String> {
-    let over_tls = settings.protocols.iter().any(|protocol| protocol.is_tls());
-    let tls = if over_tls {
-        ", the TLS and HTTP versions and handshakes it counted"
-    } else {
-        ""
-    };
-    let mut lines = Vec::new();
-    for suite in &settings.suites {
-        let line = match suite {
-            SuiteName::Latency => format!(
-                "latency: Connections (the TCP connections the server accepted){tls}, Mock CPU, \
-                 and the calibration rows (a minimal client's calls to mock-rates, the \
-                 instrument's own cost): mock-rates counts them, and this server is not \
-                 mock-rates; nor the unpinned check, which needs a mock-rates of the bench's own"
-            ),
-            SuiteName::Connections => format!(
-                "connections: connections opened and per call, full and resumed handshakes and \
-                 the TLS version, which mock-rates counts: so that each call of new_connection \
-                 and built_per_call opened a connection of its own rests on how the client was \
-                 built, not on a count{}",
-                if settings.protocols.contains(&Protocol::Https) {
-                    "; new_connection_full left out: it needs a server with TLS session \
-                     resumption off"
-                } else {
-                    ""
-                }
-            ),
-            SuiteName::Load => format!(
-                "load: the upstream's connections, calls and reuse ratio{tls}: mock-rates \
-                 counts them"
-            ),
-            _ => continue,
-        };
-        lines.push(line);
-    }
-    lines
 }
 
 /// What a row over `protocol` against the foreign upstream at `url` has not measured, and

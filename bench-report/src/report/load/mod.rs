@@ -259,9 +259,11 @@ mod tests {
             "the larger answer is not held to the targets: {markdown}"
         );
         // Asked for and not measured: said so.
-        results.settings.load.large_body = Some(bench_model::LargeBody {
-            bytes: 1024 * 1024,
-            rps: 50,
+        results.settings.edit(|settings| {
+            settings.load.large_body = Some(bench_model::LargeBody {
+                bytes: 1024 * 1024,
+                rps: 50,
+            });
         });
         results.load = vec![ordinary];
         let markdown = super::section(&results, &[]).expect("rows").markdown();

@@ -16,7 +16,7 @@ use parts::{overload_table, restart_table, slow_line, slow_table, soak_table};
 
 /// The section, when the suite ran or was skipped.
 pub fn section(results: &Results) -> Option<Section> {
-    if let Some(why) = &results.resilience_skipped {
+    if let Some(why) = crate::report::not_run::suite_not_run(results, SuiteName::Resilience) {
         return Some(
             Section::suite(SuiteName::Resilience).with(Part::Prose(format!("Skipped: {why}."))),
         );

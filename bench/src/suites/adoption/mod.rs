@@ -15,26 +15,21 @@ use std::path::{Path, PathBuf};
 
 use crate::error::BenchError;
 use crate::servers::MockEndpoint;
-use crate::suites::adapters;
 use crate::suites::adoption::build::{Cargo, Scratch};
 use crate::suites::adoption::probes::Probe;
 use crate::suites::progress::progress_bar;
+use crate::suites::{Outcome, adapters};
 use bench_model::{
     AdoptionInputs, AdoptionResults, AdoptionRow, AdoptionSettings, ClientName,
-    DependenciesResults, DependencyRow, Environment, RunSettings, StoredFrom, SuiteName,
+    DependenciesResults, DependencyRow, Environment, NotRunWhy, Protocol, Run, StoredFrom,
+    SuiteName,
 };
-use bench_model::{Protocol, RunPlan};
 
-/// What the suite did.
+/// What the suite measured: the rows, and each client whose probe failed, with the error.
 #[derive(Debug)]
-pub enum Outcome {
-    /// The rows measured, and each client whose probe failed, with why.
-    Ran {
-        results: AdoptionResults,
-        failed: Vec<String>,
-    },
-    /// Why it could not run at all (no cargo, no workspace sources, the base probe failed).
-    Skipped(String),
+pub struct Measured {
+    pub results: AdoptionResults,
+    pub failed: Vec<(ClientName, String)>,
 }
 
 /// The workspace this bench was built from: its `Cargo.lock` pins the probes' versions and
@@ -50,13 +45,13 @@ fn workspace() -> PathBuf {
 /// # Errors
 /// Why they were not stored.
 pub fn store_measured(
-    settings: &RunSettings,
+    settings: &Run,
     environment: &Environment,
     results: &AdoptionResults,
     (target_dir, run): (&Path, &Path),
 ) -> Result<(), String> {
     // The adoption suite's clients, whether or not this run takes the suite.
-    let clients = RunPlan::of(settings).listed();
+    let clients = settings.plan().listed();
     if results.base.is_none() || clients.iter().any(|&client| results.row(client).is_none()) {
         return Err("not every probe was measured, so nothing was stored".to_owned());
     }
@@ -87,7 +82,7 @@ fn inputs_now(environment: &Environment, clients: &[ClientName]) -> Result<Adopt
 /// # Errors
 /// Why the stored figures cannot be used (an input changed, a client has no row).
 pub fn stored(
-    settings: &RunSettings,
+    settings: &Run,
     environment: &Environment,
     target_dir: &Path,
 ) -> Result<Option<AdoptionResults>, String> {
@@ -95,7 +90,7 @@ pub fn stored(
     if !file.is_file() {
         return Ok(None);
     }
-    let clients = RunPlan::of(settings).listed();
+    let clients = settings.plan().listed();
     let inputs = inputs_now(environment, &clients)?;
     store::load(&file, &inputs, &clients)
 }
@@ -103,7 +98,7 @@ pub fn stored(
 /// The dependencies suite: every client's probe tree (and the base's) read with `cargo
 /// metadata`, nothing built. Without cargo or the workspace's sources it says why and reads
 /// nothing; a client whose tree cannot be read is named and the others go on.
-pub fn dependencies(settings: &RunSettings) -> DependenciesResults {
+pub fn dependencies(settings: &Run) -> DependenciesResults {
     let skipped = |why: String| DependenciesResults {
         skipped: vec![why],
         ..DependenciesResults::default()
@@ -124,7 +119,9 @@ pub fn dependencies(settings: &RunSettings) -> DependenciesResults {
         Ok(scratch) => scratch,
         Err(error) => return skipped(format!("a scratch directory: {error}")),
     };
-    let clients = RunPlan::of(settings).clients(SuiteName::Dependencies, Protocol::Http);
+    let clients = settings
+        .plan()
+        .clients(SuiteName::Dependencies, Protocol::Http);
     let bar = progress_bar(SuiteName::Dependencies, clients.len() as u64 + 1);
     let base = match scratch.tree(&cargo, &lock, &probes::BASE) {
         Ok(base) => base.crates,
@@ -158,27 +155,29 @@ pub fn dependencies(settings: &RunSettings) -> DependenciesResults {
 }
 
 /// Builds and reads every client's probe (the run's clients, every TLS backend), and the base.
-pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, BenchError> {
+/// It does not run at all without cargo, the workspace's sources, or a base probe that
+/// builds: why is the error met.
+pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Outcome<Measured>, BenchError> {
+    let failed = |error: String| Ok(Outcome::NotRun(NotRunWhy::Failed { error }));
     let workspace = workspace();
     let lock = workspace.join("Cargo.lock");
     if !lock.is_file() {
-        return Ok(Outcome::Skipped(format!(
+        return failed(format!(
             "the workspace's Cargo.lock is not at {} (the probes are built from the sources \
              the bench was built from)",
             lock.display()
-        )));
+        ));
     }
     let cargo = match Cargo::find() {
         Ok(cargo) => cargo,
-        Err(why) => return Ok(Outcome::Skipped(why)),
+        Err(why) => return failed(why),
     };
     let url = format!(
         "{}/api/live?pairs={}",
         mock.base_url().trim_end_matches('/'),
         probes::PAIR
     );
-    let clients: Vec<ClientName> =
-        RunPlan::of(settings).clients(SuiteName::Adoption, Protocol::Http);
+    let clients: Vec<ClientName> = settings.plan().clients(SuiteName::Adoption, Protocol::Http);
     let bar = progress_bar(bench_model::SuiteName::Adoption, clients.len() as u64 + 1);
     let scratch = Scratch::new().map_err(|error| BenchError::Adoption(error.to_string()))?;
     bar.set_message("no client (the base)");
@@ -187,14 +186,12 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
         Ok(base) => base,
         Err(error) => {
             bar.finish_and_clear();
-            return Ok(Outcome::Skipped(format!(
-                "the probe with no HTTP client failed: {error}"
-            )));
+            return failed(format!("the probe with no HTTP client failed: {error}"));
         }
     };
     bar.inc(1);
     let mut rows = Vec::with_capacity(clients.len());
-    let mut failed = Vec::new();
+    let mut failures = Vec::new();
     for client in clients {
         bar.set_message(client.as_str());
         let probe = probes::probe(client);
@@ -205,14 +202,13 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
         {
             Ok(row) => rows.push(row),
             Err(error) => {
-                eprintln!("bench: adoption: {client}: {error}");
-                failed.push(format!("{client}: {error}"));
+                failures.push((client, error));
             }
         }
         bar.inc(1);
     }
     bar.finish_and_clear();
-    Ok(Outcome::Ran {
+    Ok(Outcome::Ran(Measured {
         results: AdoptionResults {
             settings: Some(AdoptionSettings {
                 jobs: cargo.jobs,
@@ -222,8 +218,8 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Outcome, Bench
             rows,
             stored_from: None,
         },
-        failed,
-    })
+        failed: failures,
+    }))
 }
 
 fn row(

@@ -34,11 +34,10 @@ use crate::servers::{MockEndpoint, Serving};
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::upstream;
-use bench_model::RunPlan;
 use bench_model::stats::summary::block_means;
 use bench_model::{
     ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow, Protocol,
-    RunSettings, SuiteName,
+    Run, SuiteName,
 };
 use measured::{MeasuredClient, Work};
 use tally::{BatchOutcome, Tally, calls_per_sample, fill_ratios};
@@ -53,14 +52,14 @@ pub struct Rows {
 /// Runs the suite over every protocol of the run, each against mock-rates servers of its own
 /// when the bench runs mock-rates itself; a mock given by URL serves plain HTTP only, so
 /// `https` is then left out, and said so. Pinned like the latency suite when the run pins.
-pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Rows, BenchError> {
+pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Rows, BenchError> {
     let _pinned = settings
         .latency_cpu
         .map(crate::affinity::Pinned::to)
         .transpose()
         .map_err(|source| BenchError::io(Path::new("the CPU affinity"), source))?;
     let mut rows = Rows::default();
-    for protocol in RunPlan::of(settings).protocols(SuiteName::Connections) {
+    for protocol in settings.plan().protocols(SuiteName::Connections) {
         let Some(servers) = Servers::start(protocol, settings.latency_cpu, mock)? else {
             eprintln!(
                 "bench: connections: https left out: it needs mock-rates of the bench's own, \
@@ -183,12 +182,12 @@ fn build_settings(trust: ClientTrust, mock: &MockEndpoint) -> ClientSettings {
 
 /// The subjects of `protocol`, client by client: every mode that applies, then every build.
 fn subjects<'m>(
-    settings: &RunSettings,
+    settings: &Run,
     servers: &'m Servers<'_>,
     protocol: Protocol,
 ) -> Result<Vec<MeasuredClient<'m>>, BenchError> {
     let mut subjects = Vec::new();
-    let clients = RunPlan::of(settings).clients(SuiteName::Connections, protocol);
+    let clients = settings.plan().clients(SuiteName::Connections, protocol);
     for &client in &clients {
         for mode in ConnectionMode::ALL {
             if mode.left_out_over(protocol).is_some() {
@@ -222,7 +221,7 @@ fn subjects<'m>(
 
 /// Every subject of `protocol`: warm-up, then the samples, interleaved.
 fn measure(
-    settings: &RunSettings,
+    settings: &Run,
     servers: &Servers<'_>,
     protocol: Protocol,
 ) -> Result<(Vec<ConnectionsRow>, Vec<ConstructionRow>), BenchError> {

@@ -29,8 +29,7 @@ use crate::servers::child::scratch_path;
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
-use bench_model::RunPlan;
-use bench_model::{ClientName, CostRow, Protocol, RunSettings, SuiteName};
+use bench_model::{ClientName, CostRow, Protocol, Run, SuiteName};
 
 /// The child's connect and call timeouts.
 const CHILD_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
@@ -38,23 +37,8 @@ const CHILD_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
 /// What the child prints once its calls are done, before the figures.
 const REPORT_PREFIX: &str = "cost: ";
 
-/// Why the suite did not run, when it could not: said on stderr and kept in results.json.
-pub fn unavailable() -> Option<String> {
-    match Command::new("valgrind").arg("--version").output() {
-        Ok(output) if output.status.success() => None,
-        Ok(output) => Some(format!(
-            "`valgrind --version` failed ({}): the cost suite needs valgrind's callgrind",
-            output.status
-        )),
-        Err(error) => Some(format!(
-            "valgrind is not installed ({error}); the cost suite needs its callgrind tool \
-             (Debian: apt-get install valgrind)"
-        )),
-    }
-}
-
 /// Runs the suite over every protocol of the run; see the module's documentation.
-pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchError> {
+pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchError> {
     let (low, high) = settings.cost.calls;
     if low >= high {
         return Err(BenchError::Cost(format!(
@@ -62,7 +46,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<CostRow>, 
         )));
     }
     let exe = crate::error::bench_executable()?;
-    let plan = RunPlan::of(settings);
+    let plan = settings.plan();
     let protocols = plan.protocols(SuiteName::Cost);
     let work = plan.pairs(SuiteName::Cost);
     // A third run between the two: two estimates of the same figure, whose difference is its

@@ -30,8 +30,7 @@ use crate::suites::progress::progress_bar;
 use crate::suites::shuffle::Shuffle;
 use bench_model::stats::quantile::median_of;
 use bench_model::{
-    ClientName, Protocol, RunPlan, RunSettings, Scenario, ServiceCostRow, ServiceCostSettings,
-    SuiteName,
+    ClientName, Protocol, Run, Scenario, ServiceCostRow, ServiceCostSettings, SuiteName,
 };
 
 /// How long the service may take to start under callgrind: every worker builds every client
@@ -53,11 +52,11 @@ const DUMP_LIMIT: Duration = Duration::from_secs(60);
 ///
 /// # Errors
 /// The service does not start under callgrind, or callgrind does not answer.
-pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<ServiceCostRow>, BenchError> {
+pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<ServiceCostRow>, BenchError> {
     let Some(sizes) = settings.cost.service else {
         return Ok(Vec::new());
     };
-    let clients = RunPlan::of(settings).clients(SuiteName::Cost, Protocol::Http);
+    let clients = settings.plan().clients(SuiteName::Cost, Protocol::Http);
     if clients.is_empty() || sizes.payments == 0 || sizes.rounds == 0 {
         return Ok(Vec::new());
     }

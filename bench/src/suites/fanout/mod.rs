@@ -40,11 +40,10 @@ use crate::suites::fanout::batches::{BatchOutcome, Batches};
 use crate::suites::fanout::ideal::{efficiency, ideal_ms};
 use crate::suites::progress::progress_bar;
 use crate::suites::tls;
-use bench_model::RunPlan;
 use bench_model::stats::quantile::median_of;
 use bench_model::{
-    ClientName, FanoutMode, FanoutRow, FanoutSeries, H2Spread, NegotiatedTls, Protocol,
-    RunSettings, SuiteName,
+    ClientName, FanoutMode, FanoutRow, FanoutSeries, H2Spread, NegotiatedTls, Protocol, Run,
+    SuiteName,
 };
 
 /// The api's default upstream timeout, assumed per item when `GET /clients` cannot be read.
@@ -57,7 +56,7 @@ const IDLE_CLOSE_MARGIN_MS: u64 = 500;
 
 /// Runs the suite: sets the upstream latency, measures every client, mode and size, and
 /// removes the latency again (also when measuring fails or panics).
-pub fn run(settings: &RunSettings, stack: Stack<'_>) -> Result<Vec<FanoutRow>, BenchError> {
+pub fn run(settings: &Run, stack: Stack<'_>) -> Result<Vec<FanoutRow>, BenchError> {
     let fanout = &settings.fanout;
     let (mock, api) = (stack.mock, stack.api);
     let caps = ApiCaps::read(&ApiClient::kept_alive(api.base_url())).unwrap_or_else(|error| {
@@ -125,14 +124,14 @@ fn modes_over(protocol: Protocol) -> &'static [FanoutMode] {
 }
 
 fn measure(
-    settings: &RunSettings,
+    settings: &Run,
     stack: Stack<'_>,
     admin: &MockAdmin<'_>,
     caps: &ApiCaps,
 ) -> Vec<FanoutRow> {
     let (protocol, api) = (stack.protocol, stack.api);
     let fanout = &settings.fanout;
-    let clients = RunPlan::of(settings).clients(SuiteName::Fanout, protocol);
+    let clients = settings.plan().clients(SuiteName::Fanout, protocol);
     let modes = modes_over(protocol);
     let (latency, jitter) = (fanout.upstream_latency_ms, fanout.upstream_jitter_ms);
     let largest = fanout.group_sizes.iter().copied().max().unwrap_or(1);

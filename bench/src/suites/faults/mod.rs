@@ -33,10 +33,7 @@ use crate::suites::faults::fds::read_fds;
 use crate::suites::faults::settings::mock_faults;
 use crate::suites::faults::storm::{at_once, reuse, storm, wait_for_idle};
 use crate::suites::progress::progress_bar;
-use bench_model::RunPlan;
-use bench_model::{
-    ClientName, FaultRow, FdCheck, PaymentOutcome, Protocol, RunSettings, SuiteName,
-};
+use bench_model::{ClientName, FaultRow, FdCheck, PaymentOutcome, Protocol, Run, SuiteName};
 
 /// How long past the service's timeout a request may take before the bench calls it hung.
 const HANG_BOUND: Duration = Duration::from_secs(5);
@@ -53,7 +50,7 @@ pub struct FaultsOutcome {
 /// Runs the suite: against its own api child when `api` is the bench's child, else against
 /// `api` itself (then without descriptor counts).
 pub fn run(
-    settings: &RunSettings,
+    settings: &Run,
     mock: &MockEndpoint,
     api: &ApiEndpoint,
 ) -> Result<FaultsOutcome, BenchError> {
@@ -66,7 +63,8 @@ pub fn run(
     let cases = &settings.faults.faults;
     let service = ServiceSettings::read(&ApiClient::fresh(api.base_url(), HANG_BOUND))?;
     // Faults are HTTP/1.1 byte-level faults of a mock in the clear: every client over http.
-    let clients: Vec<(ClientName, u64)> = RunPlan::of(settings)
+    let clients: Vec<(ClientName, u64)> = settings
+        .plan()
         .clients(SuiteName::Faults, Protocol::Http)
         .into_iter()
         .map(|name| service.timeout_ms(name).map(|timeout| (name, timeout)))
@@ -163,7 +161,7 @@ pub fn run(
 }
 
 /// An api child of the suite's own, with `--fault-timeout-ms` as its upstream timeout.
-fn start_service(settings: &RunSettings, mock: &MockEndpoint) -> Result<ApiEndpoint, BenchError> {
+fn start_service(settings: &Run, mock: &MockEndpoint) -> Result<ApiEndpoint, BenchError> {
     let exe = crate::error::bench_executable()?;
     let timeout = settings.faults.timeout_ms.map(|ms| ms.to_string());
     let env: Vec<(&str, &str)> = timeout

@@ -32,10 +32,7 @@ use crate::error::BenchError;
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
 use crate::suites::progress::progress_bar;
-use bench_model::RunPlan;
-use bench_model::{
-    CalibrationRow, ClientName, Decode, LatencyRow, Protocol, RunSettings, SuiteName,
-};
+use bench_model::{CalibrationRow, ClientName, Decode, LatencyRow, Protocol, Run, SuiteName};
 use protocol_run::{ProtocolRun, Round};
 use rows::{Part, calibration_row, summarize};
 
@@ -65,7 +62,7 @@ pub struct LatencyResults {
 /// HTTP only, so `https` and `h2` are then left out, and said so. Pinned, this thread and the
 /// clients' threads run on `settings.latency_cpu` too; see [`crate::affinity`] for why. Then,
 /// when it ran pinned with mocks of its own, the clients over http once more, unpinned.
-pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults, BenchError> {
+pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<LatencyResults, BenchError> {
     let exe = crate::error::bench_executable()?;
     let pinned = settings
         .latency_cpu
@@ -73,7 +70,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults
         .transpose()
         .map_err(|source| BenchError::io(Path::new("the CPU affinity"), source))?;
     let mut own_mocks = Vec::new();
-    for protocol in RunPlan::of(settings).protocols(SuiteName::Latency) {
+    for protocol in settings.plan().protocols(SuiteName::Latency) {
         let tls = protocol.is_tls();
         if mock.is_foreign() {
             // Its scheme already chose the protocols (`upstream::GivenUpstream::restrict`).
@@ -102,7 +99,8 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults
         .iter()
         .find(|(protocol, _)| *protocol == Protocol::Http)
         .map(|&(_, mock)| mock);
-    let bodies = RunPlan::of(settings)
+    let bodies = settings
+        .plan()
         .over(SuiteName::Latency, Protocol::Http)
         .map(|over| over.bodies.clone())
         .unwrap_or_default();
@@ -124,7 +122,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults
     drop(pinned);
     let unpinned_over_http = settings.latency_cpu.is_some()
         && mock.is_child()
-        && RunPlan::of(settings).runs(SuiteName::Latency, Protocol::Http);
+        && settings.plan().runs(SuiteName::Latency, Protocol::Http);
     if unpinned_over_http {
         // A thread of its own, started unpinned, so that its runtime and blocking pool are too.
         results.unpinned = std::thread::scope(|scope| {
@@ -151,7 +149,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<LatencyResults
 
 /// Every client over each of `mocks`' protocols, in rounds.
 fn measure(
-    settings: &RunSettings,
+    settings: &Run,
     mocks: &[(Protocol, &MockEndpoint)],
     part: Part,
 ) -> Result<LatencyResults, BenchError> {
@@ -175,7 +173,8 @@ fn measure(
         .iter()
         .flat_map(|&(protocol, _)| {
             decodes.iter().map(move |&decode| {
-                RunPlan::of(settings)
+                settings
+                    .plan()
                     .clients(SuiteName::Latency, protocol)
                     .into_iter()
                     .filter(|&name| {

@@ -14,8 +14,8 @@ use crate::suites::bare::BareCall;
 use crate::suites::calibration::MinimalClient;
 use crate::suites::latency::rows::Part;
 use crate::suites::latency::sampled::{ClientRun, Sampled, Timed, counting};
-use bench_model::{ClientName, Decode, Protocol, RunSettings};
-use bench_model::{RunPlan, SuiteName};
+use bench_model::SuiteName;
+use bench_model::{ClientName, Decode, Protocol, Run};
 
 /// Everything measured over one protocol.
 pub(super) struct ProtocolRun<'m> {
@@ -35,7 +35,7 @@ impl<'m> ProtocolRun<'m> {
     /// The clients over `protocol` that decode the answer as `decode` says, each built twice
     /// (through the port, and bare), and the minimal client, all against `mock`.
     pub(super) async fn build(
-        settings: &RunSettings,
+        settings: &Run,
         (mock, protocol, decode): (&'m MockEndpoint, Protocol, Decode),
         part: Part,
         pairs: &[CurrencyPair],
@@ -53,7 +53,8 @@ impl<'m> ProtocolRun<'m> {
             decode: adapters::body_decode(decode),
             ..defaults
         };
-        let clients: Vec<ClientName> = RunPlan::of(settings)
+        let clients: Vec<ClientName> = settings
+            .plan()
             .clients(SuiteName::Latency, protocol)
             .into_iter()
             .filter(|&name| adapters::decodes(name).contains(&client_settings.decode))
@@ -128,7 +129,7 @@ impl<'m> ProtocolRun<'m> {
 
 /// How the suite takes its calls.
 pub(super) struct Round<'a> {
-    pub(super) settings: &'a RunSettings,
+    pub(super) settings: &'a Run,
     pub(super) pairs: &'a [CurrencyPair],
     pub(super) bar: &'a indicatif::ProgressBar,
     /// Whether each client's bare call is sampled beside it.

@@ -11,7 +11,7 @@ use crate::clients::{Counted, MockAdmin};
 use crate::process_cpu::ProcessCpu;
 use bench_model::noise;
 use bench_model::stats::summary::mean;
-use bench_model::{ClientName, Noise, RunSettings};
+use bench_model::{ClientName, Noise, Run};
 
 /// One client's measurements over the run.
 pub(super) struct ClientRun {
@@ -31,7 +31,7 @@ pub(super) struct ClientRun {
 
 impl ClientRun {
     /// With `peaks`, each sample's peak heap is kept too.
-    pub(super) fn new(name: ClientName, settings: &RunSettings, peaks: bool) -> Self {
+    pub(super) fn new(name: ClientName, settings: &Run, peaks: bool) -> Self {
         let capacity =
             (settings.samples as usize).saturating_mul(settings.calls_per_sample as usize);
         Self {

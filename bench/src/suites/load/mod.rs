@@ -41,8 +41,7 @@ use crate::suites::load::server::ProcessProbe;
 use crate::suites::load::tally::Tally;
 use crate::suites::load::timeline::Timeline;
 use crate::suites::progress::progress_bar;
-use bench_model::RunPlan;
-use bench_model::{LargeBody, LoadRow, Protocol, RunSettings, Scenario, SuiteName, size_name};
+use bench_model::{LargeBody, LoadRow, Protocol, Run, Scenario, SuiteName, size_name};
 use scenario::ScenarioRun;
 
 /// Worker threads of the generator's runtime: the machine's cores, at most 4 (the service and
@@ -105,12 +104,13 @@ fn upstream_pool_bound(api: &ApiEndpoint) -> Option<u64> {
 
 /// The scenarios over `protocol`: the health check over http only (the service itself is
 /// called in the clear either way), then a payments scenario per client of the protocol.
-fn scenarios_over(settings: &RunSettings, protocol: Protocol) -> Vec<Scenario> {
+fn scenarios_over(settings: &Run, protocol: Protocol) -> Vec<Scenario> {
     let health = (protocol == Protocol::Http).then_some(Scenario::Health);
     health
         .into_iter()
         .chain(
-            RunPlan::of(settings)
+            settings
+                .plan()
                 .clients(SuiteName::Load, protocol)
                 .into_iter()
                 .map(Scenario::Payments),
@@ -120,7 +120,7 @@ fn scenarios_over(settings: &RunSettings, protocol: Protocol) -> Vec<Scenario> {
 
 /// Runs the suite over `stacks` (one per protocol): every scenario of every stack in
 /// `settings.rounds` rounds; one row per scenario and protocol.
-pub fn run(settings: &RunSettings, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>, BenchError> {
+pub fn run(settings: &Run, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>, BenchError> {
     let load = &settings.load;
     let rounds = settings.rounds.max(1);
     let round_span =
@@ -155,7 +155,7 @@ pub fn run(settings: &RunSettings, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>,
         .as_ref()
         .and_then(|(large, api)| Some((large, large_body_stack(stacks, api)?)))
     {
-        for client in RunPlan::of(settings).clients(SuiteName::Load, Protocol::Http) {
+        for client in settings.plan().clients(SuiteName::Load, Protocol::Http) {
             let scenario = Scenario::Payments(client);
             runs.push(ScenarioRun::new(
                 stack,
@@ -226,7 +226,7 @@ pub fn run(settings: &RunSettings, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>,
 /// whose clients accept an answer that large (`rates.max_body_bytes`, as a user whose upstream
 /// answers that much sets it). `None`, and said, when the run's servers do not allow it.
 fn large_body_service(
-    settings: &RunSettings,
+    settings: &Run,
     stacks: &[Stack<'_>],
 ) -> Result<Option<(LargeBody, ApiEndpoint)>, BenchError> {
     let Some(large) = settings.load.large_body else {

@@ -14,8 +14,7 @@ mod scenarios;
 mod upstreams;
 
 use bench_model::{
-    ClientName, Protocol, ReleaseRow, ReleasesResults, ReleasesSettings, RunPlan, RunSettings,
-    SuiteName,
+    ClientName, Protocol, ReleaseRow, ReleasesResults, ReleasesSettings, Run, SuiteName,
 };
 
 use crate::affinity::Pinned;
@@ -56,7 +55,7 @@ fn sizes(quick: bool, cargo: &Cargo) -> ReleasesSettings {
 
 /// Builds every release of the run's libraries (or those `--releases` names) and measures
 /// them; a release that does not build or run is its row's finding, and the suite goes on.
-pub fn run(settings: &RunSettings) -> Result<ReleasesResults, BenchError> {
+pub fn run(settings: &Run) -> Result<ReleasesResults, BenchError> {
     let skipped = |why: String| {
         eprintln!("bench: releases: skipped: {why}");
         Ok(ReleasesResults {
@@ -64,7 +63,7 @@ pub fn run(settings: &RunSettings) -> Result<ReleasesResults, BenchError> {
             ..ReleasesResults::default()
         })
     };
-    let clients = RunPlan::of(settings).clients(SuiteName::Releases, Protocol::Http);
+    let clients = settings.plan().clients(SuiteName::Releases, Protocol::Http);
     let mut libraries: Vec<&str> = clients.iter().map(|&client| library(client)).collect();
     libraries.dedup();
     let releases = match catalogue::select(&libraries, &settings.releases) {

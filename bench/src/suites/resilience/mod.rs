@@ -40,7 +40,7 @@ use std::time::Duration;
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
 use crate::process_cpu::LIMIT_PERIOD_US;
-use crate::servers::{ApiEndpoint, MockEndpoint};
+use crate::servers::MockEndpoint;
 use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
@@ -50,38 +50,19 @@ use crate::suites::resilience::servers::Servers;
 use crate::suites::resilience::slow::SlowClients;
 use crate::suites::shuffle::Shuffle;
 use crate::suites::tls;
-use bench_model::RunPlan;
 use bench_model::{
     BUDGET_PERIOD_US, CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults,
-    ResilienceSettings, RunSettings, Scenario, SlowClientsRow, SuiteName, millis,
+    ResilienceSettings, Run, Scenario, SlowClientsRow, SuiteName, millis,
 };
 use indicatif::ProgressBar;
 
 /// The longest the suite waits for the service to go idle after a part.
 const SETTLE_LIMIT: Duration = Duration::from_secs(10);
 
-/// What the suite did.
-#[derive(Debug)]
-pub enum Outcome {
-    Ran(Box<ResilienceResults>),
-    Skipped(String),
-}
-
-/// Runs the suite, unless `mock` or `api` were given by URL: over http, and with
-/// `--resilience-tls` over the run's protocols over TLS too, each against servers of its own.
-pub fn run(
-    settings: &RunSettings,
-    mock: &MockEndpoint,
-    api: &ApiEndpoint,
-) -> Result<Outcome, BenchError> {
-    if !mock.is_child() || api.pid().is_none() {
-        return Ok(Outcome::Skipped(
-            "the suite kills and restarts mock-rates and reads the service's memory and \
-             descriptors from /proc, so it needs the bench's own servers, not ones given by \
-             --mock-url or --api-url"
-                .to_owned(),
-        ));
-    }
+/// Runs the suite over http, and with `--resilience-tls` over the run's protocols over TLS
+/// too, each against servers of its own (the plan skips it when the run's servers were given
+/// by URL).
+pub fn run(settings: &Run) -> Result<ResilienceResults, BenchError> {
     slow::raise_descriptor_limit(settings.resilience.slow_connections);
     let exe = crate::error::bench_executable()?;
     let (runtime, client) = generator("resilience-generator")
@@ -89,7 +70,7 @@ pub fn run(
     let _slack = open::TimerSlack::tighten();
     let sizes = &settings.resilience;
     let rounds = settings.rounds.max(1);
-    let run_plan = RunPlan::of(settings);
+    let run_plan = settings.plan();
     let over: Vec<(Protocol, Vec<ClientName>)> = run_plan
         .protocols(SuiteName::Resilience)
         .into_iter()
@@ -117,7 +98,7 @@ pub fn run(
     bar.finish_and_clear();
     drop(client);
     runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(Outcome::Ran(Box::new(results)))
+    Ok(results)
 }
 
 /// What every part of the suite works with, over one protocol.

@@ -2,12 +2,12 @@
 //! is the run plan's).
 
 use crate::suites::resilience::{against_wrk, capacity, slow};
-use bench_model::{ClientName, Protocol, ResilienceSettings, RunSettings};
+use bench_model::{ClientName, Protocol, ResilienceSettings, Run};
 
 /// The planned time of the suite, for the progress bar: per protocol and client its parts and
 /// its capacity rounds (over http also those under each CPU quota), the wait for the slow
 /// connections to close, and over http the generator against wrk.
-pub fn planned_ms(settings: &RunSettings, over: &[(Protocol, Vec<ClientName>)]) -> u64 {
+pub fn planned_ms(settings: &Run, over: &[(Protocol, Vec<ClientName>)]) -> u64 {
     let sizes = &settings.resilience;
     let round_ms = u64::from(settings.rounds.max(1))
         * capacity::round_ms(sizes.ramp_step_ms, sizes.confirm_ms);

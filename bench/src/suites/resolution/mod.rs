@@ -19,33 +19,17 @@ use std::path::Path;
 use std::process::Stdio;
 
 use crate::error::BenchError;
-use bench_model::{ClientName, Protocol, ResolutionRow, RunSettings};
-use bench_model::{RunPlan, SuiteName};
+use crate::suites::Outcome;
+use bench_model::{ClientName, NotRunWhy, Protocol, ResolutionRow, Run, SuiteName};
 use namespace::Namespace;
 
-/// What the suite did.
-#[derive(Debug)]
-pub enum Outcome {
-    Ran(Vec<ResolutionRow>),
-    Skipped(String),
-}
-
-/// Runs the suite in a network namespace of its own, or says why it could not make one.
-pub fn run(settings: &RunSettings) -> Result<Outcome, BenchError> {
+/// Runs the suite in a network namespace of its own, or says why it could not make one (the
+/// plan skips it without root, `ip` or a client over plain HTTP).
+pub fn run(settings: &Run) -> Result<Outcome<Vec<ResolutionRow>>, BenchError> {
     let clients = clients(settings);
-    if clients.is_empty() {
-        return Ok(Outcome::Skipped(
-            "no client of the run speaks plain HTTP".to_owned(),
-        ));
-    }
     let namespace = match Namespace::create() {
         Ok(namespace) => namespace,
-        Err(why) => {
-            return Ok(Outcome::Skipped(format!(
-                "it needs a network namespace of its own, with a resolv.conf of its own (root \
-                 and `ip netns`): {why}"
-            )));
-        }
+        Err(error) => return Ok(Outcome::NotRun(NotRunWhy::Failed { error })),
     };
     let exe = crate::error::bench_executable()?;
     let sizes = serde_json::to_string(&settings.resolution).map_err(BenchError::Json)?;
@@ -74,8 +58,10 @@ pub fn run(settings: &RunSettings) -> Result<Outcome, BenchError> {
 
 /// The suite's clients, as the run plan has them (reqwest's hickory-dns row among them when
 /// reqwest is).
-fn clients(settings: &RunSettings) -> Vec<ClientName> {
-    RunPlan::of(settings).clients(SuiteName::Resolution, Protocol::Http)
+fn clients(settings: &Run) -> Vec<ClientName> {
+    settings
+        .plan()
+        .clients(SuiteName::Resolution, Protocol::Http)
 }
 
 #[cfg(test)]
@@ -90,6 +76,7 @@ mod tests {
             "--clients",
             "hyper,reqwest",
         ]));
+        let clients = |settings: &bench_model::RunSettings| clients(&Run::from(settings.clone()));
         assert_eq!(
             clients(&settings),
             [
