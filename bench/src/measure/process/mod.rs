@@ -32,9 +32,8 @@ pub struct Status {
 impl Status {
     /// Reads `/proc/<pid>/status`.
     pub fn read(pid: u32) -> io::Result<Self> {
-        Ok(Self::parse(&fs::read_to_string(format!(
-            "/proc/{pid}/status"
-        ))?))
+        let status = fs::read_to_string(format!("/proc/{pid}/status"))?;
+        Ok(Self::parse(&status))
     }
 
     /// The fields from the text of a `/proc/<pid>/status`: the first figure after each name
