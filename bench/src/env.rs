@@ -21,9 +21,7 @@ pub fn collect(started_utc: String) -> Environment {
         cpu_model: cpu.model.unwrap_or_else(|| "unknown CPU".to_owned()),
         logical_cores,
         physical_cores: cpu.physical,
-        load_average: fs::read_to_string("/proc/loadavg")
-            .ok()
-            .and_then(|text| parse_loadavg(&text)),
+        load_average: crate::measure::machine::load_average(),
         rustc: env!("BENCH_RUSTC_VERSION").to_owned(),
         build_profile: env!("BENCH_BUILD_PROFILE").to_owned(),
         target: env!("BENCH_TARGET").to_owned(),
@@ -62,12 +60,6 @@ pub fn parse_os_release(text: &str) -> Option<String> {
             None => name,
         })
     })
-}
-
-/// "0.52 0.31 0.20" from /proc/loadavg's "0.52 0.31 0.20 1/123 4567".
-fn parse_loadavg(text: &str) -> Option<String> {
-    let figures: Vec<&str> = text.split_whitespace().take(3).collect();
-    (figures.len() == 3).then(|| figures.join(" "))
 }
 
 /// What /proc/cpuinfo says about the processor.
@@ -134,15 +126,6 @@ mod tests {
             Some("Alpine 3.20")
         );
         assert_eq!(parse_os_release(""), None);
-    }
-
-    #[test]
-    fn reads_loadavg() {
-        assert_eq!(
-            parse_loadavg("2.95 1.89 1.12 1/96 21539\n").as_deref(),
-            Some("2.95 1.89 1.12")
-        );
-        assert_eq!(parse_loadavg(""), None);
     }
 
     #[test]

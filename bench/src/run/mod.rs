@@ -11,7 +11,7 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::cli::{Cli, Command, MockChild};
 use crate::error::BenchError;
-use crate::machine::Sampler;
+use crate::measure::machine::Sampler;
 use crate::servers::mock::TlsChild;
 use crate::servers::{self, MockEndpoint, TlsServers};
 use crate::suites::{self, SuiteContext};

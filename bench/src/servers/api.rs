@@ -10,7 +10,7 @@ use api::configuration::Settings;
 use api::startup::Application;
 use rates_common::HttpVersion;
 
-use crate::process_cpu::ProcessCpu;
+use crate::measure::process::ProcessCpu;
 use crate::servers::child::{self, ChildError, ChildProcess, Wrapper};
 use crate::servers::mock::MockEndpoint;
 

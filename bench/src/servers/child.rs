@@ -16,7 +16,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Mutex, Once, PoisonError, mpsc};
 use std::time::Duration;
 
-use crate::process_cpu::ProcessCpu;
+use crate::measure::process::ProcessCpu;
 
 /// How long a child may take to start listening.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -273,7 +273,7 @@ fn install_signal_handler() {
                         }
                     }
                     // The exit below drops nothing: the children's CPU groups go here.
-                    crate::process_cpu::remove_own_groups();
+                    crate::measure::process::remove_own_groups();
                     eprintln!("\nbench: interrupted; child servers stopped");
                     std::process::exit(code);
                 });

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use mock_rates::{MockState, Settings, TlsIdentity, TlsSettings};
 
 use crate::clients::MockAdmin;
-use crate::process_cpu::ProcessCpu;
+use crate::measure::process::ProcessCpu;
 use crate::servers::child::{self, ChildError, ChildProcess};
 
 /// What the child prints on stdout once it listens, followed by its base URL.

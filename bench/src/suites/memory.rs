@@ -11,15 +11,14 @@
 //! answers were checked and `settle_ms` passed. A reading is the anonymous resident memory
 //! (`RssAnon`, what a cgroup's memory limit charges for heap and stacks), the C allocator's bytes
 //! in use (`mallinfo2`: the Rust heap and libcurl's alike), the threads, and the TCP connections
-//! the process has established to the upstream (its sockets, matched in /proc/net/tcp). A
-//! blocking client's calls run on the runtime's blocking pool, as in the service: the threads
-//! they need are its cost.
+//! the process has established to the upstream (its sockets, matched in /proc/net/tcp), each
+//! read through [`crate::measure`]. A blocking client's calls run on the runtime's blocking
+//! pool, as in the service: the threads they need are its cost.
 //!
 //! mock-rates runs on the bench's own threads (its memory is not the child's); over https and
 //! h2 it serves TLS with a CA made at start, which the child is given, and its counters say
 //! whether each child's handshakes negotiated what the row claims.
 
-use std::collections::HashSet;
 use std::io::{self, Write as _};
 use std::path::Path;
 use std::process::Command;
@@ -27,6 +26,7 @@ use std::time::Duration;
 
 use crate::clients::Counted;
 use crate::error::BenchError;
+use crate::measure::{heap, process};
 use crate::servers::MockEndpoint;
 use crate::suites::cost::{CaFile, child_settings, hosted_mock, tail};
 use crate::suites::latency::cross_rate_pairs;
@@ -244,75 +244,21 @@ impl OfThisProcess for MemoryPoint {
     /// This process now. /proc is read first and the heap last, so that the reads' own
     /// buffers are freed before the allocator is asked.
     fn of_this_process(upstream_port: u16) -> io::Result<Self> {
-        let status = std::fs::read_to_string("/proc/self/status")?;
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix(name))
-                .and_then(|rest| rest.split_whitespace().next())
-                .and_then(|value| value.parse::<u64>().ok())
-                .ok_or_else(|| io::Error::other(format!("no {name} in /proc/self/status")))
+        let pid = std::process::id();
+        let status = process::Status::read(pid)?;
+        let field = |value: Option<u64>, name: &str| {
+            value.ok_or_else(|| io::Error::other(format!("no {name} in /proc/self/status")))
         };
-        let rss_anon_kib = field("RssAnon:")?;
-        let threads = field("Threads:")?;
-        drop(status);
-        let connections = established_to(upstream_port)?;
+        let rss_anon_kib = field(status.rss_anon_kib, "RssAnon:")?;
+        let threads = field(status.threads, "Threads:")?;
+        let connections = process::Descriptors::read(pid)?.established_to(upstream_port);
         Ok(Self {
             rss_anon_kib,
-            heap_bytes: crate::heap::in_use(),
+            heap_bytes: heap::in_use(),
             threads,
             connections,
         })
     }
-}
-
-/// This process's TCP connections established to `port` on any address: its sockets (from
-/// /proc/self/fd) that /proc/net/tcp and tcp6 list with that remote port, in state 01.
-fn established_to(port: u16) -> io::Result<u64> {
-    let mut ours = HashSet::new();
-    for entry in std::fs::read_dir("/proc/self/fd")? {
-        let Ok(target) = std::fs::read_link(entry?.path()) else {
-            continue; // the directory's own descriptor, closed by now
-        };
-        if let Some(inode) = target
-            .to_str()
-            .and_then(|target| target.strip_prefix("socket:["))
-            .and_then(|rest| rest.strip_suffix(']'))
-        {
-            ours.insert(inode.to_owned());
-        }
-    }
-    let mut count = 0;
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        let text = match std::fs::read_to_string(table) {
-            Ok(text) => text,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => continue,
-            Err(error) => return Err(error),
-        };
-        count += established_in(&text, port, &ours);
-    }
-    Ok(count)
-}
-
-/// The lines of a /proc/net/tcp table whose socket is one of `ours`, established, to `port`.
-fn established_in(table: &str, port: u16, ours: &HashSet<String>) -> u64 {
-    let wanted = format!("{port:04X}");
-    table
-        .lines()
-        .skip(1)
-        .filter(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-            let (Some(remote), Some(state), Some(inode)) =
-                (fields.get(2), fields.get(3), fields.get(9))
-            else {
-                return false;
-            };
-            *state == "01"
-                && remote.rsplit_once(':').map(|(_, port)| port) == Some(wanted.as_str())
-                && ours.contains(*inode)
-        })
-        .count() as u64
 }
 
 #[cfg(test)]
@@ -325,24 +271,6 @@ mod tests {
         assert_eq!(upstream_port("https://localhost:443/rates"), Some(443));
         assert_eq!(upstream_port("http://[::1]:9000/"), Some(9000));
         assert_eq!(upstream_port("http://localhost/"), None);
-    }
-
-    #[test]
-    fn only_our_established_sockets_to_the_port_count() {
-        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
-   0: 0100007F:A1B2 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 111 1 0
-   1: 0100007F:A1B3 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 222 1 0
-   2: 0100007F:A1B4 0100007F:1F90 06 00000000:00000000 00:00000000 00000000     0        0 333 1 0
-   3: 0100007F:1F90 0100007F:A1B2 01 00000000:00000000 00:00000000 00000000     0        0 444 1 0
-   4: 0100007F:A1B5 0100007F:1F91 01 00000000:00000000 00:00000000 00000000     0        0 555 1 0
-";
-        let ours: HashSet<String> = ["111", "333", "444", "555"]
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
-        // 222 is another process's; 333 is in TIME_WAIT; 444 is the server's end (local port
-        // 8080); 555 goes to another port.
-        assert_eq!(established_in(table, 8080, &ours), 1);
     }
 
     #[test]

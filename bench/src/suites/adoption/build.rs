@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use cargo_metadata::Metadata;
 
-use crate::cpu::CpuTime;
+use crate::measure::own::CpuTime;
 use crate::servers::child::output_stopped_with_bench;
 use crate::suites::adoption::probes::{self, Probe};
 use crate::suites::adoption::tree::{self, Tree};

@@ -9,7 +9,7 @@ use domain::CurrencyPair;
 use rates_common::{BuildError, ClientSettings};
 
 use crate::alloc::AllocSnapshot;
-use crate::cpu::CpuTime;
+use crate::measure::own::CpuTime;
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
 use crate::suites::connections::tally::BatchOutcome;

@@ -3,7 +3,7 @@
 
 use crate::alloc::AllocSnapshot;
 use crate::clients::Counted;
-use crate::cpu::CpuTime;
+use crate::measure::own::CpuTime;
 use crate::suites::tls;
 use bench_model::stats::summary::{SampleSummary, ratio_mean_sd};
 use bench_model::{

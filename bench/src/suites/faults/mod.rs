@@ -17,7 +17,6 @@
 //! that reaches the bound is reported as hung, never waited for.
 
 mod driver;
-pub mod fds;
 pub mod settings;
 mod storm;
 
@@ -27,9 +26,9 @@ use mock_rates::Faults;
 
 use crate::clients::{ApiClient, FaultsGuard};
 use crate::error::BenchError;
+use crate::measure::process::read_fds;
 use crate::servers::{ApiEndpoint, MockEndpoint};
 use crate::suites::faults::driver::Driver;
-use crate::suites::faults::fds::read_fds;
 use crate::suites::faults::settings::mock_faults;
 use crate::suites::faults::storm::{at_once, reuse, storm, wait_for_idle};
 use crate::suites::progress::progress_bar;

@@ -9,8 +9,8 @@ use indicatif::ProgressBar;
 
 use crate::clients::FaultsGuard;
 use crate::error::BenchError;
+use crate::measure::process::{FdReading, read_fds};
 use crate::suites::faults::driver::{self, Driver, Payment};
-use crate::suites::faults::fds::{FdReading, read_fds};
 use crate::suites::faults::settings::mock_faults;
 use bench_model::{ClientName, FaultCase, PaymentOutcome, REUSE_PAYMENTS, StaleConnections};
 

@@ -7,7 +7,7 @@ use rates_common::ClientSettings;
 
 use crate::clients::MockAdmin;
 use crate::error::BenchError;
-use crate::process_cpu::ProcessCpu;
+use crate::measure::process::ProcessCpu;
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
 use crate::suites::bare::BareCall;

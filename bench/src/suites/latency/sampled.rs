@@ -8,7 +8,7 @@ use domain::CurrencyPair;
 
 use crate::alloc::{AllocSnapshot, PeakWindow};
 use crate::clients::{Counted, MockAdmin};
-use crate::process_cpu::ProcessCpu;
+use crate::measure::process::ProcessCpu;
 use bench_model::noise;
 use bench_model::stats::summary::mean;
 use bench_model::{ClientName, Noise, Run};

@@ -9,7 +9,7 @@
 //! machine's doing, and shows. Each round gets an unrecorded warm-up, then an open-model run
 //! at `--rps` (see [`open`]): every request awaited, its response read whole and checked, its
 //! latency measured from when it was due. Around each round the api child's CPU time (its
-//! clock, see [`crate::process_cpu`]) and memory and the connections mock-rates accepted are
+//! clock, see [`crate::measure::process`]) and memory and the connections mock-rates accepted are
 //! read; over `https` and `h2`, also the TLS handshakes mock-rates counted from the warm-up
 //! on: a payments row whose calls negotiated no TLS, or another HTTP version, is marked
 //! unchecked (and ranked nowhere), and the run goes on. After each round the suite waits for
@@ -34,6 +34,7 @@ use std::time::Duration;
 
 use crate::clients::{ApiClient, Counted};
 use crate::error::BenchError;
+use crate::measure::process;
 use crate::servers::{ApiEndpoint, Stack};
 use crate::suites::load::http::ReadyScenario;
 use crate::suites::load::schedule::Schedule;
@@ -74,7 +75,7 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(10);
 /// the next one; how long it stayed busy, in ms (`None` for an api the bench did not start).
 fn settle(api: &ApiEndpoint, scenario: &str) -> Option<u64> {
     let pid = api.pid()?;
-    if let Some(busy) = server::settle(pid, SETTLE_LIMIT) {
+    if let Some(busy) = process::settle(pid, SETTLE_LIMIT) {
         return Some(u64::try_from(busy.as_millis()).unwrap_or(u64::MAX));
     }
     eprintln!(

@@ -1,54 +1,9 @@
 //! What the api child did during a scenario: its CPU time (its clock, see
-//! [`crate::process_cpu`]) and peak memory, read from /proc, and
+//! [`ProcessCpu`]) and peak memory, read through [`crate::measure::process`], and
 //! how well its clients reused their connections to mock-rates. Every reading is best effort:
 //! `None` when the process is not ours (an external api) or the file cannot be read.
 
-use std::fs;
-use std::time::{Duration, Instant};
-
-use crate::process_cpu::ProcessCpu;
-
-/// Clock ticks per second, the unit of utime and stime in /proc/<pid>/stat.
-fn clock_ticks_per_second() -> f64 {
-    match nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK) {
-        Ok(Some(ticks)) if ticks > 0 => ticks as f64,
-        // USER_HZ is 100 on every mainstream Linux architecture.
-        _ => 100.0,
-    }
-}
-
-/// utime + stime, in clock ticks, from the text of /proc/<pid>/stat. The command name (field 2)
-/// is in parentheses and may hold spaces, so fields are counted after the last ')': state is
-/// field 3, utime field 14 and stime field 15.
-pub fn cpu_ticks(stat: &str) -> Option<u64> {
-    let (_, after_name) = stat.rsplit_once(')')?;
-    let mut fields = after_name.split_whitespace().skip(14 - 3);
-    let utime: u64 = fields.next()?.parse().ok()?;
-    let stime: u64 = fields.next()?.parse().ok()?;
-    Some(utime + stime)
-}
-
-/// The peak resident set size in KiB (`VmHWM`), from the text of /proc/<pid>/status.
-pub fn peak_rss_kib(status: &str) -> Option<u64> {
-    status_kib(status, "VmHWM:")
-}
-
-/// The resident set size now, in KiB (`VmRSS`).
-pub fn rss_kib(status: &str) -> Option<u64> {
-    status_kib(status, "VmRSS:")
-}
-
-fn status_kib(status: &str, field: &str) -> Option<u64> {
-    status.lines().find_map(|line| {
-        let value = line.strip_prefix(field)?;
-        value.trim().strip_suffix("kB")?.trim().parse().ok()
-    })
-}
-
-/// The text of /proc/<pid>/status, for [`rss_kib`] and [`peak_rss_kib`].
-pub fn read_status(pid: u32) -> Option<String> {
-    fs::read_to_string(format!("/proc/{pid}/status")).ok()
-}
+use crate::measure::process::{ProcessCpu, Status, reset_peak_rss};
 
 /// The most connections the service's pool may hold to its upstream: `rates.max_connections`
 /// (per worker, from `GET /clients`) times the actix workers, `APP__SERVER__WORKERS` as the
@@ -78,14 +33,13 @@ impl<'a> ProcessProbe<'a> {
     /// Resets the process's peak RSS to its current RSS (`5` to clear_refs) and reads its CPU
     /// clock, when it has one.
     pub fn start(pid: Option<u32>, cpu: Option<&'a ProcessCpu>) -> Self {
-        let peak_reset =
-            pid.is_some_and(|pid| fs::write(format!("/proc/{pid}/clear_refs"), "5").is_ok());
+        let peak_reset = pid.is_some_and(reset_peak_rss);
         Self {
             pid,
             cpu,
             cpu_nanos_before: cpu.and_then(ProcessCpu::nanos),
             peak_reset,
-            rss_before_kib: pid.and_then(read_status).as_deref().and_then(rss_kib),
+            rss_before_kib: pid.and_then(|pid| Status::read(pid).ok()?.rss_kib),
         }
     }
 
@@ -99,40 +53,13 @@ impl<'a> ProcessProbe<'a> {
             .and_then(|(before, after)| after.checked_sub(before))
             .map(|nanos| nanos as f64 / 1e9);
         let peak = match self.pid {
-            Some(pid) if self.peak_reset => read_status(pid).as_deref().and_then(peak_rss_kib),
+            Some(pid) if self.peak_reset => Status::read(pid)
+                .ok()
+                .and_then(|status| status.peak_rss_kib),
             _ => None,
         };
         (cpu, peak)
     }
-}
-
-/// A process is idle once it uses at most this share of one CPU over a [`SETTLE_WINDOW`].
-const IDLE_SHARE: f64 = 0.1;
-const SETTLE_WINDOW: Duration = Duration::from_millis(100);
-
-/// Waits, at most `limit`, until process `pid` is idle (work left over from a scenario, such as
-/// calls still running after their requests timed out, would otherwise fall on the next one),
-/// and returns how long it stayed busy: `Some(ZERO)` when it was idle at once, `None` when
-/// it cannot be read or was still busy at `limit`.
-pub fn settle(pid: u32, limit: Duration) -> Option<Duration> {
-    let started = Instant::now();
-    let idle_ticks = IDLE_SHARE * SETTLE_WINDOW.as_secs_f64() * clock_ticks_per_second();
-    let mut before = read_cpu_ticks(pid)?;
-    loop {
-        std::thread::sleep(SETTLE_WINDOW);
-        let now = read_cpu_ticks(pid)?;
-        if (now.saturating_sub(before) as f64) <= idle_ticks {
-            return Some(started.elapsed().saturating_sub(SETTLE_WINDOW));
-        }
-        if started.elapsed() >= limit {
-            return None;
-        }
-        before = now;
-    }
-}
-
-fn read_cpu_ticks(pid: u32) -> Option<u64> {
-    cpu_ticks(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
 /// Upstream calls per new connection: how many requests each connection the api opened to the
@@ -152,24 +79,6 @@ mod tests {
         assert_eq!(pool_bound(100, Some("0"), 2), 200);
         assert_eq!(pool_bound(100, Some("many"), 2), 200);
         assert_eq!(pool_bound(100, None, 4), 400);
-    }
-
-    #[test]
-    fn reads_cpu_ticks_after_the_command_name() {
-        // A command name with spaces and a parenthesis; utime 1234, stime 56.
-        let stat = "4242 (bench (api) x) S 1 4242 4242 0 -1 4194560 900 0 0 0 1234 56 0 0 \
-                    20 0 5 0 100 1000000 500 18446744073709551615";
-        assert_eq!(cpu_ticks(stat), Some(1290));
-        assert_eq!(cpu_ticks("4242 (api) S 1 2"), None);
-        assert_eq!(cpu_ticks("no parenthesis"), None);
-    }
-
-    #[test]
-    fn reads_the_peak_rss() {
-        let status = "Name:\tbench\nVmPeak:\t  200000 kB\nVmHWM:\t   12345 kB\nVmRSS:\t 9000 kB\n";
-        assert_eq!(rss_kib(status), Some(9000));
-        assert_eq!(peak_rss_kib(status), Some(12_345));
-        assert_eq!(peak_rss_kib("Name:\tbench\n"), None);
     }
 
     #[test]

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
-use crate::cpu::CpuTime;
-use crate::process_cpu::ProcessCpu;
+use crate::measure::own::CpuTime;
+use crate::measure::process::ProcessCpu;
 use crate::servers::child::scratch_path;
 use crate::suites::load::http::{self, LoadClient, ReadyScenario};
 use bench_model::GeneratorRow;

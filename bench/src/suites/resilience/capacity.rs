@@ -27,9 +27,9 @@ use std::time::Duration;
 
 use tokio::runtime::Runtime;
 
-use crate::cpu::CpuTime;
 use crate::error::BenchError;
-use crate::process_cpu::ProcessCpu;
+use crate::measure::own::CpuTime;
+use crate::measure::process::ProcessCpu;
 use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;

@@ -39,12 +39,12 @@ use std::time::Duration;
 
 use crate::clients::{Counted, MockAdmin};
 use crate::error::BenchError;
-use crate::process_cpu::LIMIT_PERIOD_US;
+use crate::measure::process::{self, LIMIT_PERIOD_US};
 use crate::servers::MockEndpoint;
 use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::schedule::Schedule;
 use crate::suites::load::timeline::{Timeline, counts};
-use crate::suites::load::{generator, generator_threads, open, server};
+use crate::suites::load::{generator, generator_threads, open};
 use crate::suites::progress::progress_bar;
 use crate::suites::resilience::servers::Servers;
 use crate::suites::resilience::slow::SlowClients;
@@ -264,7 +264,7 @@ impl Parts<'_> {
 
     /// Waits until the service is idle, so that a part's leftovers do not fall on the next.
     fn settle(&self) {
-        if server::settle(self.pid, SETTLE_LIMIT).is_none() {
+        if process::settle(self.pid, SETTLE_LIMIT).is_none() {
             eprintln!(
                 "bench: resilience: the service was still busy {} s after a part; the next \
                  starts anyway",

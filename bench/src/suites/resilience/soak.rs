@@ -7,11 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::BenchError;
-use crate::suites::faults::fds::read_fds;
+use crate::measure::process::{Status, read_fds};
 use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
-use crate::suites::load::server::{read_status, rss_kib};
 use crate::suites::load::timeline::{Timeline, counts};
 use crate::suites::resilience::capacity;
 use crate::suites::resilience::overload::share_of;
@@ -19,10 +18,10 @@ use crate::suites::resilience::servers::ClientOverProtocol;
 use bench_model::{ResilienceSettings, SoakRow, SoakSample, millis};
 
 fn sample(pid: u32, at: Duration) -> Option<SoakSample> {
-    let status = read_status(pid)?;
+    let status = Status::read(pid).ok()?;
     Some(SoakSample {
         at_ms: u64::try_from(at.as_millis()).unwrap_or(u64::MAX),
-        rss_kib: rss_kib(&status)?,
+        rss_kib: status.rss_kib?,
         fds: read_fds(pid)?.open,
     })
 }

@@ -1,6 +1,7 @@
 //! The machine's load and CPU steal, sampled on a thread of its own during the whole run and
 //! summed up per suite: other work on the machine, or a hypervisor taking its CPUs away, shows
-//! in the figures, and now also beside them.
+//! in the figures, and now also beside them. The load average the run's environment quotes is
+//! read here too.
 
 use std::fs;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,6 +57,19 @@ pub fn parse_proc_stat(text: &str) -> Option<CpuTimes> {
 /// The 1-minute load average, the first field of /proc/loadavg.
 pub fn parse_load1(text: &str) -> Option<f64> {
     text.split_whitespace().next()?.parse().ok()
+}
+
+/// The 1-, 5- and 15-minute load averages now, as /proc/loadavg writes them ("0.52 0.31 0.20").
+pub fn load_average() -> Option<String> {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| parse_loadavg(&text))
+}
+
+/// "0.52 0.31 0.20" from /proc/loadavg's "0.52 0.31 0.20 1/123 4567".
+fn parse_loadavg(text: &str) -> Option<String> {
+    let figures: Vec<&str> = text.split_whitespace().take(3).collect();
+    (figures.len() == 3).then(|| figures.join(" "))
 }
 
 fn percent(part: u64, whole: u64) -> Option<f64> {
@@ -198,6 +212,15 @@ mod tests {
         );
         assert_eq!(parse_proc_stat("cpu0 1 2 3\n"), None);
         assert_eq!(parse_load1("1.91 2.18 2.76 2/104 24126\n"), Some(1.91));
+    }
+
+    #[test]
+    fn reads_the_three_load_averages() {
+        assert_eq!(
+            parse_loadavg("2.95 1.89 1.12 1/96 21539\n").as_deref(),
+            Some("2.95 1.89 1.12")
+        );
+        assert_eq!(parse_loadavg(""), None);
     }
 
     #[test]
