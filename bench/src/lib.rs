@@ -16,6 +16,7 @@ pub mod env;
 pub mod error;
 pub mod heap;
 pub mod machine;
+pub mod process;
 pub mod process_cpu;
 mod release;
 mod run;
