@@ -33,7 +33,7 @@ pub enum Input {
     /// These bytes, then end of file.
     Bytes(Vec<u8>),
     /// A pipe from the bench that stays open as long as the [`Running`] child: a server
-    /// stops when it closes.
+    /// stops when it closes. ([`Cmd::run`] closes it at once.)
     Pipe,
 }
 
@@ -238,8 +238,8 @@ impl Cmd {
 
     /// Runs the command to its end, or until its deadline; see [`Finished`] and [`RunError`].
     pub fn run(&self) -> Result<Finished, RunError> {
-        let mut child = self.start()?;
         let started = Instant::now();
+        let mut child = self.start()?;
         let wait_error = |source| RunError::Wait {
             program: self.name(),
             source,
@@ -252,7 +252,11 @@ impl Cmd {
                     let _ = stdin.write_all(&bytes);
                 }))
             }
-            _ => None,
+            // Nothing to write: end of file at once.
+            (_, stdin) => {
+                drop(stdin);
+                None
+            }
         };
         let stdout = child.stdout.take().map(read_all);
         let stderr = child.stderr.take().map(read_all);

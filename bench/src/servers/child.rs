@@ -5,9 +5,8 @@
 //! ([`crate::process`]), reads the `... listening on http://ADDR` line from the child's stdout,
 //! and kills and reaps the child when the [`ChildProcess`] guard drops: at the end of a run, on
 //! error, on panic, and on Ctrl-C or SIGTERM (the layer's signal thread kills every live child
-//! before the bench exits). As safety nets the
-//! child also asks the kernel to kill it when its parent dies, and stops when its stdin (a pipe
-//! from the parent) closes.
+//! before the bench exits). As safety nets the child also asks the kernel to kill it when its
+//! parent dies, and stops when its stdin (a pipe from the parent) closes.
 
 use std::ffi::OsStr;
 use std::io;
