@@ -6,8 +6,8 @@
 //! Every child is the leader of a process group of its own, and that whole group is killed
 //! with SIGKILL when the deadline passes, when its leader exits (nothing it started outlives
 //! it), when the [`Running`] guard drops, and when the bench is interrupted (SIGINT, SIGTERM:
-//! see [`group`]). The external tools the bench drives are found in one place ([`tool`]), and
-//! the files and directories it hands to them are made by [`scratch`].
+//! a signal thread, in `group`). The external tools the bench drives are found in one place
+//! ([`tool()`]), and the files and directories it hands to them are made by [`scratch`].
 
 mod group;
 pub mod scratch;
