@@ -8,7 +8,7 @@ use cargo_metadata::Metadata;
 use tempfile::TempDir;
 
 use crate::cpu::CpuTime;
-use crate::process::{self, Cmd, Input, RunError, Tool, scratch};
+use crate::process::{self, Cmd, Input, Tool, scratch};
 use crate::suites::adoption::probes::{self, Probe};
 use crate::suites::adoption::tree::{self, Tree};
 use bench_model::ProbeBuild;
@@ -277,7 +277,7 @@ fn run_probe(binary: &Path, url: Option<&str>) -> Result<String, String> {
     let finished = command
         .deadline(Duration::from_secs(30))
         .run()
-        .map_err(|error| probe_failure(&error))?;
+        .map_err(|error| error.to_string())?;
     let line = finished.stdout_text().trim().to_owned();
     if !finished.success() || !line.starts_with(probes::PAIR) {
         return Err(format!(
@@ -288,21 +288,6 @@ fn run_probe(binary: &Path, url: Option<&str>) -> Result<String, String> {
         ));
     }
     Ok(line)
-}
-
-/// Why a probe's run gave no output, in the words of the probes' rows.
-pub(crate) fn probe_failure(error: &RunError) -> String {
-    match error {
-        RunError::Start { source, .. } => format!("running the probe: {source}"),
-        RunError::TimedOut { after, .. } => {
-            format!("the probe did not finish within {} s", after.as_secs())
-        }
-        RunError::Killed { signal, stderr, .. } => format!(
-            "the probe was killed by signal {signal}: {}",
-            tail(String::from_utf8_lossy(stderr).trim(), 4)
-        ),
-        RunError::Wait { source, .. } => format!("waiting for the probe: {source}"),
-    }
 }
 
 /// A command's stdout, or its stderr's last lines when it fails.

@@ -10,7 +10,6 @@ use serde_json::Value;
 use super::project::Probe;
 use super::upstreams::Upstreams;
 use crate::process::{Cmd, Found, Missing, RunError};
-use crate::suites::adoption::build::probe_failure;
 use crate::suites::cost::parse_totals;
 use bench_model::{Protocol, ReleaseFigure, ReleaseMeasure, ReleasesSettings};
 
@@ -268,7 +267,7 @@ fn run_command(command: &Cmd, limit: Duration) -> Result<Value, String> {
             String::from_utf8_lossy(&stdout).into_owned(),
             String::from_utf8_lossy(&stderr).into_owned(),
         ),
-        Err(error) => return Err(probe_failure(&error)),
+        Err(error) => return Err(error.to_string()),
     };
     let line = out.lines().rev().find(|line| line.starts_with('{'));
     let value: Option<Value> = line.and_then(|line| serde_json::from_str(line).ok());
