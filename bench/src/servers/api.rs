@@ -47,7 +47,7 @@ impl ApiEndpoint {
     /// [`ApiEndpoint::spawn_with_env`] with the service's process run by `wrapper` (the
     /// cost suite's callgrind).
     pub fn spawn_wrapped(
-        wrapper: Option<&Wrapper<'_>>,
+        wrapper: Option<&Wrapper>,
         exe: &Path,
         rates_url: &str,
         env: &[(&str, &str)],

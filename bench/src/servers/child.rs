@@ -37,8 +37,8 @@ pub enum ChildError {
 /// executable's path (e.g. `valgrind --tool=callgrind`), and how long the two may take to
 /// start listening.
 #[derive(Debug)]
-pub struct Wrapper<'a> {
-    pub command: &'a [&'a OsStr],
+pub struct Wrapper {
+    pub command: Cmd,
     pub start_timeout: Duration,
 }
 
@@ -79,25 +79,14 @@ impl ChildProcess {
     /// given the wrapper's own time to start.
     pub fn spawn_wrapped(
         name: &'static str,
-        wrapper: Option<&Wrapper<'_>>,
+        wrapper: Option<&Wrapper>,
         exe: &Path,
         args: &[&OsStr],
         env: &[(&str, &str)],
         ready_prefix: &str,
     ) -> Result<(Self, String), ChildError> {
         let (command, start_timeout) = match wrapper {
-            Some(wrapper) => {
-                let (program, wrapper_args) =
-                    wrapper
-                        .command
-                        .split_first()
-                        .ok_or_else(|| ChildError::Spawn {
-                            name,
-                            source: io::Error::other("an empty wrapper command"),
-                        })?;
-                let command = Cmd::new(program).args(wrapper_args).arg(exe);
-                (command, wrapper.start_timeout)
-            }
+            Some(wrapper) => (wrapper.command.clone().arg(exe), wrapper.start_timeout),
             None => (Cmd::new(exe), START_TIMEOUT),
         };
         let mut command = command

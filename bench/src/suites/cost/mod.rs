@@ -24,7 +24,7 @@ use tempfile::NamedTempFile;
 use crate::alloc::AllocSnapshot;
 use crate::clients::Counted;
 use crate::error::BenchError;
-use crate::process::{self, Cmd, Tool, scratch};
+use crate::process::{self, Cmd, Found, Tool, scratch};
 use crate::servers::MockEndpoint;
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
@@ -203,9 +203,7 @@ fn callgrind(
         .map_err(|missing| BenchError::Cost(format!("cannot run valgrind: {missing}")))?;
     let out = scratch::temp_file("callgrind", "out")
         .map_err(|source| BenchError::io(&std::env::temp_dir(), source))?;
-    let mut command = Cmd::new(&valgrind.path)
-        .arg("--tool=callgrind")
-        .arg(format!("--callgrind-out-file={}", out.path().display()))
+    let mut command = under_callgrind(&valgrind, out.path())
         .arg(exe)
         .args(["__cost", "--client", client.as_str(), "--url", url])
         .args(["--calls", &calls.to_string()]);
@@ -253,6 +251,14 @@ fn callgrind(
         instructions,
         allocated,
     })
+}
+
+/// `valgrind --tool=callgrind --callgrind-out-file=<out_file>`, to which the caller adds its
+/// own options and the program to count: how every callgrind count of the bench is taken.
+pub(crate) fn under_callgrind(valgrind: &Found, out_file: &Path) -> Cmd {
+    Cmd::new(&valgrind.path)
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out_file.display()))
 }
 
 /// The last `limit` characters of `text`, for an error message.

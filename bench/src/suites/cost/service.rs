@@ -266,22 +266,14 @@ impl Dumps {
     /// The service under callgrind, its counters running from the start (the start-up is
     /// zeroed away before each round).
     fn start_service<'d>(&'d self, exe: &Path, rates_url: &str) -> Result<Service<'d>, BenchError> {
-        let out_file = OsString::from(format!(
-            "--callgrind-out-file={}",
-            self.dir.path().join("callgrind.out").display()
-        ));
-        let vgdb_prefix = self.vgdb_prefix();
-        let command = [
-            self.valgrind.path.as_os_str(),
-            OsStr::new("--tool=callgrind"),
-            // Its banner and per-dump lines would go to the bench's stderr: errors only.
-            OsStr::new("--quiet"),
-            OsStr::new("--vgdb=yes"),
-            vgdb_prefix.as_os_str(),
-            out_file.as_os_str(),
-        ];
+        let command =
+            super::under_callgrind(&self.valgrind, &self.dir.path().join("callgrind.out"))
+                // Its banner and per-dump lines would go to the bench's stderr: errors only.
+                .arg("--quiet")
+                .arg("--vgdb=yes")
+                .arg(self.vgdb_prefix());
         let wrapper = Wrapper {
-            command: &command,
+            command,
             start_timeout: START_LIMIT,
         };
         let api = ApiEndpoint::spawn_wrapped(

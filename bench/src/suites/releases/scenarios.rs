@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::project::Probe;
 use super::upstreams::Upstreams;
 use crate::process::{Cmd, Found, Missing, RunError};
-use crate::suites::cost::parse_totals;
+use crate::suites::cost::{parse_totals, under_callgrind};
 use bench_model::{Protocol, ReleaseFigure, ReleaseMeasure, ReleasesSettings};
 
 /// The most one run of a probe may take (a hundred 1 MiB answers, a held body) before it is
@@ -310,10 +310,8 @@ pub fn instructions(
     let mut totals = Vec::new();
     for &calls in &settings.instruction_calls {
         let profile = scratch.join(format!("callgrind-{calls}.out"));
-        let command = Cmd::new(&valgrind.path)
-            .arg("--tool=callgrind")
+        let command = under_callgrind(valgrind, &profile)
             .arg("--quiet")
-            .arg(format!("--callgrind-out-file={}", profile.display()))
             .arg(&probe.binary)
             .args(["pooled", "--url", &url, "--warmup", "10", "--calls"])
             .arg(calls.to_string());
