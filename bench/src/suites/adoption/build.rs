@@ -308,3 +308,30 @@ fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_probe_is_given_the_body_on_stdin() {
+        // `cat` stands in for the probe with no client: it prints the body it is given, which
+        // is no rate line.
+        let error = run_probe(Path::new("/bin/cat"), None).unwrap_err();
+        assert!(error.contains(BODY), "{error}");
+    }
+
+    #[test]
+    fn a_binarys_shared_libraries_are_read() {
+        if process::tool(Tool::Readelf).is_err() {
+            return;
+        }
+        let libraries = needed(Path::new("/bin/sh")).unwrap();
+        assert!(
+            libraries
+                .iter()
+                .any(|library| library.starts_with("libc.so")),
+            "{libraries:?}"
+        );
+    }
+}
