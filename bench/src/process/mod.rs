@@ -133,11 +133,6 @@ impl Cmd {
         self
     }
 
-    /// Adds `arg` in place (for arguments added under conditions).
-    pub fn push_arg(&mut self, arg: impl AsRef<OsStr>) {
-        self.args.push(arg.as_ref().to_owned());
-    }
-
     #[must_use]
     pub fn env(mut self, name: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
         self.env

@@ -136,7 +136,7 @@ impl Child<'_> {
             command = command.arg("--ca-file").arg(ca_file.path());
         }
         if self.protocol == Protocol::H2 {
-            command.push_arg("--http2");
+            command = command.arg("--http2");
         }
         let output = match command.run() {
             Ok(output) => output,

@@ -211,7 +211,7 @@ fn callgrind(
         command = command.arg("--ca-file").arg(ca_file.path());
     }
     if protocol == Protocol::H2 {
-        command.push_arg("--http2");
+        command = command.arg("--http2");
     }
     let failed = |why: String, stderr: &[u8]| {
         BenchError::Cost(format!(

@@ -149,9 +149,9 @@ fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -
         .arg(format!("--duration={}s", DURATION.as_secs()))
         .arg("--timeout=5s");
     if let Some(script) = &script {
-        command.push_arg(format!("--script={}", script.file.path().display()));
+        command = command.arg(format!("--script={}", script.file.path().display()));
     }
-    command.push_arg(&url);
+    command = command.arg(&url);
     let service_before = service.and_then(ProcessCpu::nanos);
     let children_before = CpuTime::children();
     let output = match command.run() {
