@@ -38,28 +38,31 @@ pub(super) fn spawn(command: &mut std::process::Command) -> io::Result<Child> {
 /// reaping it.
 pub(super) fn exited_within(child: &Child, limit: Option<Duration>) -> io::Result<bool> {
     let pid = group_of(child);
+    let Some(limit) = limit else {
+        return wait_exit(pid).map(|()| true);
+    };
     let (sender, receiver) = mpsc::channel();
+    // A thread that outlives a timeout ends when the kill that follows ends the child.
     std::thread::Builder::new()
         .name("child-wait".to_owned())
         .spawn(move || {
-            let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT;
-            let exited = loop {
-                match waitid(Id::Pid(pid), flags) {
-                    Err(Errno::EINTR) => {}
-                    other => break other.map(drop),
-                }
-            };
-            let _ = sender.send(exited);
+            let _ = sender.send(wait_exit(pid));
         })?;
-    let exited = match limit {
-        Some(limit) => match receiver.recv_timeout(limit) {
-            Ok(exited) => exited,
-            Err(mpsc::RecvTimeoutError::Timeout) => return Ok(false),
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(Errno::ECHILD),
-        },
-        None => receiver.recv().unwrap_or(Err(Errno::ECHILD)),
-    };
-    exited.map(|()| true).map_err(io::Error::from)
+    match receiver.recv_timeout(limit) {
+        Ok(exited) => exited.map(|()| true),
+        Err(mpsc::RecvTimeoutError::Timeout) => Ok(false),
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err(io::Error::from(Errno::ECHILD)),
+    }
+}
+
+/// Waits until `pid` exits, leaving it to be reaped.
+fn wait_exit(pid: Pid) -> io::Result<()> {
+    loop {
+        match waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+            Err(Errno::EINTR) => {}
+            exited => return exited.map(drop).map_err(io::Error::from),
+        }
+    }
 }
 
 /// Kills `child`'s group with SIGKILL (the leader is not reaped yet, so the group is still
