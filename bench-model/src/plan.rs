@@ -67,15 +67,56 @@ pub struct MachineAbilities {
     pub wrk: bool,
 }
 
-/// A program a suite runs, when the machine lacks it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A program the bench runs that is not part of it (the runner's process layer looks for
+/// each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tool {
-    Valgrind,
-    /// iproute2's `ip`, with its `netns` command.
-    IpNetns,
-    Wrk,
+    /// Builds the adoption and releases suites' probes; `CARGO` when set.
     Cargo,
+    /// Names the host the probes are built for; `RUSTC` when set.
+    Rustc,
+    /// Lists a probe's shared libraries (binutils).
+    Readelf,
+    /// The cost suite's callgrind.
+    Valgrind,
+    /// Drives callgrind in a running service (ships with valgrind).
+    Vgdb,
+    /// The resilience suite's reference load generator.
+    Wrk,
+    /// Makes the resolution suite's network namespace (iproute2).
+    Ip,
+}
+
+impl Tool {
+    pub const ALL: [Self; 7] = [
+        Self::Cargo,
+        Self::Rustc,
+        Self::Readelf,
+        Self::Valgrind,
+        Self::Vgdb,
+        Self::Wrk,
+        Self::Ip,
+    ];
+
+    /// Its program's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cargo => "cargo",
+            Self::Rustc => "rustc",
+            Self::Readelf => "readelf",
+            Self::Valgrind => "valgrind",
+            Self::Vgdb => "vgdb",
+            Self::Wrk => "wrk",
+            Self::Ip => "ip",
+        }
+    }
+}
+
+impl fmt::Display for Tool {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.name())
+    }
 }
 
 /// Why a suite of the run does not run at all.
@@ -412,9 +453,9 @@ fn suite_skipped(
             Some(SuiteSkip::NoHttpClient)
         }
         SuiteName::Resolution if lacks(|machine| machine.root) => Some(SuiteSkip::NeedsRoot),
-        SuiteName::Resolution if lacks(|machine| machine.ip_netns) => Some(SuiteSkip::Missing {
-            tool: Tool::IpNetns,
-        }),
+        SuiteName::Resolution if lacks(|machine| machine.ip_netns) => {
+            Some(SuiteSkip::Missing { tool: Tool::Ip })
+        }
         _ => None,
     }
 }

@@ -14,6 +14,7 @@ pub mod clients;
 pub mod env;
 pub mod error;
 pub mod measure;
+pub mod process;
 mod release;
 mod run;
 pub mod servers;

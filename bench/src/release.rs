@@ -4,16 +4,16 @@
 use std::ffi::OsString;
 use std::io;
 use std::path::Path;
-use std::process::Command;
+
+use crate::process::Cmd;
 
 /// Whether this binary was built without optimisations.
 pub const IS_DEBUG_BUILD: bool = cfg!(debug_assertions);
 
 /// The command that builds and runs the release bench with `args`: the cargo that built this
 /// one (`CARGO`, else `cargo` on the path), on this workspace's manifest.
-pub fn release_command(cargo: Option<OsString>, manifest: &Path, args: &[OsString]) -> Command {
-    let mut command = Command::new(cargo.unwrap_or_else(|| OsString::from("cargo")));
-    command
+pub fn release_command(cargo: Option<OsString>, manifest: &Path, args: &[OsString]) -> Cmd {
+    Cmd::new(cargo.unwrap_or_else(|| OsString::from("cargo")))
         .args([
             "run",
             "--release",
@@ -24,8 +24,7 @@ pub fn release_command(cargo: Option<OsString>, manifest: &Path, args: &[OsStrin
         ])
         .arg(manifest)
         .arg("--")
-        .args(args);
-    command
+        .args(args)
 }
 
 /// The workspace's manifest, as it was when this binary was built.
@@ -42,22 +41,7 @@ pub fn run_release_instead() -> io::Error {
         "bench: this is a debug build, whose figures would mislead; building and running the \
          release one (cargo run --release -p bench), or pass --debug-build to measure this one"
     );
-    let mut command = release_command(std::env::var_os("CARGO"), manifest, &args);
-    exec(&mut command)
-}
-
-#[cfg(unix)]
-fn exec(command: &mut Command) -> io::Error {
-    use std::os::unix::process::CommandExt as _;
-    command.exec()
-}
-
-#[cfg(not(unix))]
-fn exec(command: &mut Command) -> io::Error {
-    match command.status() {
-        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
-        Err(error) => error,
-    }
+    release_command(std::env::var_os("CARGO"), manifest, &args).exec()
 }
 
 #[cfg(test)]

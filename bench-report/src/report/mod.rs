@@ -32,7 +32,7 @@ mod verdict;
 
 pub use charts::write_charts;
 pub use html::Chart;
-pub use not_run::not_run_line;
+pub use not_run::{install_hint, not_run_line};
 pub use upstream::left_out as left_out_of_upstream;
 pub use verdict::agreement;
 

@@ -51,16 +51,25 @@ fn skip_sentence(suite: SuiteName, skip: SuiteSkip) -> String {
 }
 
 /// That `tool` is missing, with what needs it and how to install it.
-pub fn missing(tool: Tool) -> String {
+fn missing(tool: Tool) -> String {
+    let needs = match tool {
+        Tool::Valgrind | Tool::Vgdb => "; the cost suite needs its callgrind tool",
+        Tool::Ip => "; the suite needs `ip netns` for a network namespace of its own",
+        Tool::Wrk => "; the resilience suite holds its generator against it",
+        Tool::Cargo | Tool::Rustc => "; the probes need it",
+        Tool::Readelf => "; it lists a probe's shared libraries",
+    };
+    format!("{tool} is not installed{needs} ({})", install_hint(tool))
+}
+
+/// How to get `tool`.
+pub fn install_hint(tool: Tool) -> &'static str {
     match tool {
-        Tool::Valgrind => "valgrind is not installed; the cost suite needs its callgrind tool \
-                           (Debian: apt-get install valgrind)"
-            .to_owned(),
-        Tool::IpNetns => "`ip` is not installed; the suite needs `ip netns` for a network \
-                          namespace of its own (Debian: apt-get install iproute2)"
-            .to_owned(),
-        Tool::Wrk => "wrk is not installed (Debian: apt-get install wrk)".to_owned(),
-        Tool::Cargo => "cargo cannot be run: the probes need it".to_owned(),
+        Tool::Cargo | Tool::Rustc => "a Rust toolchain, e.g. by rustup",
+        Tool::Readelf => "Debian: apt-get install binutils",
+        Tool::Valgrind | Tool::Vgdb => "Debian: apt-get install valgrind",
+        Tool::Wrk => "Debian: apt-get install wrk",
+        Tool::Ip => "Debian: apt-get install iproute2",
     }
 }
 

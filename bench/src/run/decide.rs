@@ -4,6 +4,7 @@
 
 use crate::cli::{self, Cli};
 use crate::error::BenchError;
+use crate::process;
 use crate::upstream::{self, GivenUpstream, Prepared};
 use bench_model::{MachineAbilities, Run, Tool};
 
@@ -33,22 +34,11 @@ pub(super) fn decide(cli: &Cli) -> Result<Decided, BenchError> {
 
 /// What this machine can do that a suite needs.
 fn abilities() -> MachineAbilities {
+    let installed = |tool| process::tool(tool).is_ok();
     MachineAbilities {
         root: nix::unistd::geteuid().is_root(),
-        ip_netns: installed(Tool::IpNetns),
+        ip_netns: installed(Tool::Ip),
         valgrind: installed(Tool::Valgrind),
         wrk: installed(Tool::Wrk),
     }
-}
-
-/// Whether `tool`'s program is on the PATH.
-fn installed(tool: Tool) -> bool {
-    let program = match tool {
-        Tool::Valgrind => "valgrind",
-        Tool::IpNetns => "ip",
-        Tool::Wrk => "wrk",
-        Tool::Cargo => "cargo",
-    };
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }

@@ -4,13 +4,14 @@
 use std::ffi::OsStr;
 use std::io;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use api::configuration::Settings;
 use api::startup::Application;
 use rates_common::HttpVersion;
 
 use crate::measure::process::ProcessCpu;
+use crate::process::scratch;
 use crate::servers::child::{self, ChildError, ChildProcess, Wrapper};
 use crate::servers::mock::MockEndpoint;
 
@@ -46,7 +47,7 @@ impl ApiEndpoint {
     /// [`ApiEndpoint::spawn_with_env`] with the service's process run by `wrapper` (the
     /// cost suite's callgrind).
     pub fn spawn_wrapped(
-        wrapper: Option<&Wrapper<'_>>,
+        wrapper: Option<&Wrapper>,
         exe: &Path,
         rates_url: &str,
         env: &[(&str, &str)],
@@ -114,12 +115,12 @@ impl ApiEndpoint {
                 &[("APP__RATES__HTTP_VERSION", http_version.as_str())],
             );
         };
-        let path = ca_file_path();
-        std::fs::write(&path, ca).map_err(|source| ChildError::Spawn {
-            name: "api",
-            source,
-        })?;
-        let ca_file = path.to_string_lossy().into_owned();
+        let file =
+            scratch::temp_file_with("api-ca", "pem", ca).map_err(|source| ChildError::Spawn {
+                name: "api",
+                source,
+            })?;
+        let ca_file = file.path().to_string_lossy().into_owned();
         let spawned = Self::spawn_with_env(
             exe,
             rates_url,
@@ -128,7 +129,7 @@ impl ApiEndpoint {
                 ("APP__RATES__HTTP_VERSION", http_version.as_str()),
             ],
         );
-        let _ = std::fs::remove_file(&path);
+        drop(file);
         spawned
     }
 
@@ -172,11 +173,6 @@ impl ApiEndpoint {
             .as_mut()
             .map_or(Ok(()), |process| process.cpu_mut().unlimit())
     }
-}
-
-/// A fresh path for the CA handed to a service, in the temporary directory.
-fn ca_file_path() -> PathBuf {
-    child::scratch_path("api-ca", "pem")
 }
 
 /// The child's side: run the service on `listen` with `rates_url` as its upstream until the

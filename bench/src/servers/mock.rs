@@ -4,13 +4,15 @@
 use std::ffi::OsStr;
 use std::io;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use mock_rates::{MockState, Settings, TlsIdentity, TlsSettings};
+use tempfile::NamedTempFile;
 
 use crate::clients::MockAdmin;
 use crate::measure::process::ProcessCpu;
+use crate::process::scratch;
 use crate::servers::child::{self, ChildError, ChildProcess};
 
 /// What the child prints on stdout once it listens, followed by its base URL.
@@ -113,7 +115,13 @@ impl MockEndpoint {
         identity: Option<&Path>,
     ) -> Result<Self, ChildError> {
         let cpu = cpu.map(|cpu| cpu.to_string());
-        let ca_out = matches!(serving, Serving::Https { .. }).then(ca_path);
+        let ca_out = matches!(serving, Serving::Https { .. })
+            .then(|| scratch::temp_file("mock-ca", "pem"))
+            .transpose()
+            .map_err(|source| ChildError::Spawn {
+                name: "mock-rates",
+                source,
+            })?;
         let mut args = vec![
             OsStr::new("__mock-rates"),
             OsStr::new("--listen"),
@@ -122,11 +130,11 @@ impl MockEndpoint {
         if let Some(cpu) = &cpu {
             args.extend([OsStr::new("--cpu"), OsStr::new(cpu)]);
         }
-        if let Some(path) = &ca_out {
+        if let Some(file) = &ca_out {
             args.extend([
                 OsStr::new("--tls"),
                 OsStr::new("--ca-out"),
-                path.as_os_str(),
+                file.path().as_os_str(),
             ]);
             if let Some(identity) = identity {
                 args.extend([OsStr::new("--tls-identity"), identity.as_os_str()]);
@@ -149,12 +157,11 @@ impl MockEndpoint {
         let (process, base_url) = ChildProcess::spawn("mock-rates", exe, &args, READY_PREFIX)?;
         let ca_pem = match &ca_out {
             // Written before the child announced itself; read once, then not left behind.
-            Some(path) => {
-                let pem = std::fs::read(path).map_err(|source| ChildError::Spawn {
+            Some(file) => {
+                let pem = std::fs::read(file.path()).map_err(|source| ChildError::Spawn {
                     name: "mock-rates",
                     source,
                 })?;
-                let _ = std::fs::remove_file(path);
                 Some(Arc::from(pem))
             }
             None => None,
@@ -253,17 +260,12 @@ impl MockEndpoint {
     }
 }
 
-/// A fresh path for a child's CA, in the temporary directory.
-fn ca_path() -> PathBuf {
-    child::scratch_path("mock-ca", "pem")
-}
-
 /// A TLS identity for mock-rates children to serve (see [`MockEndpoint::spawn_at`]), written
 /// for them to read to a file of the temporary directory that only its owner can read (it
 /// holds a private key), removed when this is dropped.
 #[derive(Debug)]
 pub struct IdentityFile {
-    path: PathBuf,
+    file: NamedTempFile,
 }
 
 impl IdentityFile {
@@ -272,28 +274,15 @@ impl IdentityFile {
     /// # Errors
     /// It cannot be made or written.
     pub fn generate() -> io::Result<Self> {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
         let identity = TlsIdentity::generate()?;
-        let path = child::scratch_path("mock-identity", "json");
         let json = serde_json::to_vec(&identity).map_err(io::Error::other)?;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)?
-            .write_all(&json)?;
-        Ok(Self { path })
+        // `tempfile` makes it readable by its owner only.
+        let file = scratch::temp_file_with("mock-identity", "json", &json)?;
+        Ok(Self { file })
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl Drop for IdentityFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        self.file.path()
     }
 }
 

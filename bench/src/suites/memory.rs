@@ -21,12 +21,12 @@
 
 use std::io::{self, Write as _};
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use crate::clients::Counted;
 use crate::error::BenchError;
 use crate::measure::{heap, process};
+use crate::process::{Cmd, RunError};
 use crate::servers::MockEndpoint;
 use crate::suites::cost::{CaFile, child_settings, hosted_mock, tail};
 use crate::suites::latency::cross_rate_pairs;
@@ -126,29 +126,35 @@ impl Child<'_> {
     fn read(&self) -> Result<MemoryRound, String> {
         let admin = self.mock.admin();
         let before = admin.counters();
-        let mut command = Command::new(self.exe);
-        command
+        let mut command = Cmd::new(self.exe)
             .args(["__memory", "--client", self.client.as_str()])
             .args(["--url", self.mock.base_url()])
             .args(["--burst", &self.sizes.burst.to_string()])
             .args(["--settle-ms", &self.sizes.settle_ms.to_string()]);
         if let Some(ca_file) = self.ca_file {
-            command.arg("--ca-file").arg(&ca_file.path);
+            command = command.arg("--ca-file").arg(ca_file.path());
         }
         if self.protocol == Protocol::H2 {
-            command.arg("--http2");
+            command = command.arg("--http2");
         }
-        let output = command
-            .output()
-            .map_err(|error| format!("cannot run the bench's __memory child: {error}"))?;
-        if !output.status.success() {
+        let output = match command.run() {
+            Ok(output) => output,
+            Err(RunError::Killed { signal, stderr, .. }) => {
+                return Err(format!(
+                    "the child was killed by signal {signal}; its stderr ends: {}",
+                    tail(&String::from_utf8_lossy(&stderr), 400)
+                ));
+            }
+            Err(error) => return Err(format!("cannot run the bench's __memory child: {error}")),
+        };
+        if !output.success() {
             return Err(format!(
                 "the child exited with {}; its stderr ends: {}",
                 output.status,
-                tail(&String::from_utf8_lossy(&output.stderr), 400)
+                tail(&output.stderr_text(), 400)
             ));
         }
-        let round = parse_report(&String::from_utf8_lossy(&output.stdout))
+        let round = parse_report(&output.stdout_text())
             .ok_or_else(|| "the child printed no readings".to_owned())?;
         if self.protocol.is_tls() {
             let counted = Counted::between(before.as_ref(), admin.counters().as_ref());

@@ -1,15 +1,14 @@
 //! Building one probe alone: its scratch project, `cargo metadata`, a clean `cargo build
 //! --release` timed (wall and CPU), its binary's size and shared libraries, and one run of it.
 
-use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cargo_metadata::Metadata;
+use tempfile::TempDir;
 
 use crate::measure::own::CpuTime;
-use crate::servers::child::output_stopped_with_bench;
+use crate::process::{self, Cmd, Input, Tool, scratch};
 use crate::suites::adoption::probes::{self, Probe};
 use crate::suites::adoption::tree::{self, Tree};
 use bench_model::ProbeBuild;
@@ -32,12 +31,11 @@ pub struct Cargo {
 impl Cargo {
     /// Cargo and rustc, or why they cannot be run.
     pub fn find() -> Result<Self, String> {
-        let program =
-            std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
-        let version = stdout(Command::new(&program).arg("-V"))
-            .map_err(|error| format!("cargo cannot be run ({error}): the probes need it"))?;
-        let rustc = std::env::var_os("RUSTC").map_or_else(|| PathBuf::from("rustc"), PathBuf::from);
-        let verbose = stdout(Command::new(rustc).arg("-vV"))
+        let cargo = process::tool(Tool::Cargo)
+            .map_err(|missing| format!("{missing}: the probes need it"))?;
+        let rustc = process::tool(Tool::Rustc)
+            .map_err(|missing| format!("{missing}: the probes need it"))?;
+        let verbose = stdout(&Cmd::new(&rustc.path).arg("-vV"))
             .map_err(|error| format!("rustc cannot be run ({error}): the probes need it"))?;
         let host = verbose
             .lines()
@@ -45,8 +43,8 @@ impl Cargo {
             .ok_or("rustc -vV names no host")?
             .to_owned();
         Ok(Self {
-            program,
-            version: version.trim().to_owned(),
+            program: cargo.path,
+            version: cargo.version.unwrap_or_default(),
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
             host,
             rustc_verbose: verbose.trim().to_owned(),
@@ -54,9 +52,8 @@ impl Cargo {
     }
 
     /// `cargo ARGS` for the project in `dir`, into its own target directory.
-    pub(crate) fn command(&self, dir: &Path, args: &[&str]) -> Command {
-        let mut command = Command::new(&self.program);
-        command
+    pub(crate) fn command(&self, dir: &Path, args: &[&str]) -> Cmd {
+        Cmd::new(&self.program)
             .args(args)
             .arg("--manifest-path")
             .arg(dir.join("Cargo.toml"))
@@ -64,15 +61,14 @@ impl Cargo {
             .env_remove("RUSTFLAGS")
             .env_remove("CARGO_ENCODED_RUSTFLAGS")
             .env_remove("CARGO_BUILD_RUSTFLAGS")
-            .current_dir(dir);
-        command
+            .current_dir(dir)
     }
 }
 
 /// A directory of scratch projects, removed when dropped.
 #[derive(Debug)]
 pub struct Scratch {
-    root: PathBuf,
+    root: TempDir,
 }
 
 /// One probe measured.
@@ -101,9 +97,9 @@ const C_RUNTIME: [&str; 8] = [
 
 impl Scratch {
     pub fn new() -> std::io::Result<Self> {
-        let root = std::env::temp_dir().join(format!("bench-adoption-{}", std::process::id()));
-        std::fs::create_dir_all(&root)?;
-        Ok(Self { root })
+        Ok(Self {
+            root: scratch::temp_dir("adoption")?,
+        })
     }
 
     /// Writes `probe`'s project, reads its tree, builds it clean, reads its binary, runs it
@@ -115,7 +111,7 @@ impl Scratch {
         probe: &Probe,
         url: &str,
     ) -> Result<Measured, String> {
-        let dir = self.root.join(probe.name());
+        let dir = self.root.path().join(probe.name());
         let written = write_project(&dir, lock, probe)
             .map_err(|error| format!("writing {}: {error}", dir.display()));
         let measured = written.and_then(|()| measure_project(cargo, &dir, probe, url));
@@ -127,18 +123,12 @@ impl Scratch {
 impl Scratch {
     /// Writes `probe`'s project and reads its tree, nothing built; removes the project.
     pub fn tree(&self, cargo: &Cargo, lock: &Path, probe: &Probe) -> Result<Tree, String> {
-        let dir = self.root.join(probe.name());
+        let dir = self.root.path().join(probe.name());
         let written = write_project(&dir, lock, probe)
             .map_err(|error| format!("writing {}: {error}", dir.display()));
         let tree = written.and_then(|()| read_tree(cargo, &dir).map(|(tree, _)| tree));
         let _ = std::fs::remove_dir_all(&dir);
         tree
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 
@@ -188,8 +178,8 @@ pub(crate) fn read_tree_of(
     let mut args = vec!["metadata", "--format-version", "1", "--filter-platform"];
     args.push(&cargo.host);
     args.extend(network.flag());
-    let metadata = stdout(&mut cargo.command(dir, &args))
-        .map_err(|error| format!("cargo metadata: {error}"))?;
+    let metadata =
+        stdout(&cargo.command(dir, &args)).map_err(|error| format!("cargo metadata: {error}"))?;
     tree::parse(&metadata)
 }
 
@@ -203,21 +193,20 @@ pub(crate) fn clean_build(
     let jobs = cargo.jobs.to_string();
     let mut args = vec!["build", "--release", "-j", &jobs];
     args.extend(network.flag());
-    let mut build = cargo.command(dir, &args);
     let cpu_before = CpuTime::children().unwrap_or_default();
-    let started = Instant::now();
-    let output =
-        output_stopped_with_bench(&mut build).map_err(|error| format!("cargo build: {error}"))?;
-    let wall = started.elapsed();
+    let built = cargo
+        .command(dir, &args)
+        .run()
+        .map_err(|error| format!("cargo build: {error}"))?;
     let cpu = CpuTime::children().unwrap_or_default().since(cpu_before);
-    if !output.status.success() {
+    if !built.success() {
         return Err(format!(
             "cargo build --release failed ({}): {}",
-            output.status,
-            tail(&String::from_utf8_lossy(&output.stderr), 12)
+            built.status,
+            tail(&built.stderr_text(), 12)
         ));
     }
-    Ok((wall.as_secs_f64(), cpu.total().as_secs_f64()))
+    Ok((built.elapsed.as_secs_f64(), cpu.total().as_secs_f64()))
 }
 
 fn measure_project(
@@ -264,7 +253,8 @@ fn measure_project(
 
 /// The binary's `NEEDED` shared libraries, by `readelf -d`.
 fn needed(binary: &Path) -> Result<Vec<String>, String> {
-    let dynamic = stdout(Command::new("readelf").arg("-d").arg(binary))
+    let readelf = process::tool(Tool::Readelf).map_err(|missing| missing.to_string())?;
+    let dynamic = stdout(&Cmd::new(&readelf.path).arg("-d").arg(binary))
         .map_err(|error| format!("readelf -d (binutils): {error}"))?;
     Ok(dynamic
         .lines()
@@ -280,78 +270,36 @@ fn needed(binary: &Path) -> Result<Vec<String>, String> {
 /// Runs the probe once, with `url` as its argument (or the example body on stdin when there
 /// is none), for at most 30 s; its output line when it printed the rate.
 fn run_probe(binary: &Path, url: Option<&str>) -> Result<String, String> {
-    let mut command = Command::new(binary);
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(url) = url {
-        command.arg(url);
-    }
-    let mut child = command
-        .spawn()
-        .map_err(|error| format!("running the probe: {error}"))?;
-    if let Some(mut stdin) = child.stdin.take()
-        && url.is_none()
-    {
-        let _ = stdin.write_all(BODY.as_bytes());
-    }
-    let (status, out, err) = finish_within(child, Duration::from_secs(30))?;
-    let line = out.trim().to_owned();
-    if !status.success() || !line.starts_with(probes::PAIR) {
+    let command = match url {
+        Some(url) => Cmd::new(binary).arg(url),
+        None => Cmd::new(binary).stdin(Input::Bytes(BODY.as_bytes().to_vec())),
+    };
+    let finished = command
+        .deadline(Duration::from_secs(30))
+        .run()
+        .map_err(|error| error.to_string())?;
+    let line = finished.stdout_text().trim().to_owned();
+    if !finished.success() || !line.starts_with(probes::PAIR) {
         return Err(format!(
-            "the probe failed ({status}): {}{}",
-            err.trim(),
+            "the probe failed ({}): {}{}",
+            finished.status,
+            finished.stderr_text().trim(),
             line
         ));
     }
     Ok(line)
 }
 
-/// Waits for a probe started with piped stdout and stderr for at most `limit` (killing it past
-/// that); its exit status, stdout and stderr. Their output is a line or two, read after the
-/// exit: it cannot fill a pipe meanwhile.
-pub(crate) fn finish_within(
-    mut child: Child,
-    limit: Duration,
-) -> Result<(ExitStatus, String, String), String> {
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "the probe did not finish within {} s",
-                    limit.as_secs()
-                ));
-            }
-            Err(error) => return Err(format!("waiting for the probe: {error}")),
-        }
-    };
-    let mut out = String::new();
-    let mut err = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = stdout.read_to_string(&mut out);
-    }
-    if let Some(mut stderr) = child.stderr.take() {
-        let _ = stderr.read_to_string(&mut err);
-    }
-    Ok((status, out, err))
-}
-
 /// A command's stdout, or its stderr's last lines when it fails.
-pub(crate) fn stdout(command: &mut Command) -> Result<String, String> {
-    let output = command.output().map_err(|error| error.to_string())?;
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+pub(crate) fn stdout(command: &Cmd) -> Result<String, String> {
+    let finished = command.run().map_err(|error| error.to_string())?;
+    if finished.success() {
+        Ok(finished.stdout_text())
     } else {
         Err(format!(
             "{}: {}",
-            output.status,
-            tail(&String::from_utf8_lossy(&output.stderr), 12)
+            finished.status,
+            tail(&finished.stderr_text(), 12)
         ))
     }
 }
@@ -359,4 +307,31 @@ pub(crate) fn stdout(command: &mut Command) -> Result<String, String> {
 fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_probe_is_given_the_body_on_stdin() {
+        // `cat` stands in for the probe with no client: it prints the body it is given, which
+        // is no rate line.
+        let error = run_probe(Path::new("/bin/cat"), None).unwrap_err();
+        assert!(error.contains(BODY), "{error}");
+    }
+
+    #[test]
+    fn a_binarys_shared_libraries_are_read() {
+        if process::tool(Tool::Readelf).is_err() {
+            return;
+        }
+        let libraries = needed(Path::new("/bin/sh")).unwrap();
+        assert!(
+            libraries
+                .iter()
+                .any(|library| library.starts_with("libc.so")),
+            "{libraries:?}"
+        );
+    }
 }

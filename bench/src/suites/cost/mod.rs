@@ -15,17 +15,17 @@
 pub mod service;
 
 use std::io::{self, Write as _};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use mock_rates::{Settings, TlsSettings};
 use rates_common::{ClientSettings, HttpVersion};
+use tempfile::NamedTempFile;
 
 use crate::alloc::AllocSnapshot;
 use crate::clients::Counted;
 use crate::error::BenchError;
+use crate::process::{self, Cmd, Found, Tool, scratch};
 use crate::servers::MockEndpoint;
-use crate::servers::child::scratch_path;
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
@@ -191,45 +191,66 @@ fn callgrind(
     ca_file: Option<&CaFile>,
     calls: u32,
 ) -> Result<RunCounts, BenchError> {
-    let out = scratch_path("callgrind", "out");
-    let mut command = Command::new("valgrind");
-    command
-        .arg("--tool=callgrind")
-        .arg(format!("--callgrind-out-file={}", out.display()))
+    let valgrind = process::tool(Tool::Valgrind)
+        .map_err(|missing| BenchError::Cost(format!("cannot run valgrind: {missing}")))?;
+    let out = scratch::temp_file("callgrind", "out")
+        .map_err(|source| BenchError::io(&std::env::temp_dir(), source))?;
+    let mut command = under_callgrind(&valgrind, out.path())
         .arg(exe)
         .args(["__cost", "--client", client.as_str(), "--url", url])
         .args(["--calls", &calls.to_string()]);
     if let Some(ca_file) = ca_file {
-        command.arg("--ca-file").arg(&ca_file.path);
+        command = command.arg("--ca-file").arg(ca_file.path());
     }
     if protocol == Protocol::H2 {
-        command.arg("--http2");
+        command = command.arg("--http2");
     }
-    let output = command
-        .output()
-        .map_err(|error| BenchError::Cost(format!("cannot run valgrind: {error}")))?;
-    let profile = std::fs::read_to_string(&out);
-    let _ = std::fs::remove_file(&out);
-    let failed = |why: String| {
+    let failed = |why: String, stderr: &[u8]| {
         BenchError::Cost(format!(
             "{client} ({calls} calls under callgrind): {why}; its stderr ends: {}",
-            tail(&String::from_utf8_lossy(&output.stderr), 400)
+            tail(&String::from_utf8_lossy(stderr), 400)
         ))
     };
-    if !output.status.success() {
-        return Err(failed(format!("exited with {}", output.status)));
+    let output = match command.run() {
+        Ok(output) => output,
+        Err(process::RunError::Killed { signal, stderr, .. }) => {
+            return Err(failed(format!("killed by signal {signal}"), &stderr));
+        }
+        Err(error) => {
+            return Err(BenchError::Cost(format!("cannot run valgrind: {error}")));
+        }
+    };
+    let profile = std::fs::read_to_string(out.path());
+    if !output.success() {
+        return Err(failed(
+            format!("exited with {}", output.status),
+            &output.stderr,
+        ));
     }
-    let allocated = parse_report(&String::from_utf8_lossy(&output.stdout))
-        .ok_or_else(|| failed("printed no allocation counts".to_owned()))?;
+    let allocated = parse_report(&output.stdout_text())
+        .ok_or_else(|| failed("printed no allocation counts".to_owned(), &output.stderr))?;
     let instructions = profile
         .ok()
         .as_deref()
         .and_then(parse_totals)
-        .ok_or_else(|| failed(format!("no instruction total in {}", out.display())))?;
+        .ok_or_else(|| {
+            failed(
+                format!("no instruction total in {}", out.path().display()),
+                &output.stderr,
+            )
+        })?;
     Ok(RunCounts {
         instructions,
         allocated,
     })
+}
+
+/// `valgrind --tool=callgrind --callgrind-out-file=<out_file>`, to which the caller adds its
+/// own options and the program to count: how every callgrind count of the bench is taken.
+pub(crate) fn under_callgrind(valgrind: &Found, out_file: &Path) -> Cmd {
+    Cmd::new(&valgrind.path)
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out_file.display()))
 }
 
 /// The last `limit` characters of `text`, for an error message.
@@ -273,20 +294,18 @@ pub fn parse_report(stdout: &str) -> Option<AllocSnapshot> {
 /// The mock's CA in a file for the children, removed when dropped.
 #[derive(Debug)]
 pub(crate) struct CaFile {
-    pub(crate) path: PathBuf,
+    file: NamedTempFile,
 }
 
 impl CaFile {
     pub(crate) fn write(pem: &[u8]) -> Result<Self, BenchError> {
-        let path = scratch_path("cost-ca", "pem");
-        std::fs::write(&path, pem).map_err(|source| BenchError::io(&path, source))?;
-        Ok(Self { path })
+        let file = scratch::temp_file_with("cost-ca", "pem", pem)
+            .map_err(|source| BenchError::io(&std::env::temp_dir(), source))?;
+        Ok(Self { file })
     }
-}
 
-impl Drop for CaFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+    pub(crate) fn path(&self) -> &Path {
+        self.file.path()
     }
 }
 

@@ -17,13 +17,15 @@
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use tempfile::TempDir;
+
 use crate::error::BenchError;
-use crate::servers::child::{Wrapper, scratch_path};
+use crate::process::{self, Cmd, Found, Tool, scratch};
+use crate::servers::child::Wrapper;
 use crate::servers::{ApiEndpoint, MockEndpoint};
 use crate::suites::load::http::{self as generator, LoadClient, ReadyScenario};
 use crate::suites::progress::progress_bar;
@@ -238,38 +240,39 @@ async fn payments(
     sent
 }
 
-/// The directory callgrind writes its dumps into, removed with what is in it when dropped.
+/// The directory callgrind writes its dumps into, removed with what is in it when dropped;
+/// and the valgrind that writes them, with its vgdb.
 #[derive(Debug)]
 struct Dumps {
-    dir: PathBuf,
+    dir: TempDir,
+    valgrind: Found,
+    vgdb: Found,
 }
 
 impl Dumps {
     fn new() -> Result<Self, BenchError> {
-        let dir = scratch_path("service-callgrind", "d");
-        std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
-        Ok(Self { dir })
+        let found =
+            |tool| process::tool(tool).map_err(|missing| BenchError::Cost(missing.to_string()));
+        let dir = scratch::temp_dir("service-callgrind")
+            .map_err(|source| BenchError::io(&std::env::temp_dir(), source))?;
+        Ok(Self {
+            dir,
+            valgrind: found(Tool::Valgrind)?,
+            vgdb: found(Tool::Vgdb)?,
+        })
     }
 
     /// The service under callgrind, its counters running from the start (the start-up is
     /// zeroed away before each round).
     fn start_service<'d>(&'d self, exe: &Path, rates_url: &str) -> Result<Service<'d>, BenchError> {
-        let out_file = OsString::from(format!(
-            "--callgrind-out-file={}",
-            self.dir.join("callgrind.out").display()
-        ));
-        let vgdb_prefix = self.vgdb_prefix();
-        let command = [
-            OsStr::new("valgrind"),
-            OsStr::new("--tool=callgrind"),
-            // Its banner and per-dump lines would go to the bench's stderr: errors only.
-            OsStr::new("--quiet"),
-            OsStr::new("--vgdb=yes"),
-            vgdb_prefix.as_os_str(),
-            out_file.as_os_str(),
-        ];
+        let command =
+            super::under_callgrind(&self.valgrind, &self.dir.path().join("callgrind.out"))
+                // Its banner and per-dump lines would go to the bench's stderr: errors only.
+                .arg("--quiet")
+                .arg("--vgdb=yes")
+                .arg(self.vgdb_prefix());
         let wrapper = Wrapper {
-            command: &command,
+            command,
             start_timeout: START_LIMIT,
         };
         let api = ApiEndpoint::spawn_wrapped(
@@ -295,13 +298,16 @@ impl Dumps {
     /// `--vgdb-prefix=...`, for valgrind and vgdb alike: their FIFOs in this directory, so
     /// that they go with it (a service killed at the end leaves them behind).
     fn vgdb_prefix(&self) -> OsString {
-        OsString::from(format!("--vgdb-prefix={}", self.dir.join("vgdb").display()))
+        OsString::from(format!(
+            "--vgdb-prefix={}",
+            self.dir.path().join("vgdb").display()
+        ))
     }
 
     /// The dump files callgrind has written so far (not vgdb's FIFOs beside them).
     fn files(&self) -> Result<Vec<PathBuf>, BenchError> {
-        let entries =
-            std::fs::read_dir(&self.dir).map_err(|source| BenchError::io(&self.dir, source))?;
+        let dir = self.dir.path();
+        let entries = std::fs::read_dir(dir).map_err(|source| BenchError::io(dir, source))?;
         let mut files: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|entry| entry.path())
@@ -313,12 +319,6 @@ impl Dumps {
             .collect();
         files.sort();
         Ok(files)
-    }
-}
-
-impl Drop for Dumps {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -360,7 +360,7 @@ impl Service<'_> {
             if Instant::now() > deadline {
                 return Err(BenchError::Cost(format!(
                     "callgrind wrote no dump into {} within {} s of being asked",
-                    self.dumps.dir.display(),
+                    self.dumps.dir.path().display(),
                     DUMP_LIMIT.as_secs()
                 )));
             }
@@ -370,21 +370,21 @@ impl Service<'_> {
 
     /// Sends `command` to callgrind's gdbserver in the service through `vgdb`.
     fn monitor(&self, command: &str) -> Result<String, BenchError> {
-        let output = Command::new("vgdb")
+        let output = Cmd::new(&self.dumps.vgdb.path)
             .arg(self.dumps.vgdb_prefix())
             .arg(format!("--pid={}", self.pid))
             .arg(command)
-            .output()
+            .run()
             .map_err(|error| BenchError::Cost(format!("cannot run vgdb: {error}")))?;
-        if !output.status.success() {
+        if !output.success() {
             return Err(BenchError::Cost(format!(
                 "`vgdb --pid={} {command}` failed ({}): {}",
                 self.pid,
                 output.status,
-                super::tail(&String::from_utf8_lossy(&output.stderr), 400)
+                super::tail(&output.stderr_text(), 400)
             )));
         }
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        Ok(output.stdout_text())
     }
 }
 

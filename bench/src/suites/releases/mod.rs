@@ -19,6 +19,7 @@ use bench_model::{
 
 use crate::affinity::Pinned;
 use crate::error::BenchError;
+use crate::process::{self, Tool};
 use crate::suites::adoption::build::Cargo;
 use crate::suites::progress::progress_bar;
 use crate::suites::shuffle::Shuffle;
@@ -176,7 +177,7 @@ fn measure(
         }
     }
     bar.finish_and_clear();
-    let valgrind = scenarios::valgrind();
+    let valgrind = process::tool(Tool::Valgrind);
     for (index, probe) in probes {
         scenarios::instructions(
             probe,

@@ -4,15 +4,17 @@
 use std::path::{Path, PathBuf};
 
 use cargo_metadata::Metadata;
+use tempfile::TempDir;
 
 use super::catalogue::{HARNESS, Release, STACK};
+use crate::process::scratch;
 use crate::suites::adoption::build::{Cargo, Network, clean_build, read_tree_of, stdout};
 use bench_model::{ReleaseBuild, ReleaseFigure, ReleaseRow, ResolvedCrate};
 
 /// The suite's scratch directory, removed when dropped.
 #[derive(Debug)]
 pub struct Scratch {
-    root: PathBuf,
+    root: TempDir,
 }
 
 /// A release built: its binary, and what it resolved to.
@@ -34,19 +36,19 @@ pub struct Failure {
 
 impl Scratch {
     pub fn new() -> std::io::Result<Self> {
-        let root = std::env::temp_dir().join(format!("bench-releases-{}", std::process::id()));
-        std::fs::create_dir_all(root.join("bin"))?;
+        let root = scratch::temp_dir("releases")?;
+        std::fs::create_dir_all(root.path().join("bin"))?;
         Ok(Self { root })
     }
 
     pub fn path(&self) -> &Path {
-        &self.root
+        self.root.path()
     }
 
     /// Writes `release`'s project, resolves and fetches it, builds it clean, and keeps its
     /// binary; its target directory is removed either way.
     pub fn build(&self, cargo: &Cargo, release: &Release) -> Result<Probe, Failure> {
-        let dir = self.root.join(release.dir_name());
+        let dir = self.path().join(release.dir_name());
         let built = self.build_in(cargo, release, &dir);
         let _ = std::fs::remove_dir_all(dir.join("target"));
         built
@@ -80,7 +82,7 @@ impl Scratch {
         let (build_wall_s, build_cpu_s) = clean_build(cargo, dir, Network::Offline)
             .map_err(|error| failed(format!("does not build: {error}"), &stack))?;
         let built = dir.join("target/release/probe");
-        let binary = self.root.join("bin").join(release.dir_name());
+        let binary = self.path().join("bin").join(release.dir_name());
         std::fs::copy(&built, &binary)
             .map_err(|error| failed(format!("{}: {error}", built.display()), &stack))?;
         let binary_bytes = std::fs::metadata(&binary)
@@ -97,12 +99,6 @@ impl Scratch {
             },
             api: api_of(release.source),
         })
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 
@@ -148,7 +144,7 @@ fn write(dir: &Path, release: &Release) -> std::io::Result<()> {
 
 /// `cargo fetch`: every crate the lock file names downloaded before the timed build.
 fn fetch(cargo: &Cargo, dir: &Path) -> Result<(), String> {
-    stdout(&mut cargo.command(dir, &["fetch"])).map(|_| ())
+    stdout(&cargo.command(dir, &["fetch"])).map(|_| ())
 }
 
 /// The versions resolved for this platform of the library and of [`STACK`]'s crates, each

@@ -2,16 +2,15 @@
 //! and its instructions per call under callgrind.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::project::Probe;
 use super::upstreams::Upstreams;
-use crate::suites::adoption::build::finish_within;
-use crate::suites::cost::parse_totals;
+use crate::process::{Cmd, Found, Missing, RunError};
+use crate::suites::cost::{parse_totals, under_callgrind};
 use bench_model::{Protocol, ReleaseFigure, ReleaseMeasure, ReleasesSettings};
 
 /// The most one run of a probe may take (a hundred 1 MiB answers, a held body) before it is
@@ -245,40 +244,43 @@ fn checked(out: Value, protocol: Protocol) -> Result<Value, String> {
 /// Runs the probe with `args` for at most `limit`; its JSON line, or why there is none (its
 /// own error line: `not measured: ...` where its API cannot do the scenario).
 fn run(binary: &Path, args: &[String], limit: Duration) -> Result<Value, String> {
-    run_command(Command::new(binary).args(args), limit)
+    run_command(&Cmd::new(binary).args(args), limit)
 }
 
-fn run_command(command: &mut Command, limit: Duration) -> Result<Value, String> {
-    let child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|error| format!("running the probe: {error}"))?;
-    let (status, out, err) = finish_within(child, limit)?;
+fn run_command(command: &Cmd, limit: Duration) -> Result<Value, String> {
+    let (success, status, out, err) = match command.clone().deadline(limit).run() {
+        Ok(finished) => (
+            finished.success(),
+            finished.status.to_string(),
+            finished.stdout_text(),
+            finished.stderr_text(),
+        ),
+        // Its JSON error line, when it printed one before it was killed, still says why.
+        Err(RunError::Killed {
+            signal,
+            stdout,
+            stderr,
+            ..
+        }) => (
+            false,
+            format!("killed by signal {signal}"),
+            String::from_utf8_lossy(&stdout).into_owned(),
+            String::from_utf8_lossy(&stderr).into_owned(),
+        ),
+        Err(error) => return Err(error.to_string()),
+    };
     let line = out.lines().rev().find(|line| line.starts_with('{'));
     let value: Option<Value> = line.and_then(|line| serde_json::from_str(line).ok());
     match value {
         Some(value) if value.get("error").is_some() => {
             Err(value["error"].as_str().unwrap_or("an error").to_owned())
         }
-        Some(value) if status.success() => Ok(value),
+        Some(value) if success => Ok(value),
         _ => Err(format!(
             "the probe failed ({status}): {}",
             err.lines().rev().take(4).collect::<Vec<_>>().join(" / ")
         )),
     }
-}
-
-/// valgrind, when it runs.
-pub fn valgrind() -> Option<PathBuf> {
-    let program = PathBuf::from("valgrind");
-    Command::new(&program)
-        .arg("--version")
-        .output()
-        .ok()
-        .filter(|output| output.status.success())
-        .map(|_| program)
 }
 
 /// Instructions per pooled call over http: callgrind counts the probe's whole run at each of
@@ -288,32 +290,32 @@ pub fn instructions(
     probe: &Probe,
     upstreams: &Upstreams,
     settings: &ReleasesSettings,
-    valgrind: Option<&PathBuf>,
+    valgrind: Result<&Found, &Missing>,
     scratch: &Path,
     measured: &mut Measured,
 ) {
     let measure = ReleaseMeasure::Instructions;
-    let Some(valgrind) = valgrind else {
-        measured.fail(
-            &[measure],
-            Protocol::Http,
-            "not measured: valgrind is not installed (apt-get install valgrind)",
-        );
-        return;
+    let valgrind = match valgrind {
+        Ok(valgrind) => valgrind,
+        Err(missing) => {
+            measured.fail(
+                &[measure],
+                Protocol::Http,
+                &format!("not measured: {missing}"),
+            );
+            return;
+        }
     };
     let (url, _) = upstreams.rates(Protocol::Http);
     let mut totals = Vec::new();
     for &calls in &settings.instruction_calls {
         let profile = scratch.join(format!("callgrind-{calls}.out"));
-        let mut command = Command::new(valgrind);
-        command
-            .arg("--tool=callgrind")
+        let command = under_callgrind(valgrind, &profile)
             .arg("--quiet")
-            .arg(format!("--callgrind-out-file={}", profile.display()))
             .arg(&probe.binary)
             .args(["pooled", "--url", &url, "--warmup", "10", "--calls"])
             .arg(calls.to_string());
-        let counted = run_command(&mut command, CALLGRIND_LIMIT).and_then(|_| {
+        let counted = run_command(&command, CALLGRIND_LIMIT).and_then(|_| {
             let text = std::fs::read_to_string(&profile).map_err(|error| error.to_string())?;
             parse_totals(&text).ok_or_else(|| "callgrind wrote no totals".to_owned())
         });

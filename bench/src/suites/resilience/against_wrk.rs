@@ -9,16 +9,16 @@
 //! wrk counts every 2xx or 3xx answer as done and reads no body; the bench reads and checks
 //! every body. Without wrk on the machine its rows say so.
 
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use tempfile::NamedTempFile;
 use tokio::runtime::Runtime;
 
 use crate::measure::own::CpuTime;
 use crate::measure::process::ProcessCpu;
-use crate::servers::child::scratch_path;
+use crate::process::{self, Cmd, Tool, scratch};
 use crate::suites::load::http::{self, LoadClient, ReadyScenario};
 use bench_model::GeneratorRow;
 
@@ -139,36 +139,35 @@ fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -
         Some(Err(why)) => return row(Some(why)),
         None => None,
     };
-    let mut command = Command::new("wrk");
-    command
+    let wrk = match process::tool(Tool::Wrk) {
+        Ok(wrk) => wrk,
+        Err(missing) => return row(Some(missing.to_string())),
+    };
+    let mut command = Cmd::new(&wrk.path)
         .arg(format!("--threads={threads}"))
         .arg(format!("--connections={CONNECTIONS}"))
         .arg(format!("--duration={}s", DURATION.as_secs()))
         .arg("--timeout=5s");
     if let Some(script) = &script {
-        command.arg(format!("--script={}", script.path.display()));
+        command = command.arg(format!("--script={}", script.file.path().display()));
     }
-    command.arg(&url);
+    command = command.arg(&url);
     let service_before = service.and_then(ProcessCpu::nanos);
     let children_before = CpuTime::children();
-    let output = match command.output() {
+    let output = match command.run() {
         Ok(output) => output,
-        Err(error) => {
-            return row(Some(format!(
-                "wrk could not be run ({error}); Debian: apt-get install wrk"
-            )));
-        }
+        Err(error) => return row(Some(format!("wrk could not be run: {error}"))),
     };
     let tool_cpu_s = CpuTime::children()
         .zip(children_before)
         .map(|(after, before)| after.since(before).total().as_secs_f64());
     let service_cpu_s = seconds_since(service, service_before);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
+    let stdout = output.stdout_text();
+    if !output.success() {
         return row(Some(format!(
             "wrk failed ({}): {}",
             output.status,
-            crate::suites::cost::tail(&String::from_utf8_lossy(&output.stderr), 300)
+            crate::suites::cost::tail(&output.stderr_text(), 300)
         )));
     }
     match parse_wrk(&stdout) {
@@ -246,27 +245,21 @@ fn duration_seconds(text: &str) -> Option<f64> {
 /// wrk's Lua script for a request with a body, removed when dropped.
 #[derive(Debug)]
 struct Script {
-    path: std::path::PathBuf,
+    file: NamedTempFile,
 }
 
 impl Script {
     fn write(method: &str, body: &[u8]) -> Result<Self, String> {
         let body = std::str::from_utf8(body).map_err(|error| error.to_string())?;
-        let path = scratch_path("wrk", "lua");
         let text = format!(
             "wrk.method = {}\nwrk.body = {}\nwrk.headers[\"Content-Type\"] = \
              \"application/json\"\n",
             lua_string(method),
             lua_string(body)
         );
-        std::fs::write(&path, text).map_err(|error| format!("{}: {error}", path.display()))?;
-        Ok(Self { path })
-    }
-}
-
-impl Drop for Script {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        let file = scratch::temp_file_with("wrk", "lua", text.as_bytes())
+            .map_err(|error| format!("wrk's script: {error}"))?;
+        Ok(Self { file })
     }
 }
 
@@ -326,13 +319,13 @@ Transfer/sec:      6.11MB
     fn a_body_is_quoted_for_lua() {
         assert_eq!(lua_string(r#"{"a":"b\c"}"#), r#""{\"a\":\"b\\c\"}""#);
         let script = Script::write("POST", br#"{"amount":"100.00"}"#).unwrap();
-        let text = std::fs::read_to_string(&script.path).unwrap();
+        let text = std::fs::read_to_string(script.file.path()).unwrap();
         assert!(
             text.contains(r#"wrk.body = "{\"amount\":\"100.00\"}""#),
             "{text}"
         );
         assert!(text.contains(r#"wrk.method = "POST""#), "{text}");
-        let path = script.path.clone();
+        let path = script.file.path().to_owned();
         drop(script);
         assert!(!path.exists(), "removed when dropped");
     }

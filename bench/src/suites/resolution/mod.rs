@@ -16,9 +16,9 @@ pub mod inside;
 mod namespace;
 
 use std::path::Path;
-use std::process::Stdio;
 
 use crate::error::BenchError;
+use crate::process::{Output, RunError};
 use crate::suites::Outcome;
 use bench_model::{ClientName, NotRunWhy, Protocol, ResolutionRow, Run, SuiteName};
 use namespace::Namespace;
@@ -34,22 +34,31 @@ pub fn run(settings: &Run) -> Result<Outcome<Vec<ResolutionRow>>, BenchError> {
     let exe = crate::error::bench_executable()?;
     let sizes = serde_json::to_string(&settings.resolution).map_err(BenchError::Json)?;
     let names: Vec<&str> = clients.iter().map(|client| client.as_str()).collect();
-    let output = namespace
+    let ran = namespace
         .command(&exe)
         .args(["__resolution", "--settings", &sizes, "--clients"])
         .arg(names.join(","))
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|source| BenchError::io(Path::new("ip netns exec"), source))?;
+        .stderr(Output::Inherit)
+        .run();
     drop(namespace);
-    if !output.status.success() {
+    let output = match ran {
+        Ok(output) => output,
+        Err(RunError::Start { source, .. } | RunError::Wait { source, .. }) => {
+            return Err(BenchError::io(Path::new("ip netns exec"), source));
+        }
+        Err(error) => {
+            return Err(BenchError::Resolution(format!(
+                "`bench __resolution` in its namespace: {error}"
+            )));
+        }
+    };
+    if !output.success() {
         return Err(BenchError::Resolution(format!(
             "`bench __resolution` in its namespace ended with {}",
             output.status
         )));
     }
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = output.stdout_text();
     let line = stdout.lines().last().unwrap_or_default();
     serde_json::from_str(line)
         .map(Outcome::Ran)

@@ -5,7 +5,8 @@
 
 use std::fs;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+use crate::process::{self, Cmd, Tool};
 
 /// What the namespace's `resolv.conf` says: the DNS server on the namespace's loopback, no
 /// search list (a name is asked once), and one try of 2 s (a lost answer fails the call
@@ -17,6 +18,8 @@ const RESOLV_CONF: &str = "nameserver 127.0.0.1\noptions timeout:2 attempts:1\n"
 pub struct Namespace {
     name: String,
     etc: PathBuf,
+    /// `ip`, as found.
+    ip: PathBuf,
 }
 
 impl Namespace {
@@ -24,30 +27,37 @@ impl Namespace {
     /// says what failed (no `ip`, not root, no namespaces), for the line of a skipped suite.
     pub fn create() -> Result<Self, String> {
         let name = format!("rest-libraries-dns-{}", std::process::id());
-        ip(&["netns", "add", &name])?;
+        let ip_path = process::tool(Tool::Ip)
+            .map_err(|missing| missing.to_string())?
+            .path;
+        ip(&ip_path, &["netns", "add", &name])?;
         // From here on, dropping it cleans up what was made.
         let namespace = Self {
             etc: PathBuf::from("/etc/netns").join(&name),
             name,
+            ip: ip_path,
         };
         fs::create_dir_all(&namespace.etc)
             .and_then(|()| fs::write(namespace.etc.join("resolv.conf"), RESOLV_CONF))
             .map_err(|error| format!("writing {}: {error}", namespace.etc.display()))?;
-        ip(&["-n", &namespace.name, "link", "set", "lo", "up"])?;
+        ip(
+            &namespace.ip,
+            &["-n", &namespace.name, "link", "set", "lo", "up"],
+        )?;
         Ok(namespace)
     }
 
     /// `ip netns exec NAME program`: a command that runs `program` inside the namespace.
-    pub fn command(&self, program: &std::path::Path) -> Command {
-        let mut command = Command::new("ip");
-        command.args(["netns", "exec", &self.name]).arg(program);
-        command
+    pub fn command(&self, program: &std::path::Path) -> Cmd {
+        Cmd::new(&self.ip)
+            .args(["netns", "exec", &self.name])
+            .arg(program)
     }
 }
 
 impl Drop for Namespace {
     fn drop(&mut self) {
-        if let Err(error) = ip(&["netns", "del", &self.name]) {
+        if let Err(error) = ip(&self.ip, &["netns", "del", &self.name]) {
             eprintln!("bench: resolution: {error}");
         }
         let _ = fs::remove_dir_all(&self.etc);
@@ -55,13 +65,14 @@ impl Drop for Namespace {
 }
 
 /// Runs `ip ARGS`; the error names the command and what it printed.
-fn ip(args: &[&str]) -> Result<(), String> {
+fn ip(ip: &std::path::Path, args: &[&str]) -> Result<(), String> {
     let command = format!("`ip {}`", args.join(" "));
-    match Command::new("ip").args(args).output() {
-        Ok(Output { status, .. }) if status.success() => Ok(()),
-        Ok(Output { status, stderr, .. }) => Err(format!(
-            "{command} failed ({status}): {}",
-            String::from_utf8_lossy(&stderr).trim()
+    match Cmd::new(ip).args(args).run() {
+        Ok(finished) if finished.success() => Ok(()),
+        Ok(finished) => Err(format!(
+            "{command} failed ({}): {}",
+            finished.status,
+            finished.stderr_text().trim()
         )),
         Err(error) => Err(format!("{command} could not run: {error}")),
     }
