@@ -22,6 +22,7 @@ mod machine;
 mod memory;
 mod noise;
 mod releases;
+mod rendering;
 mod resilience;
 mod resolution;
 mod section;
@@ -31,46 +32,13 @@ mod verdict;
 
 pub use charts::write_charts;
 pub use html::Chart;
+pub use rendering::Rendering;
 pub use verdict::agreement;
 
 use std::fmt::Write as _;
 
-use crate::releases::Change;
 use crate::report::section::{Part, Section};
-use crate::verdict::Verdict;
-use crate::verdict::decode::{DecodeWays, decode_ways};
-use bench_model::{Environment, Results, RunSettings};
-
-/// One rendering of a run: what its outputs share, computed once from the record (criterion's
-/// report context). The terminal, report.md, report.html and the charts are made from one
-/// `Rendering` and decide nothing themselves: the verdict each shows is this one.
-#[derive(Debug)]
-pub struct Rendering<'a> {
-    /// The record as read: the verdict's section names the rows that could not be checked.
-    results: &'a Results,
-    /// The record with those rows left out: what every table and chart shows.
-    checked: Results,
-    /// The run's verdict.
-    verdict: Verdict,
-    /// The decode suite's ways judged, per body.
-    decode: Vec<DecodeWays>,
-    /// What upgrading changed, release by release (the releases suite).
-    releases: Vec<Change>,
-}
-
-impl<'a> Rendering<'a> {
-    /// The rendering of `results`: its verdict and every other judgement, computed here once.
-    pub fn of(results: &'a Results) -> Self {
-        let checked = results.checked();
-        Self {
-            verdict: crate::verdict::verdict(results),
-            decode: decode_ways(&checked.decode),
-            releases: crate::releases::changes(&checked.releases),
-            checked,
-            results,
-        }
-    }
-}
+use bench_model::{Environment, RunSettings};
 
 /// The header the terminal shows before a run: environment and settings, one fact per line.
 pub fn header(environment: &Environment, settings: &RunSettings) -> String {

@@ -12,9 +12,9 @@ mod verdict;
 use std::path::Path;
 
 use crate::ReportError;
-use crate::report::Rendering;
 use crate::report::charts::bars::{Bar, bar_chart};
 use crate::report::format::{TimeFormat, format_bytes, format_count};
+use crate::report::rendering::Rendering;
 use crate::verdict::decode::bodies_in_order;
 use bench_model::{Protocol, ReleaseMeasure, ReleasesResults};
 
