@@ -5,6 +5,7 @@
 //! crates: any difference). A half-closing peer is judged by what the client did, not by a
 //! margin: a client that burns most of the hold spins, one that does not waits.
 
+use bench_model::stats::quantile::lower_median;
 use bench_model::{
     ClientName, Judged, Protocol, ReleaseChange, ReleaseFigure, ReleaseMeasure, ReleaseRow,
     ReleasesResults,
@@ -314,14 +315,13 @@ fn behaviour(
 }
 
 /// Whether a half-close figure shows a spin: its median round's CPU past [`SPIN_SHARE`] of
-/// the hold.
+/// the hold. The lower median: a spin is claimed only when more than half the rounds spun
+/// (every saved run has an odd count of rounds, where the medians agree).
 pub fn spins(figure: &ReleaseFigure, hold_ms: f64) -> bool {
-    let mut rounds = figure.rounds.clone();
-    if rounds.is_empty() || figure.not_measured.is_some() {
+    if figure.not_measured.is_some() {
         return false;
     }
-    rounds.sort_by(f64::total_cmp);
-    rounds[rounds.len() / 2] > SPIN_SHARE * hold_ms
+    lower_median(&mut figure.rounds.clone()).is_some_and(|median| median > SPIN_SHARE * hold_ms)
 }
 
 #[cfg(test)]
@@ -522,6 +522,17 @@ mod tests {
         let fixed = find(&changes, "1.10.0", half_close);
         assert_eq!(fixed.call, Call::Better);
         assert_eq!(fixed.call.word(half_close), "stopped spinning");
+    }
+
+    #[test]
+    fn a_spin_is_claimed_only_when_more_than_half_the_rounds_spun() {
+        let spun = |rounds: &[f64]| spins(&figure(HalfCloseCpu, Protocol::Http, rounds), 1_000.0);
+        assert!(spun(&[990.0, 0.4, 985.0]));
+        assert!(!spun(&[990.0, 0.4, 0.3]));
+        // Two rounds of four: the lower median is a round that waited.
+        assert!(!spun(&[990.0, 0.4, 985.0, 0.3]));
+        assert!(spun(&[990.0, 0.4, 985.0, 980.0]));
+        assert!(!spun(&[]));
     }
 
     #[test]

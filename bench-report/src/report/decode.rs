@@ -6,11 +6,12 @@ use crate::report::format::{TimeFormat, format_bytes, format_count, format_ratio
 use crate::report::noise;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
-use bench_model::stats::difference::combined_error;
-use bench_model::{DecodeBody, DecodeMethod, DecodeRow, Results, SuiteName};
+use crate::verdict::decode::{DecodeWays, Lean, Standing, bodies_in_order};
+use bench_model::{DecodeMethod, DecodeRow, Results, SuiteName};
 
-/// The section, when the suite ran; `charts` are the SVG files written beside report.md.
-pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
+/// The section, when the suite ran, with `judged` (the rendering's judgement of the decode
+/// ways); `charts` are the SVG files written beside report.md.
+pub fn section(results: &Results, judged: &[DecodeWays], charts: &[String]) -> Option<Section> {
     if results.decode.is_empty() {
         return None;
     }
@@ -30,24 +31,13 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
         }),
         "ns",
     );
-    notes.extend(decode_verdicts(&results.decode));
+    notes.extend(ways_lines(&results.decode, judged));
     Some(
         section
             .with(Part::Prose(noise::NOISE_NOTE.to_owned()))
             .with_notes(notes)
             .with_charts(charts, "decode"),
     )
-}
-
-/// The decode bodies, each once, in the order the rows name them.
-pub fn bodies_in_order(rows: &[DecodeRow]) -> Vec<DecodeBody> {
-    let mut bodies = Vec::new();
-    for row in rows {
-        if !bodies.contains(&row.body) {
-            bodies.push(row.body);
-        }
-    }
-    bodies
 }
 
 /// One table per body, in the order the rows came.
@@ -102,97 +92,71 @@ fn decode_tables(rows: &[DecodeRow]) -> Vec<Table> {
 }
 
 /// One line per body: which way won (and which are within its Error), which allocated least,
-/// and where the adapters' way stands.
-fn decode_verdicts(rows: &[DecodeRow]) -> Vec<String> {
-    bodies_in_order(rows)
-        .into_iter()
-        .filter_map(|body| {
-            let body_rows: Vec<&DecodeRow> = rows.iter().filter(|row| row.body == body).collect();
-            verdict(body, &body_rows)
-        })
-        .collect()
+/// and where the adapters' way stands, as `ways` judged them.
+fn ways_lines(rows: &[DecodeRow], ways: &[DecodeWays]) -> Vec<String> {
+    ways.iter().map(|judged| ways_line(rows, judged)).collect()
 }
 
 /// Why the adapters' way can lose on time.
 const EXTRA_WORK: &str =
     "it also turns every rate into an exact decimal and builds the domain's Quotes";
 
-fn verdict(body: DecodeBody, rows: &[&DecodeRow]) -> Option<String> {
-    let adapters = DecodeMethod::BASELINE;
-    let time = TimeFormat::for_means_ns(rows.iter().map(|row| row.mean_ns));
-    let fastest = rows
-        .iter()
-        .filter(|row| row.mean_ns.is_some())
-        .min_by(|a, b| mean_or_max(a).total_cmp(&mean_or_max(b)))?;
-    let fewest_bytes = rows
-        .iter()
-        .min_by(|a, b| a.bytes_per_op.total_cmp(&b.bytes_per_op))?;
-    let fewest_allocations = rows
-        .iter()
-        .min_by(|a, b| a.allocs_per_op.total_cmp(&b.allocs_per_op))?;
-    let tied: Vec<String> = rows
-        .iter()
-        .filter(|row| row.method != fastest.method && within_error(row, fastest))
-        .map(|row| format!("`{}`", row.method))
-        .collect();
+fn ways_line(rows: &[DecodeRow], judged: &DecodeWays) -> String {
+    let body = judged.body;
+    let time = TimeFormat::for_means_ns(
+        rows.iter()
+            .filter(|row| row.body == body)
+            .map(|row| row.mean_ns),
+    );
     let mut line = format!(
         "{body} body: fastest `{}` ({})",
-        fastest.method,
-        time.format_ns(fastest.mean_ns)
+        judged.fastest,
+        time.format_ns(Some(judged.fastest_mean_ns))
     );
-    if !tied.is_empty() {
+    if !judged.within_error.is_empty() {
+        let tied: Vec<String> = judged
+            .within_error
+            .iter()
+            .map(|method| format!("`{method}`"))
+            .collect();
         let _ = write!(line, ", with {} within its Error", tied.join(", "));
     }
-    let leanest: &[(&str, &DecodeRow)] = if fewest_allocations.method == fewest_bytes.method {
-        &[("fewest allocations and bytes", fewest_allocations)]
+    let (allocations, bytes) = (&judged.fewest_allocations, &judged.fewest_bytes);
+    let leanest: &[(&str, &Lean)] = if allocations.method == bytes.method {
+        &[("fewest allocations and bytes", allocations)]
     } else {
-        &[
-            ("fewest allocations", fewest_allocations),
-            ("fewest bytes", fewest_bytes),
-        ]
+        &[("fewest allocations", allocations), ("fewest bytes", bytes)]
     };
-    for (what, row) in leanest {
+    for (what, lean) in leanest {
         let _ = write!(
             line,
             "; {what} `{}` ({} allocations, {})",
-            row.method,
-            format_count(row.allocs_per_op),
-            format_bytes(row.bytes_per_op)
+            lean.method,
+            format_count(lean.allocs_per_op),
+            format_bytes(lean.bytes_per_op)
         );
     }
-    let _ = write!(line, ". The adapters use `{adapters}`");
-    match rows.iter().find(|row| row.method == adapters) {
-        Some(ours) if ours.method == fastest.method || within_error(ours, fastest) => {
-            line.push_str(", as fast as any.");
-        }
-        Some(ours) => {
-            let times = mean_or_max(ours) / mean_or_max(fastest);
+    let _ = write!(line, ". The adapters use `{}`", DecodeMethod::BASELINE);
+    match judged.adapters {
+        Some(Standing::AsFast) => line.push_str(", as fast as any."),
+        Some(Standing::Slower(times)) => {
             let _ = write!(line, ", {times:.2}x the fastest: {EXTRA_WORK}.");
         }
         None => line.push('.'),
     }
-    Some(line)
-}
-
-fn mean_or_max(row: &DecodeRow) -> f64 {
-    row.mean_ns.unwrap_or(f64::MAX)
-}
-
-/// Whether two rows' means differ by no more than their combined Error.
-fn within_error(row: &DecodeRow, other: &DecodeRow) -> bool {
-    match (row.mean_ns, other.mean_ns) {
-        (Some(a), Some(b)) => {
-            let combined =
-                combined_error(row.error_ns.unwrap_or(0.0), other.error_ns.unwrap_or(0.0));
-            (a - b).abs() <= combined
-        }
-        _ => false,
-    }
+    line
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verdict::decode::decode_ways;
+    use bench_model::DecodeBody;
+
+    /// The lines of `rows` as a rendering judges and writes them.
+    fn judged(rows: &[DecodeRow]) -> Vec<String> {
+        ways_lines(rows, &decode_ways(rows))
+    }
 
     fn row(method: DecodeMethod, mean: f64, bytes: f64) -> DecodeRow {
         DecodeRow {
@@ -216,7 +180,7 @@ mod tests {
 
     #[test]
     fn names_the_winner_per_body() {
-        let verdicts = decode_verdicts(&[
+        let verdicts = judged(&[
             row(DecodeMethod::BorrowedTyped, 500.0, 100.0),
             row(DecodeMethod::Value, 900.0, 2000.0),
         ]);
@@ -233,14 +197,14 @@ mod tests {
     fn ties_within_the_combined_error_and_says_why_the_adapters_lose() {
         let mut close = row(DecodeMethod::Value, 505.0, 900.0);
         close.error_ns = Some(10.0);
-        let verdicts = decode_verdicts(&[row(DecodeMethod::BorrowedTyped, 500.0, 100.0), close]);
+        let verdicts = judged(&[row(DecodeMethod::BorrowedTyped, 500.0, 100.0), close]);
         assert!(
             verdicts[0].contains("with `value` within its Error"),
             "{}",
             verdicts[0]
         );
 
-        let verdicts = decode_verdicts(&[
+        let verdicts = judged(&[
             row(DecodeMethod::BorrowedTyped, 1000.0, 100.0),
             row(DecodeMethod::OwnedTyped, 505.0, 200.0),
         ]);

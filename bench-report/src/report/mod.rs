@@ -23,6 +23,7 @@ mod memory;
 mod noise;
 mod not_run;
 mod releases;
+mod rendering;
 mod resilience;
 mod resolution;
 mod section;
@@ -33,6 +34,7 @@ mod verdict;
 pub use charts::write_charts;
 pub use html::Chart;
 pub use not_run::{install_hint, not_run_line};
+pub use rendering::Rendering;
 pub use upstream::left_out as left_out_of_upstream;
 pub use verdict::agreement;
 
@@ -52,8 +54,8 @@ pub fn header(results: &Results) -> String {
 }
 
 /// Every section for the terminal, after the run.
-pub fn terminal(results: &Results) -> String {
-    sections(results, &[])
+pub fn terminal(rendering: &Rendering) -> String {
+    sections(rendering, &[])
         .iter()
         .map(Section::terminal)
         .collect()
@@ -61,12 +63,13 @@ pub fn terminal(results: &Results) -> String {
 
 /// report.md: the header, every section, and how to read them; `charts` are the SVG files
 /// written beside it.
-pub fn markdown(results: &Results, charts: &[String]) -> String {
+pub fn markdown(rendering: &Rendering, charts: &[String]) -> String {
+    let results = rendering.results;
     let mut out = format!("# {TITLE}\n\n");
     for line in header::lines(results) {
         let _ = writeln!(out, "- {line}");
     }
-    for section in sections(results, charts) {
+    for section in sections(rendering, charts) {
         out.push_str(&section.markdown());
     }
     out.push_str(&how_to_read().markdown());
@@ -74,10 +77,11 @@ pub fn markdown(results: &Results, charts: &[String]) -> String {
 }
 
 /// report.html: every section of report.md, the charts inlined, then the header's lines.
-pub fn html(results: &Results, charts: &[Chart]) -> String {
+pub fn html(rendering: &Rendering, charts: &[Chart]) -> String {
     let names: Vec<String> = charts.iter().map(|chart| chart.name.clone()).collect();
-    let mut sections = sections(results, &names);
+    let mut sections = sections(rendering, &names);
     sections.push(how_to_read());
+    let results = rendering.results;
     html::page(TITLE, &sections, &header::lines(results), charts)
 }
 
@@ -88,19 +92,22 @@ fn how_to_read() -> Section {
 }
 
 /// The sections of the suites that ran, in the order of a default run.
-fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
-    let verdict = verdict::section(results, charts);
+fn sections(rendering: &Rendering, charts: &[String]) -> Vec<Section> {
     // A row that could not be checked is no figure: the verdict names it, no table shows it.
-    let results = &results.checked();
+    let results = &rendering.checked;
     [
-        Some(verdict),
+        Some(verdict::section(
+            rendering.results,
+            &rendering.verdict,
+            charts,
+        )),
         upstream::section(results),
         latency::section(results, charts),
         connections::section(results),
         memory::section(results),
         idle::section(results),
         resolution::section(results),
-        decode::section(results, charts),
+        decode::section(results, &rendering.decode, charts),
         cost::section(results),
         load::section(results, charts),
         fanout::section(results, charts),
@@ -108,7 +115,7 @@ fn sections(results: &Results, charts: &[String]) -> Vec<Section> {
         resilience::section(results),
         dependencies::section(results),
         Some(adoption::section(results)),
-        Some(releases::section(results, charts)),
+        Some(releases::section(results, &rendering.releases, charts)),
         baseline::section(results),
         machine::section(results),
     ]
@@ -144,7 +151,52 @@ const HOW_TO_READ: &str = "\
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verdict::Outcome;
     use bench_model::{ClientName, FaultCase, FaultRow, PaymentOutcome, SuiteName};
+
+    #[test]
+    fn every_output_shows_the_verdict_of_its_rendering() {
+        let mut results = fanout::test_rows::results("360");
+        results.load = vec![
+            bench_model::test_rows::load_row(Some(ClientName::Hyper), 480.0, 900.0, 0),
+            bench_model::test_rows::load_row(Some(ClientName::Awc), 480.0, 2_000.0, 0),
+        ];
+        let mut rendering = Rendering::of(&results);
+        // A figure no computation from the results gives: an output that judged the run
+        // again would show the computed one instead.
+        let planted = "planted 123 us";
+        let ranking = rendering
+            .verdict
+            .criteria
+            .iter_mut()
+            .find_map(|judgement| match &mut judgement.outcome {
+                Outcome::Ranked(ranking) => Some(ranking),
+                _ => None,
+            })
+            .expect("a ranked criterion");
+        // The best figure, as the tables show it and as the chart draws it (first in order).
+        ranking.best.shown = planted.to_owned();
+        ranking.order[0].shown = planted.to_owned();
+        let dir = tempfile::tempdir().unwrap();
+        let charts = write_charts(&rendering, dir.path()).unwrap();
+        assert_eq!(
+            charts.first().map(String::as_str),
+            Some(charts::VERDICT_CHART)
+        );
+        let svg = std::fs::read_to_string(dir.path().join(charts::VERDICT_CHART)).unwrap();
+        let inline = [Chart {
+            name: charts::VERDICT_CHART.to_owned(),
+            svg: svg.clone(),
+        }];
+        for (output, text) in [
+            ("terminal", terminal(&rendering)),
+            ("report.md", markdown(&rendering, &charts)),
+            ("report.html", html(&rendering, &inline)),
+            ("verdict.svg", svg),
+        ] {
+            assert!(text.contains(planted), "{output} judged again:\n{text}");
+        }
+    }
 
     #[test]
     fn the_page_has_every_section_of_report_md_in_its_order() {
@@ -169,8 +221,9 @@ mod tests {
             name: "fanout_wall_time.svg".to_owned(),
             svg: "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>planted</text></svg>".to_owned(),
         };
-        let page = html(&results, std::slice::from_ref(&chart));
-        let listed = sections(&results, std::slice::from_ref(&chart.name));
+        let rendering = Rendering::of(&results);
+        let page = html(&rendering, std::slice::from_ref(&chart));
+        let listed = sections(&rendering, std::slice::from_ref(&chart.name));
         let titles: Vec<&str> = listed
             .iter()
             .map(|section| section.title.as_str())

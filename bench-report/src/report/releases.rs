@@ -1,7 +1,7 @@
 //! The releases suite's section: what upgrading changed, release by release against each
 //! library's newest, then every release's figures, and what each resolved to underneath.
 
-use crate::releases::{Call, Change, changes, spins};
+use crate::releases::{Call, Change, spins};
 use crate::report::format::{format_bytes, format_ms, optional};
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
@@ -14,8 +14,9 @@ pub const HOW_TO_RUN: &str = "cargo run --release -p bench -- --suite releases (
      minutes on 2 cores for 22 releases, most of it clean builds; --clients ureq, or \
      --releases ureq@2.12.1,ureq@3.5.2, for fewer)";
 
-/// The section: how to run the suite when the run left it out, its figures when it ran.
-pub fn section(results: &Results, charts: &[String]) -> Section {
+/// The section: how to run the suite when the run left it out, its figures when it ran, with
+/// `changes` (the rendering's judgement of what upgrading changed).
+pub fn section(results: &Results, changes: &[Change], charts: &[String]) -> Section {
     let section = Section::suite(SuiteName::Releases);
     if !results.settings.suites.contains(&SuiteName::Releases) {
         return section.with(Part::Text(format!(
@@ -30,14 +31,13 @@ pub fn section(results: &Results, charts: &[String]) -> Section {
     let Some(settings) = &releases.settings else {
         return section.with(Part::Text("releases: no release was measured".to_owned()));
     };
-    let changes = changes(releases);
     section
         .with(Part::Text(summary(releases, settings)))
-        .with(Part::Table(upgrades_table(releases, &changes)))
+        .with(Part::Table(upgrades_table(releases, changes)))
         .with(Part::DetailTable(calls_table(releases)))
         .with(Part::DetailTable(stress_table(releases, settings)))
         .with(Part::DetailTable(stack_table(releases)))
-        .with(Part::DetailTable(changes_table(&changes)))
+        .with(Part::DetailTable(changes_table(changes)))
         .with_charts(charts, "releases_")
         .with_notes(notes(releases))
         .with(Part::Prose(HOW.to_owned()))
@@ -420,6 +420,7 @@ the rule could have called.";
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::releases::changes;
     use bench_model::{ReleaseBuild, ReleaseFigure};
 
     fn results() -> Results {
@@ -490,7 +491,8 @@ mod tests {
 
     #[test]
     fn the_section_says_what_upgrading_changed_and_why_a_release_has_no_figures() {
-        let section = section(&results(), &[]);
+        let results = results();
+        let section = section(&results, &changes(&results.releases), &[]);
         let text = section.markdown();
         assert!(
             text.contains("| ureq 2.12.1 | 3.5.2 | per-call latency, http: -37% faster"),
@@ -513,7 +515,7 @@ mod tests {
         results
             .settings
             .edit(|settings| settings.suites = vec![SuiteName::Latency]);
-        let section = section(&results, &[]);
+        let section = section(&results, &changes(&results.releases), &[]);
         assert!(section.terminal().contains("releases: not run"));
         assert!(section.terminal().contains("--suite releases"));
     }

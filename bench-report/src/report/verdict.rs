@@ -1,25 +1,25 @@
 //! The verdict's section, first in the terminal and the report: the picks, then each
-//! criterion. Computed by `crate::verdict` from this run's results; nothing here decides.
+//! criterion. Computed by `crate::verdict` from this run's results, once per rendering
+//! (`report::Rendering`); nothing here decides.
 
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
-use crate::verdict::{Agreement, Judgement, Outcome, Resolution, Verdict, percent, verdict};
+use crate::verdict::{Agreement, Judgement, Outcome, Resolution, Verdict, percent};
 use bench_model::Results;
 
 /// The section's title (its anchor in report.html is `verdict`).
 pub const TITLE: &str = "Verdict";
 
-/// The section; `charts` are the SVG files written beside report.md, the verdict's picture
-/// among them first.
-pub fn section(results: &Results, charts: &[String]) -> Section {
-    let verdict = verdict(results);
+/// The section of `verdict`, the verdict of `results`; `charts` are the SVG files written
+/// beside report.md, the verdict's picture among them first.
+pub fn section(results: &Results, verdict: &Verdict, charts: &[String]) -> Section {
     let environment = &results.environment;
     let unchecked = results.unchecked();
     let mut section = Section::new(TITLE)
         .with_charts(charts, "verdict")
-        .with(Part::Table(picks(&verdict)))
-        .with(Part::Table(criteria(&verdict)))
-        .with(Part::DetailTable(sources(&verdict)));
+        .with(Part::Table(picks(verdict)))
+        .with(Part::Table(criteria(verdict)))
+        .with(Part::DetailTable(sources(verdict)));
     if !unchecked.is_empty() {
         section = section.with(Part::Notes(
             std::iter::once(

@@ -4,6 +4,7 @@
 //! nothing in it is written by hand: change the figures and the verdict follows.
 
 pub(crate) mod criteria;
+pub mod decode;
 mod judge;
 mod of_run;
 mod picks;

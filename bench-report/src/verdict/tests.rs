@@ -304,7 +304,7 @@ fn overlapping_intervals_and_overlapping_rounds_are_ties() {
     assert!(!capacity.decisive, "4000-5657 and 3364-4757 overlap");
     // On actix: awc is the best anyway.
     assert_eq!(pick(&verdict, ON_ACTIX), Some(Awc));
-    let table = crate::report::markdown(&results, &[]);
+    let table = crate::report::markdown(&crate::report::Rendering::of(&results), &[]);
     assert!(table.contains("no: a tie"), "{table}");
     assert!(
         table.contains("up to 35%"),
@@ -694,14 +694,15 @@ fn margins_are_judged_by_their_rule() {
 #[test]
 fn the_verdict_is_the_first_section_of_both_outputs() {
     let results = clear_run();
-    let terminal = crate::report::terminal(&results);
+    let rendering = crate::report::Rendering::of(&results);
+    let terminal = crate::report::terminal(&rendering);
     assert!(
         terminal
             .trim_start()
             .starts_with("verdict: a pick per use case"),
         "{terminal}"
     );
-    let markdown = crate::report::markdown(&results, &[]);
+    let markdown = crate::report::markdown(&rendering, &[]);
     let verdict_at = markdown.find("## Verdict").expect("a verdict heading");
     let latency_at = markdown.find("## latency").expect("a latency heading");
     assert!(verdict_at < latency_at);
@@ -864,7 +865,7 @@ fn a_refuted_capacity_is_ranked_at_the_rate_it_stepped_down_to() {
         "5657 RPS, stepped down from 8000 (its soak failed)"
     );
     assert!(judged(&verdict, Criterion::Capacity).left_out.is_empty());
-    let table = crate::report::markdown(&results, &[]);
+    let table = crate::report::markdown(&crate::report::Rendering::of(&results), &[]);
     assert!(
         table.contains("at 5657 RPS its confirmation and its soak at 2828 RPS held"),
         "{table}"

@@ -201,14 +201,16 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
     // Before the report is printed: the verdict printed and the one written are the same.
     keep_adoption(&mut results, &dir);
-    print(&report::terminal(&results));
     let results_path = dir.join("results.json");
     report::json::write(&results, &results_path)?;
-    // The files are rendered from results.json as written and read back, as `bench report`
-    // renders them: serde_json's default float parsing can land a last bit off the value
-    // written, and a figure at a rounding boundary (364.125 us) would then print apart.
+    // The terminal and the files are rendered once, from results.json as written and read
+    // back, as `bench report` renders them: serde_json's default float parsing can land a last
+    // bit off the value written, and a figure at a rounding boundary (364.125 us) would then
+    // print apart.
     let results = report::json::read(&results_path)?;
-    let charts = write_report(&results, &dir)?;
+    let rendering = report::Rendering::of(&results);
+    print(&report::terminal(&rendering));
+    let charts = write_report(&rendering, &dir)?;
     let files: Vec<&str> = ["results.json", "report.md", "report.html"]
         .into_iter()
         .chain(charts.iter().map(String::as_str))
@@ -258,10 +260,10 @@ fn keep_adoption(results: &mut Results, dir: &Path) {
     }
 }
 
-/// report.md, report.html and the charts of `results`, into `dir`; the charts' file names.
-fn write_report(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError> {
-    let charts = report::write_charts(results, dir)?;
-    let markdown = report::markdown(results, &charts);
+/// report.md, report.html and the charts of `rendering`, into `dir`; the charts' file names.
+fn write_report(rendering: &report::Rendering, dir: &Path) -> Result<Vec<String>, BenchError> {
+    let charts = report::write_charts(rendering, dir)?;
+    let markdown = report::markdown(rendering, &charts);
     let report_path = dir.join("report.md");
     std::fs::write(&report_path, markdown)
         .map_err(|source| BenchError::io(&report_path, source))?;
@@ -278,7 +280,7 @@ fn write_report(results: &Results, dir: &Path) -> Result<Vec<String>, BenchError
         })
         .collect::<Result<Vec<_>, _>>()?;
     let html_path = dir.join("report.html");
-    std::fs::write(&html_path, report::html(results, &inline))
+    std::fs::write(&html_path, report::html(rendering, &inline))
         .map_err(|source| BenchError::io(&html_path, source))?;
     Ok(charts)
 }
@@ -297,8 +299,9 @@ fn rerender(path: &Path, out: Option<&Path>) -> Result<PathBuf, BenchError> {
     );
     std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
     print(&report::header(&results));
-    print(&report::terminal(&results));
-    write_report(&results, &dir)?;
+    let rendering = report::Rendering::of(&results);
+    print(&report::terminal(&rendering));
+    write_report(&rendering, &dir)?;
     Ok(dir)
 }
 

@@ -13,9 +13,10 @@ use std::path::Path;
 
 use crate::ReportError;
 use crate::report::charts::bars::{Bar, bar_chart};
-use crate::report::decode::bodies_in_order;
 use crate::report::format::{TimeFormat, format_bytes, format_count};
-use bench_model::{Protocol, ReleaseMeasure, ReleasesResults, Results};
+use crate::report::rendering::Rendering;
+use crate::verdict::decode::bodies_in_order;
+use bench_model::{Protocol, ReleaseMeasure, ReleasesResults};
 
 /// The releases suite's charts: a figure of every release relative to its library's newest.
 const RELEASE_CHARTS: [(ReleaseMeasure, Protocol, &str); 3] = [
@@ -98,12 +99,12 @@ fn release_bars(
 /// The verdict's picture (see [`verdict::svg`]).
 pub const VERDICT_CHART: &str = "verdict.svg";
 
-/// Writes every chart the results allow into `dir`; the file names written.
-pub fn write_charts(results: &Results, dir: &Path) -> Result<Vec<String>, ReportError> {
-    let results = &results.checked();
+/// Writes every chart the rendering's results allow into `dir`; the file names written.
+pub fn write_charts(rendering: &Rendering, dir: &Path) -> Result<Vec<String>, ReportError> {
+    let results = &rendering.checked;
     let mut written = Vec::new();
     // The verdict's picture first: report.html opens with it.
-    if let Some(svg) = verdict::svg(&crate::verdict::verdict(results)) {
+    if let Some(svg) = verdict::svg(&rendering.verdict) {
         let path = dir.join(VERDICT_CHART);
         std::fs::write(&path, svg).map_err(|source| ReportError::io(&path, source))?;
         written.push(VERDICT_CHART.to_owned());
