@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, Protocol};
+use crate::{ClientName, NotCounted, Protocol, Withheld};
 
 /// The connections choices of one run, as recorded in results.json (`settings.connections`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,16 +153,24 @@ pub struct ConnectionsRow {
     pub round_means_us: Vec<f64>,
     /// Why the row's figures are not given: what mock-rates counted contradicts the mode (a
     /// call that should have opened a connection reused one; TLS that was not negotiated).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub withheld: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub withheld: Option<Withheld>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
     /// What of the row was not measured, and why: against a server the bench did not start
     /// (`--upstream-url`), what only mock-rates counts (connections opened, handshakes,
     /// the TLS version), and why the mode's one connection per call is then not checked, and what was checked on the client's
     /// side instead. Those figures are absent, not replaced; the row's own are figures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_measured: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub not_measured: Option<NotCounted>,
 }
 
 /// What a client is built to trust, in the construction rows.

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, NegotiatedTls, Protocol};
+use crate::{ClientName, NegotiatedTls, Protocol, Unchecked};
 
 /// The fanout choices of one run, as recorded in results.json (`settings.fanout`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,8 +106,12 @@ pub struct FanoutRow {
     pub blocking_threads: Option<u64>,
     /// Why the row could not be checked (over TLS: what mock-rates counted did not show the
     /// TLS or HTTP version the row claims); not ranked then.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unchecked: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unchecked: Option<Unchecked>,
     /// Each fully successful batch's `wall_time_ms`, in the order sent.
     pub wall_ms: Vec<f64>,
     /// Each fully successful batch's request time, in the order sent.

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, Noise, Protocol};
+use crate::{ClientName, Noise, NotCounted, Protocol, Unchecked};
 
 /// How a client decoded the answer (the adapters' `rates_common::BodyDecode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -102,14 +102,22 @@ pub struct LatencyRow {
     /// Why the row could not be checked (over TLS: what mock-rates counted did not show the
     /// TLS or HTTP version the row claims): its figures are no figures, and the verdict does
     /// not rank it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unchecked: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unchecked: Option<Unchecked>,
     /// What of the row was not measured, and why: against a server the bench did not start
     /// (`--upstream-url`), what only mock-rates counts (the TLS and HTTP versions it
     /// negotiated, handshakes, connections, its CPU), and what was checked on the client's
     /// side instead. Those figures are absent, not replaced; the row's own are figures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_measured: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub not_measured: Option<NotCounted>,
 }
 
 /// The instrument's own cost: mock-rates called by a minimal client of the bench's (a

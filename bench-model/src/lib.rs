@@ -21,6 +21,7 @@ mod memory;
 pub mod noise;
 pub mod plan;
 mod protocol;
+pub mod reasons;
 mod releases;
 mod resilience;
 mod resolution;
@@ -60,6 +61,11 @@ pub use memory::{MemoryPoint, MemoryRound, MemoryRow, MemorySettings};
 pub use noise::Noise;
 pub use plan::{LeftOut, ProtocolPlan, RunPlan, SuitePlan};
 pub use protocol::Protocol;
+pub use reasons::{
+    ChildFailure, DependenciesSkipped, FigureNotMeasured, GeneratorNotMeasured, NotCompared,
+    NotCounted, Refuted, ReleaseFailure, ReleasesSkipped, RoundFailed, Toolchain, Unchecked,
+    Withheld,
+};
 pub use releases::{
     ReleaseBuild, ReleaseFigure, ReleaseMeasure, ReleaseRow, ReleasesResults, ReleasesSettings,
     ResolvedCrate, compare_versions,
@@ -70,7 +76,7 @@ pub use resilience::{
     SoakRow, SoakSample, StepDown, StretchCpu, millis,
 };
 pub use resolution::{ResolutionRow, ResolutionSettings, resolution_cost_us};
-pub use results::{Results, SCHEMA_VERSION};
+pub use results::{Results, SCHEMA_VERSION, SCHEMA_VERSIONS_READ};
 pub use settings::{ClientInfo, RunSettings, SuiteName};
 pub use upstream::{ForeignUpstream, UpstreamProbe};
 

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Protocol;
+use crate::{FigureNotMeasured, Protocol, ReleaseFailure, ReleasesSkipped};
 
 /// What the releases suite measured, and how.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -15,8 +15,12 @@ pub struct ReleasesResults {
     #[serde(default)]
     pub rows: Vec<ReleaseRow>,
     /// Why the suite could not run at all, when it could not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub skipped: Option<ReleasesSkipped>,
 }
 
 impl ReleasesResults {
@@ -110,8 +114,12 @@ pub struct ReleaseRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<ReleaseBuild>,
     /// Why it has no figures: `does not build: ...`, `the probe failed: ...`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failed: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub failed: Option<ReleaseFailure>,
     #[serde(default)]
     pub figures: Vec<ReleaseFigure>,
 }
@@ -237,8 +245,12 @@ pub struct ReleaseFigure {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
     /// Why there is no figure: `does not speak h2 ...`, `failed: ...`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_measured: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub not_measured: Option<FigureNotMeasured>,
 }
 
 impl ReleaseFigure {
@@ -274,7 +286,9 @@ mod tests {
             why: None,
             stack: Vec::new(),
             build: None,
-            failed: failed.map(str::to_owned),
+            failed: failed.map(|error| ReleaseFailure::Build {
+                error: error.to_owned(),
+            }),
             figures: Vec::new(),
         };
         let results = ReleasesResults {
@@ -304,7 +318,9 @@ mod tests {
         };
         assert_eq!(figure.value(), Some(11.0));
         let none = ReleaseFigure {
-            not_measured: Some("does not speak h2".to_owned()),
+            not_measured: Some(FigureNotMeasured::WrongVersion {
+                version: "HTTP/1.1".to_owned(),
+            }),
             ..figure.clone()
         };
         assert_eq!(none.value(), None);

@@ -10,7 +10,14 @@ use crate::{
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
-pub const SCHEMA_VERSION: u32 = 2;
+///
+/// 3: the rows' reasons (`unchecked`, `not_measured`, `withheld`, `refuted`, a release's
+/// `failed`, ...) are values ([`crate::reasons`]) where 2 had the sentences the runner wrote;
+/// a version 2 file reads as 3, its sentences mapped to the values.
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// The schema versions a report reads: 2's reasons are read back as values.
+pub const SCHEMA_VERSIONS_READ: std::ops::RangeInclusive<u32> = 2..=SCHEMA_VERSION;
 
 /// Everything one run measured. A suite that did not run leaves its list empty.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -161,40 +168,6 @@ impl Results {
         checked.load.retain(|row| row.unchecked.is_none());
         checked.fanout.retain(|row| row.unchecked.is_none());
         checked
-    }
-
-    /// Each row that could not be checked, with why: `suite: row: why`.
-    pub fn unchecked(&self) -> Vec<String> {
-        let latency = self.latency.iter().filter_map(|row| {
-            let why = row.unchecked.as_ref()?;
-            Some(format!(
-                "latency: {}: {why}",
-                row.protocol.qualify(row.client)
-            ))
-        });
-        let cost = self.cost.iter().filter_map(|row| {
-            let why = row.unchecked.as_ref()?;
-            Some(format!("cost: {}: {why}", row.protocol.qualify(row.client)))
-        });
-        let load = self.load.iter().filter_map(|row| {
-            let why = row.unchecked.as_ref()?;
-            Some(format!(
-                "load: {} ({} of {} requests answered 200): {why}",
-                row.label(),
-                row.ok,
-                row.scheduled
-            ))
-        });
-        let fanout = self.fanout.iter().filter_map(|row| {
-            let why = row.unchecked.as_ref()?;
-            Some(format!(
-                "fanout: {} {} group of {}: {why}",
-                row.series().label(),
-                row.mode.as_str(),
-                row.group_size
-            ))
-        });
-        latency.chain(cost).chain(load).chain(fanout).collect()
     }
 
     /// The clients over each protocol that have fanout rows: protocol by protocol (over h2,

@@ -21,6 +21,7 @@ mod load;
 mod machine;
 mod memory;
 mod noise;
+pub mod reasons;
 mod releases;
 mod resilience;
 mod resolution;

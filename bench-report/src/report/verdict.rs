@@ -1,6 +1,7 @@
 //! The verdict's section, first in the terminal and the report: the picks, then each
 //! criterion. Computed by `crate::verdict` from this run's results; nothing here decides.
 
+use crate::report::reasons;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use crate::verdict::{Agreement, Judgement, Outcome, Resolution, Verdict, percent, verdict};
@@ -14,7 +15,7 @@ pub const TITLE: &str = "Verdict";
 pub fn section(results: &Results, charts: &[String]) -> Section {
     let verdict = verdict(results);
     let environment = &results.environment;
-    let unchecked = results.unchecked();
+    let unchecked = reasons::unchecked_rows(results);
     let mut section = Section::new(TITLE)
         .with_charts(charts, "verdict")
         .with(Part::Table(picks(&verdict)))

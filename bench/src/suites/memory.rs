@@ -33,8 +33,8 @@ use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
 use bench_model::{
-    ClientName, MemoryPoint, MemoryRound, MemoryRow, MemorySettings, Protocol, RunPlan,
-    RunSettings, SuiteName,
+    ChildFailure, ClientName, MemoryPoint, MemoryRound, MemoryRow, MemorySettings, Protocol,
+    RoundFailed, RunPlan, RunSettings, SuiteName,
 };
 
 /// What the child prints once its readings are done, before them as JSON.
@@ -100,7 +100,7 @@ pub fn run(settings: &RunSettings, mock: &MockEndpoint) -> Result<Vec<MemoryRow>
                 };
                 match child.read() {
                     Ok(reading) => row.rounds.push(reading),
-                    Err(why) => row.failed.push(format!("round {round}: {why}")),
+                    Err(failure) => row.failed.push(RoundFailed { round, failure }),
                 }
                 bar.inc(1);
             }
@@ -124,7 +124,7 @@ struct Child<'a> {
 impl Child<'_> {
     /// Runs the child and returns its readings, or why there are none: the child failed, or
     /// over TLS mock-rates did not count the handshakes the row claims.
-    fn read(&self) -> Result<MemoryRound, String> {
+    fn read(&self) -> Result<MemoryRound, ChildFailure> {
         let admin = self.mock.admin();
         let before = admin.counters();
         let mut command = Command::new(self.exe);
@@ -139,27 +139,21 @@ impl Child<'_> {
         if self.protocol == Protocol::H2 {
             command.arg("--http2");
         }
-        let output = command
-            .output()
-            .map_err(|error| format!("cannot run the bench's __memory child: {error}"))?;
+        let output = command.output().map_err(|error| ChildFailure::NotRun {
+            error: error.to_string(),
+        })?;
         if !output.status.success() {
-            return Err(format!(
-                "the child exited with {}; its stderr ends: {}",
-                output.status,
-                tail(&String::from_utf8_lossy(&output.stderr), 400)
-            ));
+            return Err(ChildFailure::Exited {
+                status: output.status.to_string(),
+                stderr: tail(&String::from_utf8_lossy(&output.stderr), 400).to_owned(),
+            });
         }
         let round = parse_report(&String::from_utf8_lossy(&output.stdout))
-            .ok_or_else(|| "the child printed no readings".to_owned())?;
+            .ok_or(ChildFailure::NoReadings)?;
         if self.protocol.is_tls() {
             let counted = Counted::between(before.as_ref(), admin.counters().as_ref());
-            tls::negotiated(
-                self.client,
-                self.protocol,
-                self.protocol.qualify(self.client),
-                counted,
-            )
-            .map_err(|error| error.to_string())?;
+            tls::negotiated(self.client, self.protocol, counted)
+                .map_err(|tls| ChildFailure::Unchecked { tls })?;
         }
         Ok(round)
     }

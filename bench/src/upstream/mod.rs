@@ -11,7 +11,4 @@ pub mod target;
 
 pub use probe::probe;
 pub use servers::{Prepared, describe_tls_servers, prepare, start_tls_servers};
-pub use target::{
-    GivenUpstream, UpstreamArgs, UpstreamError, connections_not_measured, left_out,
-    row_not_measured,
-};
+pub use target::{GivenUpstream, UpstreamArgs, UpstreamError, left_out};

@@ -33,7 +33,7 @@ fn latency_runs_every_client_through_the_mock_child_process() {
         ],
         &out,
     );
-    assert_eq!(results["schema_version"], 2);
+    assert_eq!(results["schema_version"], 3);
     assert_eq!(results["settings"]["calls_per_sample"], 5);
     assert_eq!(results["settings"]["rounds"], 3);
     assert!(

@@ -12,7 +12,7 @@ use crate::cpu::CpuTime;
 use crate::servers::child::output_stopped_with_bench;
 use crate::suites::adoption::probes::{self, Probe};
 use crate::suites::adoption::tree::{self, Tree};
-use bench_model::ProbeBuild;
+use bench_model::{ProbeBuild, Toolchain};
 
 /// The cargo that builds the probes: the one running the bench (`$CARGO`), else the one on
 /// PATH.
@@ -31,18 +31,18 @@ pub struct Cargo {
 
 impl Cargo {
     /// Cargo and rustc, or why they cannot be run.
-    pub fn find() -> Result<Self, String> {
+    pub fn find() -> Result<Self, Toolchain> {
         let program =
             std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
         let version = stdout(Command::new(&program).arg("-V"))
-            .map_err(|error| format!("cargo cannot be run ({error}): the probes need it"))?;
+            .map_err(|error| Toolchain::CargoNotRun { error })?;
         let rustc = std::env::var_os("RUSTC").map_or_else(|| PathBuf::from("rustc"), PathBuf::from);
         let verbose = stdout(Command::new(rustc).arg("-vV"))
-            .map_err(|error| format!("rustc cannot be run ({error}): the probes need it"))?;
+            .map_err(|error| Toolchain::RustcNotRun { error })?;
         let host = verbose
             .lines()
             .find_map(|line| line.strip_prefix("host: "))
-            .ok_or("rustc -vV names no host")?
+            .ok_or(Toolchain::NoHost)?
             .to_owned();
         Ok(Self {
             program,

@@ -20,7 +20,7 @@ use crate::cpu::CpuTime;
 use crate::process_cpu::ProcessCpu;
 use crate::servers::child::scratch_path;
 use crate::suites::load::http::{self, LoadClient, ReadyScenario};
-use bench_model::GeneratorRow;
+use bench_model::{GeneratorNotMeasured, GeneratorRow};
 
 /// Connections each tool keeps busy.
 pub const CONNECTIONS: u32 = 16;
@@ -121,7 +121,7 @@ async fn closed_loop(
 
 /// wrk with the same connections, threads and time.
 fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -> GeneratorRow {
-    let row = |not_measured: Option<String>| GeneratorRow {
+    let row = |not_measured: Option<GeneratorNotMeasured>| GeneratorRow {
         scenario: target.scenario,
         tool: "wrk".to_owned(),
         connections: CONNECTIONS,
@@ -136,7 +136,7 @@ fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -
     let (url, body) = target.url_and_body(0);
     let script = match body.map(|body| Script::write(target.scenario.method(), body)) {
         Some(Ok(script)) => Some(script),
-        Some(Err(why)) => return row(Some(why)),
+        Some(Err(error)) => return row(Some(GeneratorNotMeasured::Script { error })),
         None => None,
     };
     let mut command = Command::new("wrk");
@@ -154,9 +154,9 @@ fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -
     let output = match command.output() {
         Ok(output) => output,
         Err(error) => {
-            return row(Some(format!(
-                "wrk could not be run ({error}); Debian: apt-get install wrk"
-            )));
+            return row(Some(GeneratorNotMeasured::WrkNotRun {
+                error: error.to_string(),
+            }));
         }
     };
     let tool_cpu_s = CpuTime::children()
@@ -165,11 +165,11 @@ fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -
     let service_cpu_s = seconds_since(service, service_before);
     let stdout = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {
-        return row(Some(format!(
-            "wrk failed ({}): {}",
-            output.status,
-            crate::suites::cost::tail(&String::from_utf8_lossy(&output.stderr), 300)
-        )));
+        return row(Some(GeneratorNotMeasured::WrkFailed {
+            status: output.status.to_string(),
+            stderr: crate::suites::cost::tail(&String::from_utf8_lossy(&output.stderr), 300)
+                .to_owned(),
+        }));
     }
     match parse_wrk(&stdout) {
         Some(counts) => GeneratorRow {
@@ -180,10 +180,9 @@ fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -
             service_cpu_s,
             ..row(None)
         },
-        None => row(Some(format!(
-            "wrk's output was not understood: {}",
-            crate::suites::cost::tail(&stdout, 300)
-        ))),
+        None => row(Some(GeneratorNotMeasured::WrkOutput {
+            output: crate::suites::cost::tail(&stdout, 300).to_owned(),
+        })),
     }
 }
 
