@@ -159,6 +159,8 @@ pub struct ConnectionsRow {
         skip_serializing_if = "Option::is_none"
     )]
     pub withheld: Option<Withheld>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
     /// What of the row was not measured, and why: against a server the bench did not start
@@ -233,6 +235,8 @@ pub struct ConstructionRow {
     /// The mean of each round (a block of consecutive samples).
     #[serde(default)]
     pub round_means_us: Vec<f64>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }

@@ -89,6 +89,8 @@ pub struct ServiceCostRow {
     #[serde(default)]
     pub warmup_failed: u64,
     /// The first failure's message (of the rounds, else of the warm-up), when there was one.
+    /// Evidence, quoted as the library gave it, not a reason the bench wrote (those are
+    /// values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_failure: Option<String>,
     /// `instructions_per_payment` over hyper's.

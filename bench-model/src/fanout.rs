@@ -116,6 +116,8 @@ pub struct FanoutRow {
     pub wall_ms: Vec<f64>,
     /// Each fully successful batch's request time, in the order sent.
     pub request_ms: Vec<f64>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }

@@ -74,6 +74,8 @@ pub struct LatencyRow {
     /// raw observations behind Mean, Error and Ratio.
     pub sample_means_us: Vec<Option<f64>>,
     /// The first failure's message, when there was one.
+    /// Evidence, quoted as the library gave it, not a reason the bench wrote (those are
+    /// values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
     /// The noise checks of the sample means (times in us); absent from older results.
@@ -135,6 +137,8 @@ pub struct CalibrationRow {
     pub round_means_us: Vec<f64>,
     /// mock-rates' own CPU time per call, from /proc (its threads).
     pub mock_cpu_us: Option<f64>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }
@@ -159,6 +163,8 @@ pub struct BareFigures {
     /// TCP connections the mock accepted from the bare calls' own client.
     pub connections_opened: Option<u64>,
     pub sample_means_us: Vec<Option<f64>>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }

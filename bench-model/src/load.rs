@@ -202,6 +202,8 @@ pub struct LoadRow {
     pub upstream_calls: Option<u64>,
     /// Upstream calls per new connection; null without calls or without new connections.
     pub reuse_ratio: Option<f64>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
     /// The run second by second, by due time (absent from results.json before it was kept);

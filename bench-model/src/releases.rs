@@ -105,7 +105,8 @@ pub struct ReleaseRow {
     pub api: String,
     /// The TLS stack it was built with, as resolved: `rustls 0.23.35 (aws-lc-rs 1.15.1)`.
     pub tls: String,
-    /// Why this release is in the list (a tracker report it bears on), when one is.
+    /// Why this release is in the list (a tracker report it bears on), when one is: the
+    /// catalogue's own note, written with the catalogue, not a reason a run found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
     /// The versions resolved under it: hyper, h2, hyper-util, rustls, the crypto provider...
@@ -241,7 +242,8 @@ pub struct ReleaseFigure {
     /// The HTTP version the answers came over (`HTTP/2`), as the library reported it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
-    /// What the call ended with (the half-close scenario): `failed: connection closed ...`.
+    /// What the call ended with (the half-close scenario): `failed: connection closed ...`, as
+    /// the probe reported it (the library's own words): evidence, not a reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
     /// Why there is no figure: `does not speak h2 ...`, `failed: ...`.

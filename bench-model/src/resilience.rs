@@ -132,6 +132,8 @@ pub struct RestartRow {
     pub last_failure_ms: Option<f64>,
     /// Requests the generator skipped (too many in flight).
     pub skipped: u64,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }
