@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, FanoutMode, FaultCase, PaymentOutcome, Protocol, Scenario, SuiteName};
+use crate::{
+    ClientName, FanoutMode, FaultCase, NotCompared, PaymentOutcome, Protocol, Scenario, SuiteName,
+};
 
 /// Every row present in both runs, with its change: latency, decode and cost rows in `changes`
 /// (a mean and its noise each); load, fanout and faults rows in lists of their own,
@@ -22,8 +24,12 @@ pub struct BaselineComparison {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub releases: Vec<ReleaseChange>,
     /// What was left out and why: a suite the baseline lacks, rows without a match.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub not_compared: Vec<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub not_compared: Vec<NotCompared>,
 }
 
 /// One row's change.

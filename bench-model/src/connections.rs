@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, Protocol};
+use crate::{ClientName, NotCounted, Protocol, Withheld};
 
 /// The connections choices of one run, as recorded in results.json (`settings.connections`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,16 +153,26 @@ pub struct ConnectionsRow {
     pub round_means_us: Vec<f64>,
     /// Why the row's figures are not given: what mock-rates counted contradicts the mode (a
     /// call that should have opened a connection reused one; TLS that was not negotiated).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub withheld: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub withheld: Option<Withheld>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
     /// What of the row was not measured, and why: against a server the bench did not start
     /// (`--upstream-url`), what only mock-rates counts (connections opened, handshakes,
     /// the TLS version), and why the mode's one connection per call is then not checked, and what was checked on the client's
     /// side instead. Those figures are absent, not replaced; the row's own are figures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_measured: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub not_measured: Option<NotCounted>,
 }
 
 /// What a client is built to trust, in the construction rows.
@@ -225,6 +235,8 @@ pub struct ConstructionRow {
     /// The mean of each round (a block of consecutive samples).
     #[serde(default)]
     pub round_means_us: Vec<f64>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, NegotiatedTls, Protocol};
+use crate::{ClientName, NegotiatedTls, Protocol, Unchecked};
 
 /// One client over one protocol: two runs of its calls under callgrind, the difference
 /// divided by the difference in calls, so that everything but the calls (start-up, building
@@ -25,8 +25,12 @@ pub struct CostRow {
     #[serde(default)]
     pub round_instructions_per_call: Vec<f64>,
     /// Why the row could not be checked (TLS mock-rates did not count); not ranked then.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unchecked: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unchecked: Option<Unchecked>,
     /// Rust heap allocations and bytes per call, from the same runs.
     pub allocs_per_call: f64,
     pub bytes_per_call: f64,
@@ -85,6 +89,8 @@ pub struct ServiceCostRow {
     #[serde(default)]
     pub warmup_failed: u64,
     /// The first failure's message (of the rounds, else of the warm-up), when there was one.
+    /// Evidence, quoted as the library gave it, not a reason the bench wrote (those are
+    /// values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_failure: Option<String>,
     /// `instructions_per_payment` over hyper's.

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ClientName;
+use crate::{ClientName, DependenciesSkipped};
 
 /// One client and TLS backend's probe tree.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,8 +23,12 @@ pub struct DependenciesResults {
     pub base_crates: Option<u32>,
     pub rows: Vec<DependencyRow>,
     /// Why the suite, or a client of it, could not be read.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skipped: Vec<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub skipped: Vec<DependenciesSkipped>,
 }
 
 impl DependenciesResults {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, NegotiatedTls, Protocol};
+use crate::{ClientName, NegotiatedTls, Protocol, Unchecked};
 
 /// The fanout choices of one run, as recorded in results.json (`settings.fanout`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,12 +106,18 @@ pub struct FanoutRow {
     pub blocking_threads: Option<u64>,
     /// Why the row could not be checked (over TLS: what mock-rates counted did not show the
     /// TLS or HTTP version the row claims); not ranked then.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unchecked: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unchecked: Option<Unchecked>,
     /// Each fully successful batch's `wall_time_ms`, in the order sent.
     pub wall_ms: Vec<f64>,
     /// Each fully successful batch's request time, in the order sent.
     pub request_ms: Vec<f64>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, Noise, Protocol};
+use crate::{ClientName, Noise, NotCounted, Protocol, Unchecked};
 
 /// How a client decoded the answer (the adapters' `rates_common::BodyDecode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -74,6 +74,8 @@ pub struct LatencyRow {
     /// raw observations behind Mean, Error and Ratio.
     pub sample_means_us: Vec<Option<f64>>,
     /// The first failure's message, when there was one.
+    /// Evidence, quoted as the library gave it, not a reason the bench wrote (those are
+    /// values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
     /// The noise checks of the sample means (times in us); absent from older results.
@@ -102,14 +104,22 @@ pub struct LatencyRow {
     /// Why the row could not be checked (over TLS: what mock-rates counted did not show the
     /// TLS or HTTP version the row claims): its figures are no figures, and the verdict does
     /// not rank it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unchecked: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unchecked: Option<Unchecked>,
     /// What of the row was not measured, and why: against a server the bench did not start
     /// (`--upstream-url`), what only mock-rates counts (the TLS and HTTP versions it
     /// negotiated, handshakes, connections, its CPU), and what was checked on the client's
     /// side instead. Those figures are absent, not replaced; the row's own are figures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_measured: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub not_measured: Option<NotCounted>,
 }
 
 /// The instrument's own cost: mock-rates called by a minimal client of the bench's (a
@@ -127,6 +137,8 @@ pub struct CalibrationRow {
     pub round_means_us: Vec<f64>,
     /// mock-rates' own CPU time per call, from /proc (its threads).
     pub mock_cpu_us: Option<f64>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }
@@ -151,6 +163,8 @@ pub struct BareFigures {
     /// TCP connections the mock accepted from the bare calls' own client.
     pub connections_opened: Option<u64>,
     pub sample_means_us: Vec<Option<f64>>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }

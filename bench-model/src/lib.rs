@@ -21,6 +21,7 @@ mod memory;
 pub mod noise;
 pub mod plan;
 mod protocol;
+pub mod reasons;
 mod releases;
 mod resilience;
 mod resolution;
@@ -62,6 +63,11 @@ pub use memory::{MemoryPoint, MemoryRound, MemoryRow, MemorySettings};
 pub use noise::Noise;
 pub use plan::{LeftOut, MachineAbilities, ProtocolPlan, RunPlan, SuitePlan, SuiteSkip, Tool};
 pub use protocol::Protocol;
+pub use reasons::{
+    ChildFailure, DependenciesSkipped, FigureNotMeasured, GeneratorNotMeasured, NotCompared,
+    NotCounted, Refuted, ReleaseFailure, ReleasesSkipped, RoundFailed, Toolchain, Unchecked,
+    Withheld,
+};
 pub use releases::{
     ReleaseBuild, ReleaseFigure, ReleaseMeasure, ReleaseRow, ReleasesResults, ReleasesSettings,
     ResolvedCrate, compare_versions,
@@ -72,7 +78,7 @@ pub use resilience::{
     SoakRow, SoakSample, StepDown, StretchCpu, millis,
 };
 pub use resolution::{ResolutionRow, ResolutionSettings, resolution_cost_us};
-pub use results::{NotRun, NotRunWhy, OLDEST_READ, Results, SCHEMA_VERSION, SuitePart};
+pub use results::{NotRun, NotRunWhy, Results, SCHEMA_VERSION, SCHEMA_VERSIONS_READ, SuitePart};
 pub use run::Run;
 pub use servers::{Origin, Server, Servers, TlsRole, TlsServer};
 pub use settings::{ClientInfo, RunSettings, SuiteName};

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, NegotiatedTls, Protocol, size_name};
+use crate::{ClientName, NegotiatedTls, NotCounted, Protocol, Unchecked, size_name};
 
 /// What a scenario sends. In results.json it is two fields: `scenario` ("POST /payments/hyper")
 /// and `client` (null for health).
@@ -202,6 +202,8 @@ pub struct LoadRow {
     pub upstream_calls: Option<u64>,
     /// Upstream calls per new connection; null without calls or without new connections.
     pub reuse_ratio: Option<f64>,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
     /// The run second by second, by due time (absent from results.json before it was kept);
@@ -215,14 +217,22 @@ pub struct LoadRow {
     pub rounds: Vec<LoadRound>,
     /// Why the row could not be checked (over TLS: what mock-rates counted did not show the
     /// TLS or HTTP version the row claims); not ranked then.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unchecked: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unchecked: Option<Unchecked>,
     /// What of the row was not measured, and why: against a server the bench did not start
     /// (`--upstream-url`), what only mock-rates counts (the TLS and HTTP versions it
     /// negotiated, handshakes, connections, its CPU), and what was checked on the client's
     /// side instead. Those figures are absent, not replaced; the row's own are figures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_measured: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub not_measured: Option<NotCounted>,
 }
 
 /// One round of a scenario's open-model run.

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::stats::quantile::median_of;
-use crate::{ClientName, Protocol};
+use crate::{ClientName, Protocol, RoundFailed};
 
 /// The suite's sizes, as recorded in results.json.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,8 +109,12 @@ pub struct MemoryRow {
     pub rounds: Vec<MemoryRound>,
     /// Why a round gave no reading (a call failed, the process did not report), when one did
     /// not: the row then holds the rounds that did.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub failed: Vec<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub failed: Vec<RoundFailed>,
 }
 
 impl MemoryRow {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Protocol;
+use crate::{FigureNotMeasured, Protocol, ReleaseFailure, ReleasesSkipped};
 
 /// What the releases suite measured, and how.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -15,8 +15,12 @@ pub struct ReleasesResults {
     #[serde(default)]
     pub rows: Vec<ReleaseRow>,
     /// Why the suite could not run at all, when it could not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub skipped: Option<ReleasesSkipped>,
 }
 
 impl ReleasesResults {
@@ -101,7 +105,8 @@ pub struct ReleaseRow {
     pub api: String,
     /// The TLS stack it was built with, as resolved: `rustls 0.23.35 (aws-lc-rs 1.15.1)`.
     pub tls: String,
-    /// Why this release is in the list (a tracker report it bears on), when one is.
+    /// Why this release is in the list (a tracker report it bears on), when one is: the
+    /// catalogue's own note, written with the catalogue, not a reason a run found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
     /// The versions resolved under it: hyper, h2, hyper-util, rustls, the crypto provider...
@@ -110,8 +115,12 @@ pub struct ReleaseRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<ReleaseBuild>,
     /// Why it has no figures: `does not build: ...`, `the probe failed: ...`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failed: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub failed: Option<ReleaseFailure>,
     #[serde(default)]
     pub figures: Vec<ReleaseFigure>,
 }
@@ -233,12 +242,17 @@ pub struct ReleaseFigure {
     /// The HTTP version the answers came over (`HTTP/2`), as the library reported it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
-    /// What the call ended with (the half-close scenario): `failed: connection closed ...`.
+    /// What the call ended with (the half-close scenario): `failed: connection closed ...`, as
+    /// the probe reported it (the library's own words): evidence, not a reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
     /// Why there is no figure: `does not speak h2 ...`, `failed: ...`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_measured: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub not_measured: Option<FigureNotMeasured>,
 }
 
 impl ReleaseFigure {
@@ -274,7 +288,9 @@ mod tests {
             why: None,
             stack: Vec::new(),
             build: None,
-            failed: failed.map(str::to_owned),
+            failed: failed.map(|error| ReleaseFailure::Build {
+                error: error.to_owned(),
+            }),
             figures: Vec::new(),
         };
         let results = ReleasesResults {
@@ -304,7 +320,9 @@ mod tests {
         };
         assert_eq!(figure.value(), Some(11.0));
         let none = ReleaseFigure {
-            not_measured: Some("does not speak h2".to_owned()),
+            not_measured: Some(FigureNotMeasured::WrongVersion {
+                version: "HTTP/1.1".to_owned(),
+            }),
             ..figure.clone()
         };
         assert_eq!(none.value(), None);

@@ -5,7 +5,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClientName, FailureCounts, NegotiatedTls, Protocol, Scenario, StatusCount};
+use crate::{
+    ClientName, FailureCounts, GeneratorNotMeasured, NegotiatedTls, Protocol, Refuted, Scenario,
+    StatusCount, Unchecked,
+};
 
 /// The sizes of the suite's four parts (`--quick`, the default, or `--resilience-full`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,6 +132,8 @@ pub struct RestartRow {
     pub last_failure_ms: Option<f64>,
     /// Requests the generator skipped (too many in flight).
     pub skipped: u64,
+    /// The first failed call's error as the library (or the server) gave it: evidence, quoted
+    /// as it came, not a reason the bench wrote (those are values: [`crate::reasons`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
 }
@@ -304,8 +309,12 @@ pub struct ClientCapacity {
     /// Why the figure is refuted, when its own soak at `soak_percent` of it failed requests
     /// or missed the objective: the suite caught a capacity that was not sustained, and the
     /// verdict does not rank it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refuted: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub refuted: Option<Refuted>,
     /// After a refutation, the lower rates the suite tried, a quarter step (2^¼) apart, in
     /// order: each a confirmation stretch at it, then a soak at `soak_percent` of it. The
     /// first that held both is the capacity sustained (see [`Self::sustained_rps`]).
@@ -321,8 +330,12 @@ pub struct ClientCapacity {
     pub tls: Option<NegotiatedTls>,
     /// Over https or h2: why the row could not be checked (mock-rates counted no TLS, or
     /// another HTTP version): the bench says so and goes on, and the row is no figure.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unchecked: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unchecked: Option<Unchecked>,
 }
 
 /// A lower rate tried after a soak refuted a capacity.
@@ -335,8 +348,12 @@ pub struct StepDown {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub soak: Option<RampStep>,
     /// Why the rate did not hold (its confirmation or its soak); `None` when it held.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refuted: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub refuted: Option<Refuted>,
 }
 
 impl ClientCapacity {
@@ -428,8 +445,12 @@ pub struct GeneratorRow {
     /// The service's CPU time during the run.
     pub service_cpu_s: Option<f64>,
     /// Why the row has no figures (wrk not installed, or it failed), when it has none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_measured: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::reasons::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub not_measured: Option<GeneratorNotMeasured>,
 }
 
 impl GeneratorRow {

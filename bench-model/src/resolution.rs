@@ -44,6 +44,8 @@ pub struct ResolutionRow {
     pub calls: u64,
     pub ok: u64,
     /// The first failed call's error, when one failed.
+    /// Evidence, quoted as the library gave it, not a reason the bench wrote (those are
+    /// values: [`crate::reasons`]).
     pub first_error: Option<String>,
     /// Of the calls that succeeded: the median and the mean wall time per call (us).
     pub median_us: Option<f64>,

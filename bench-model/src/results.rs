@@ -7,19 +7,21 @@ use crate::{
     ConstructionRow, CostRow, DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries,
     FaultRow, FdCheck, IdleRow, LatencyRow, LoadRow, MachineLoad, MemoryRow, Protocol,
     ReleasesResults, ResilienceResults, ResolutionRow, Run, Servers, ServiceCostRow, SuiteName,
-    SuiteSkip,
+    SuiteSkip, Toolchain,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
-/// 3: the servers a run started are `servers`, no longer lines in the settings; why a suite
-/// did not run is `not_run` (typed), no longer a sentence in `<suite>_skipped`; the machine's
-/// abilities are `settings.machine`.
+///
+/// 3: the rows' reasons (`unchecked`, `not_measured`, `withheld`, `refuted`, a release's
+/// `failed`, ...) are values ([`crate::reasons`]) where 2 had the sentences the runner wrote;
+/// the servers a run started are `servers`, no longer lines in the settings; why a suite did
+/// not run is `not_run`, no longer a sentence in `<suite>_skipped`; the machine's abilities
+/// are `settings.machine`. A version 2 file reads as 3: its rows' sentences mapped to the
+/// values, its new fields absent, its dropped ones ignored.
 pub const SCHEMA_VERSION: u32 = 3;
 
-/// The oldest results.json a report still reads: a schema-2 file reads as a schema-3 one
-/// whose new fields are absent (no `servers`, no `not_run`, no `settings.machine`), its
-/// dropped ones ignored.
-pub const OLDEST_READ: u32 = 2;
+/// The schema versions a report reads.
+pub const SCHEMA_VERSIONS_READ: std::ops::RangeInclusive<u32> = 2..=SCHEMA_VERSION;
 
 /// A suite, or a part of one, that did not run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,6 +54,8 @@ pub enum NotRunWhy {
     /// It could not run on this machine: the error met, as the system or tool gave it (evidence
     /// for the reader, not a reason the bench words).
     Failed { error: String },
+    /// The toolchain its probes are built with could not be run.
+    Toolchain { toolchain: Toolchain },
 }
 
 /// Everything one run measured. A suite that did not run leaves its list empty.
@@ -196,40 +200,6 @@ impl Results {
             .iter()
             .find(|not_run| not_run.suite == suite && not_run.part.is_none())
             .map(|not_run| &not_run.why)
-    }
-
-    /// Each row that could not be checked, with why: `suite: row: why`.
-    pub fn unchecked(&self) -> Vec<String> {
-        let latency = self.latency.iter().filter_map(|row| {
-            let why = row.unchecked.as_ref()?;
-            Some(format!(
-                "latency: {}: {why}",
-                row.protocol.qualify(row.client)
-            ))
-        });
-        let cost = self.cost.iter().filter_map(|row| {
-            let why = row.unchecked.as_ref()?;
-            Some(format!("cost: {}: {why}", row.protocol.qualify(row.client)))
-        });
-        let load = self.load.iter().filter_map(|row| {
-            let why = row.unchecked.as_ref()?;
-            Some(format!(
-                "load: {} ({} of {} requests answered 200): {why}",
-                row.label(),
-                row.ok,
-                row.scheduled
-            ))
-        });
-        let fanout = self.fanout.iter().filter_map(|row| {
-            let why = row.unchecked.as_ref()?;
-            Some(format!(
-                "fanout: {} {} group of {}: {why}",
-                row.series().label(),
-                row.mode.as_str(),
-                row.group_size
-            ))
-        });
-        latency.chain(cost).chain(load).chain(fanout).collect()
     }
 
     /// The clients over each protocol that have fanout rows: protocol by protocol (over h2,

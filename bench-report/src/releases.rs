@@ -578,9 +578,13 @@ mod tests {
             vec![figure(Latency, Protocol::Http, &[1.0, 1.0])],
             1,
         );
-        failed.failed = Some("does not build: ...".to_owned());
+        failed.failed = Some(bench_model::ReleaseFailure::Build {
+            error: "...".to_owned(),
+        });
         let mut h2 = figure(Latency, Protocol::H2, &[]);
-        h2.not_measured = Some("does not speak h2".to_owned());
+        h2.not_measured = Some(bench_model::FigureNotMeasured::WrongVersion {
+            version: "HTTP/1.1".to_owned(),
+        });
         let changes = changes(&results(vec![
             failed,
             row("2.12.1", vec![h2], 1),

@@ -55,8 +55,6 @@ pub enum BenchError {
     Resolution(String),
     #[error("adoption suite: {0}")]
     Adoption(String),
-    #[error("TLS: {0}")]
-    Tls(String),
 }
 
 impl BenchError {

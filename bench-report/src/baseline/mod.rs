@@ -26,7 +26,7 @@ use serde::Deserialize;
 
 use crate::ReportError;
 use bench_model::{
-    BaselineComparison, CostRow, DecodeRow, FanoutRow, FaultRow, LatencyRow, LoadRow,
+    BaselineComparison, CostRow, DecodeRow, FanoutRow, FaultRow, LatencyRow, LoadRow, NotCompared,
     ReleasesResults, Results, SCHEMA_VERSION, SuiteName,
 };
 
@@ -145,7 +145,7 @@ fn figures(releases: &ReleasesResults) -> usize {
 }
 
 /// A line for each suite of this run whose rows were not all compared.
-fn not_compared(then: &Rows, now: &Results, comparison: &BaselineComparison) -> Vec<String> {
+fn not_compared(then: &Rows, now: &Results, comparison: &BaselineComparison) -> Vec<NotCompared> {
     let changes_of = |suite: SuiteName| {
         comparison
             .changes
@@ -156,62 +156,63 @@ fn not_compared(then: &Rows, now: &Results, comparison: &BaselineComparison) -> 
     // (suite, rows then, rows now, rows compared)
     let suites = [
         (
-            "latency",
+            SuiteName::Latency,
             then.latency.len(),
             now.latency.len(),
             changes_of(SuiteName::Latency),
         ),
         (
-            "decode",
+            SuiteName::Decode,
             then.decode.len(),
             now.decode.len(),
             changes_of(SuiteName::Decode),
         ),
         (
-            "cost",
+            SuiteName::Cost,
             then.cost.len(),
             now.cost.len(),
             changes_of(SuiteName::Cost),
         ),
         (
-            "load",
+            SuiteName::Load,
             then.load.len(),
             now.load.len(),
             comparison.load.len(),
         ),
         (
-            "fanout",
+            SuiteName::Fanout,
             then.fanout.len(),
             now.fanout.len(),
             comparison.fanout.len(),
         ),
         (
-            "faults",
+            SuiteName::Faults,
             then.faults.len(),
             now.faults.len(),
             comparison.faults.len(),
         ),
         (
-            "releases",
+            SuiteName::Releases,
             figures(&then.releases),
             figures(&now.releases),
             comparison.releases.len(),
         ),
     ];
-    let mut lines: Vec<String> = suites
+    let mut lines: Vec<NotCompared> = suites
         .into_iter()
         .filter_map(|(suite, then, now, compared)| match (then, now) {
             (_, 0) => None,
-            (0, _) => Some(format!("{suite}: the baseline has no {suite} rows")),
-            _ if compared < now => Some(format!(
-                "{suite}: {} of {now} rows have no match in the baseline, or no figure in one run",
-                now - compared
-            )),
+            (0, _) => Some(NotCompared::NoRows { suite }),
+            _ if compared < now => Some(NotCompared::Unmatched {
+                suite,
+                unmatched: now - compared,
+                rows: now,
+            }),
             _ => None,
         })
         .collect();
     if !now.connections.is_empty() || !now.construction.is_empty() {
-        lines.push("connections: not compared against a baseline".to_owned());
+        lines.push(NotCompared::Connections);
     }
     lines
 }
@@ -270,7 +271,9 @@ mod tests {
         assert!(comparison.changes.is_empty() && comparison.faults.is_empty());
         assert_eq!(
             comparison.not_compared,
-            ["faults: the baseline has no faults rows"]
+            [NotCompared::NoRows {
+                suite: SuiteName::Faults
+            }]
         );
         // A comparison written before the suites' own lists existed still reads.
         let older: BaselineComparison = serde_json::from_value(serde_json::json!({

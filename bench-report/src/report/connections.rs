@@ -2,6 +2,7 @@
 //! its pooled call, the table of client builds, and what each mode is.
 
 use crate::report::format::{format_bytes, format_count, format_ratio, format_time, optional};
+use crate::report::reasons;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use crate::report::upstream::not_measured_notes;
@@ -40,7 +41,9 @@ pub fn section(results: &Results) -> Option<Section> {
             .with_notes(not_measured_notes(rows.iter().map(|row| {
                 (
                     format!("{} {}", row.protocol.qualify(row.client), row.mode),
-                    row.not_measured.as_ref(),
+                    row.not_measured
+                        .as_ref()
+                        .map(|why| reasons::connections_not_counted(why, row.mode, row.protocol)),
                 )
             }))),
     )
@@ -255,8 +258,11 @@ fn left_out(results: &Results) -> Vec<String> {
     for row in rows {
         if let Some(why) = &row.withheld {
             notes.push(format!(
-                "{} {} {}: no figures: {why}.",
-                row.client, row.protocol, row.mode
+                "{} {} {}: no figures: {}.",
+                row.client,
+                row.protocol,
+                row.mode,
+                reasons::withheld(why)
             ));
         }
         if let Some(error) = &row.first_error {
@@ -358,7 +364,10 @@ mod tests {
         reused.allocs_per_op = None;
         reused.bytes_per_op = None;
         reused.sample_means_us.clear();
-        reused.withheld = Some("mock-rates accepted 1 connections for 410 calls".to_owned());
+        reused.withheld = Some(bench_model::Withheld::NotOnePerCall {
+            connections: 1,
+            calls: 410,
+        });
         let mut pooled = row(ClientName::Hyper, Protocol::Https, ConnectionMode::Pooled);
         pooled.connections_opened = Some(1);
         pooled.connections_per_call = Some(0.0);
@@ -512,7 +521,7 @@ mod tests {
             "mock-rates runs in another process",
             "http: new_connection_full left out: plain HTTP has no handshake to resume",
             "awc http new_connection: no figures: mock-rates accepted 1 connections for 410 \
-             calls.",
+             calls: not one connection per call.",
             "hyper http built_per_call: 2 of 400 calls failed; first: status 503",
             "hyper https new_connection_full: 0% of its 44000.0 us per call on the bench's CPU: \
              these calls mostly wait",

@@ -1,6 +1,7 @@
 //! The dependencies suite's section: the crates each client's probe tree holds, read with
 //! `cargo metadata`, against the probe with no HTTP client.
 
+use crate::report::reasons;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use bench_model::{DependenciesResults, Results, SuiteName};
@@ -16,7 +17,12 @@ pub fn section(results: &Results) -> Option<Section> {
         let why = if dependencies.skipped.is_empty() {
             "no client was read".to_owned()
         } else {
-            dependencies.skipped.join("; ")
+            let skipped: Vec<String> = dependencies
+                .skipped
+                .iter()
+                .map(reasons::dependencies_skipped)
+                .collect();
+            skipped.join("; ")
         };
         return Some(section.with(Part::Text(format!("dependencies: skipped: {why}"))));
     }
@@ -27,7 +33,7 @@ pub fn section(results: &Results) -> Option<Section> {
                 dependencies
                     .skipped
                     .iter()
-                    .map(|why| format!("not read: {why}"))
+                    .map(|why| format!("not read: {}", reasons::dependencies_skipped(why)))
                     .collect(),
             )
             .with(Part::Prose(HOW.to_owned())),
@@ -97,7 +103,10 @@ mod tests {
                     added_crates: 25,
                 },
             ],
-            skipped: vec!["isahc: cargo metadata failed".to_owned()],
+            skipped: vec![bench_model::DependenciesSkipped::Client {
+                client: bench_model::ClientName::Isahc,
+                error: "cargo metadata failed".to_owned(),
+            }],
         }))
         .expect("the suite ran");
         assert_eq!(section.suite, Some(SuiteName::Dependencies));
@@ -117,14 +126,18 @@ mod tests {
     #[test]
     fn a_suite_that_read_nothing_says_why_and_one_not_run_has_no_section() {
         let skipped = section(&results(DependenciesResults {
-            skipped: vec!["cargo not found".to_owned()],
+            skipped: vec![bench_model::DependenciesSkipped::Toolchain {
+                toolchain: bench_model::Toolchain::CargoNotRun {
+                    error: "not found".to_owned(),
+                },
+            }],
             ..DependenciesResults::default()
         }))
         .expect("the suite ran");
         assert!(
             skipped
                 .terminal()
-                .contains("dependencies: skipped: cargo not found")
+                .contains("dependencies: skipped: cargo cannot be run (not found)")
         );
         let mut not_run = results(DependenciesResults::default());
         not_run

@@ -4,9 +4,9 @@ use std::fs;
 use std::path::Path;
 
 use crate::ReportError;
-use bench_model::{OLDEST_READ, Results, SCHEMA_VERSION};
+use bench_model::{Results, SCHEMA_VERSION, SCHEMA_VERSIONS_READ};
 
-/// A results.json this bench wrote (its schema version), read back whole.
+/// A results.json this bench wrote (a schema version it reads), read back whole.
 ///
 /// # Errors
 /// The file cannot be read, is not a results.json, or has another schema version.
@@ -15,11 +15,12 @@ pub fn read(path: &Path) -> Result<Results, ReportError> {
     let results: Results = serde_json::from_str(&text).map_err(|error| {
         ReportError::Report(format!("{} is not a results.json: {error}", path.display()))
     })?;
-    if !(OLDEST_READ..=SCHEMA_VERSION).contains(&results.schema_version) {
+    if !SCHEMA_VERSIONS_READ.contains(&results.schema_version) {
         return Err(ReportError::Report(format!(
-            "{} has schema_version {}, this bench reads {OLDEST_READ} to {SCHEMA_VERSION}",
+            "{} has schema_version {}, this bench reads {} to {SCHEMA_VERSION}",
             path.display(),
-            results.schema_version
+            results.schema_version,
+            SCHEMA_VERSIONS_READ.start()
         )));
     }
     Ok(results)

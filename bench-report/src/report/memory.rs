@@ -1,6 +1,7 @@
 //! The memory suite's section: per protocol and client, what the client holds in its process
 //! once built, with one pooled connection and with its pool warm, and per pooled connection.
 
+use crate::report::reasons;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use bench_model::{ClientName, MemoryRound, MemoryRow, Protocol, Results, SuiteName};
@@ -22,9 +23,13 @@ pub fn section(results: &Results) -> Option<Section> {
     let failed: Vec<String> = rows
         .iter()
         .flat_map(|row| {
-            row.failed
-                .iter()
-                .map(move |why| format!("{}: {why}", row.protocol.qualify(row.client)))
+            row.failed.iter().map(move |why| {
+                format!(
+                    "{}: {}",
+                    row.protocol.qualify(row.client),
+                    reasons::round_failed(why, row.protocol)
+                )
+            })
         })
         .collect();
     Some(

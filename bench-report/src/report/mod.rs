@@ -22,6 +22,7 @@ mod machine;
 mod memory;
 mod noise;
 mod not_run;
+pub mod reasons;
 mod releases;
 mod rendering;
 mod resilience;

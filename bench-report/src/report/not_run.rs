@@ -7,6 +7,7 @@ use bench_model::{NotRunWhy, Results, SuiteName, SuitePart, SuiteSkip, Tool};
 pub fn sentence(suite: SuiteName, part: Option<SuitePart>, why: &NotRunWhy) -> String {
     match why {
         NotRunWhy::Planned { skip } => skip_sentence(suite, *skip),
+        NotRunWhy::Toolchain { toolchain } => crate::report::reasons::toolchain(toolchain),
         NotRunWhy::Failed { error } => match (suite, part) {
             (SuiteName::Resolution, None) => format!(
                 "it needs a network namespace of its own, with a resolv.conf of its own (root \

@@ -3,10 +3,12 @@
 
 use crate::releases::{Call, Change, spins};
 use crate::report::format::{format_bytes, format_ms, optional};
+use crate::report::reasons;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use bench_model::{
-    Protocol, ReleaseMeasure, ReleaseRow, ReleasesResults, ReleasesSettings, Results, SuiteName,
+    FigureNotMeasured, Protocol, ReleaseFailure, ReleaseMeasure, ReleaseRow, ReleasesResults,
+    ReleasesSettings, Results, SuiteName,
 };
 
 /// How to run the suite, for a run that left it out.
@@ -26,7 +28,10 @@ pub fn section(results: &Results, changes: &[Change], charts: &[String]) -> Sect
     }
     let releases = &results.releases;
     if let Some(why) = &releases.skipped {
-        return section.with(Part::Text(format!("releases: skipped: {why}")));
+        return section.with(Part::Text(format!(
+            "releases: skipped: {}",
+            reasons::releases_skipped(why)
+        )));
     }
     let Some(settings) = &releases.settings else {
         return section.with(Part::Text("releases: no release was measured".to_owned()));
@@ -91,7 +96,10 @@ fn upgrades_table(releases: &ReleasesResults, changes: &[Change]) -> Table {
                     rows.push(vec![
                         row.label(),
                         "-".to_owned(),
-                        format!("not measured: {}", first_line(why)),
+                        format!(
+                            "not measured: {}",
+                            first_line(&reasons::release_failure(why))
+                        ),
                         "-".to_owned(),
                     ]);
                 }
@@ -181,7 +189,7 @@ fn value_cell(value: f64, unit: &str) -> String {
 /// A figure's cell: its value (with the spread of its rounds), or why it has none.
 fn figure_cell(row: &ReleaseRow, measure: ReleaseMeasure, protocol: Protocol) -> String {
     if let Some(why) = &row.failed {
-        return if why.starts_with("does not build") {
+        return if matches!(why, ReleaseFailure::Build { .. }) {
             "does not build".to_owned()
         } else {
             "failed".to_owned()
@@ -192,8 +200,13 @@ fn figure_cell(row: &ReleaseRow, measure: ReleaseMeasure, protocol: Protocol) ->
     };
     match (figure.value(), &figure.not_measured) {
         (Some(value), _) => value_cell(value, measure.unit()),
-        (None, Some(why)) if why.contains("does not negotiate h2") => "HTTP/1.1 only".to_owned(),
-        (None, Some(why)) if why.starts_with("not measured") => "not measured".to_owned(),
+        (None, Some(FigureNotMeasured::WrongVersion { .. })) if protocol == Protocol::H2 => {
+            "HTTP/1.1 only".to_owned()
+        }
+        (None, Some(FigureNotMeasured::NoValgrind)) => "not measured".to_owned(),
+        (None, Some(FigureNotMeasured::Probe { error })) if error.starts_with("not measured") => {
+            "not measured".to_owned()
+        }
         (None, _) => "failed".to_owned(),
     }
 }
@@ -367,23 +380,28 @@ fn notes(releases: &ReleasesResults) -> Vec<String> {
     let mut notes = Vec::new();
     for row in &releases.rows {
         if let Some(why) = &row.failed {
-            notes.push(format!("{}: {why}", row.label()));
+            notes.push(format!(
+                "{}: {}",
+                row.label(),
+                reasons::release_failure(why)
+            ));
             continue;
         }
-        let mut reasons: Vec<(Protocol, &str, Vec<&str>)> = Vec::new();
+        let mut said: Vec<(Protocol, String, Vec<&str>)> = Vec::new();
         for figure in &row.figures {
             let Some(why) = &figure.not_measured else {
                 continue;
             };
-            match reasons
+            let why = reasons::figure_not_measured(why, figure.protocol);
+            match said
                 .iter_mut()
-                .find(|(protocol, reason, _)| *protocol == figure.protocol && reason == why)
+                .find(|(protocol, reason, _)| *protocol == figure.protocol && *reason == why)
             {
                 Some((_, _, names)) => names.push(figure.measure.name()),
-                None => reasons.push((figure.protocol, why, vec![figure.measure.name()])),
+                None => said.push((figure.protocol, why, vec![figure.measure.name()])),
             }
         }
-        for (protocol, why, names) in reasons {
+        for (protocol, why, names) in said {
             notes.push(format!(
                 "{} over {protocol}: no figure of {}: {why}",
                 row.label(),
@@ -443,7 +461,9 @@ mod tests {
                 binary_bytes: 2_000_000,
                 crates: 40,
             }),
-            failed: failed.map(str::to_owned),
+            failed: failed.map(|error| ReleaseFailure::Build {
+                error: error.to_owned(),
+            }),
             figures: vec![
                 ReleaseFigure {
                     measure: ReleaseMeasure::Latency,
@@ -459,9 +479,9 @@ mod tests {
                     rounds: Vec::new(),
                     version: None,
                     outcome: None,
-                    not_measured: Some(
-                        "answered over HTTP/1.1: the release does not negotiate h2".to_owned(),
-                    ),
+                    not_measured: Some(FigureNotMeasured::WrongVersion {
+                        version: "HTTP/1.1".to_owned(),
+                    }),
                 },
             ],
         };
@@ -480,7 +500,7 @@ mod tests {
                 cpu: Some(1),
             }),
             rows: vec![
-                row("2.9.7", 0.0, Some("does not build: error[E0599]")),
+                row("2.9.7", 0.0, Some("error[E0599]")),
                 row("2.12.1", 80.0, None),
                 row("3.5.2", 50.0, None),
             ],

@@ -141,10 +141,8 @@ pub fn header_lines(upstream: Option<&ForeignUpstream>) -> Vec<String> {
 
 /// Each distinct reason of `rows` (a label, and what the row did not measure) once, with the
 /// labels it holds for: `Not measured (hyper over https, awc over https): why`.
-pub fn not_measured_notes<'a>(
-    rows: impl IntoIterator<Item = (String, Option<&'a String>)>,
-) -> Vec<String> {
-    let mut reasons: Vec<(&String, Vec<String>)> = Vec::new();
+pub fn not_measured_notes(rows: impl IntoIterator<Item = (String, Option<String>)>) -> Vec<String> {
+    let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
     for (label, why) in rows {
         let Some(why) = why else { continue };
         match reasons.iter_mut().find(|(known, _)| *known == why) {
@@ -208,9 +206,9 @@ mod tests {
     fn each_reason_is_said_once_with_its_rows() {
         let (https, h2) = ("over TLS".to_owned(), "over h2".to_owned());
         let notes = not_measured_notes([
-            ("hyper".to_owned(), Some(&https)),
-            ("awc".to_owned(), Some(&https)),
-            ("hyper h2".to_owned(), Some(&h2)),
+            ("hyper".to_owned(), Some(https.clone())),
+            ("awc".to_owned(), Some(https)),
+            ("hyper h2".to_owned(), Some(h2)),
             ("health".to_owned(), None),
         ]);
         assert_eq!(

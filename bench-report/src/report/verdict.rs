@@ -2,6 +2,7 @@
 //! criterion. Computed by `crate::verdict` from this run's results, once per rendering
 //! (`report::Rendering`); nothing here decides.
 
+use crate::report::reasons;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use crate::verdict::{Agreement, Judgement, Outcome, Resolution, Verdict, percent};
@@ -14,7 +15,7 @@ pub const TITLE: &str = "Verdict";
 /// beside report.md, the verdict's picture among them first.
 pub fn section(results: &Results, verdict: &Verdict, charts: &[String]) -> Section {
     let environment = &results.environment;
-    let unchecked = results.unchecked();
+    let unchecked = reasons::unchecked_rows(results);
     let mut section = Section::new(TITLE)
         .with_charts(charts, "verdict")
         .with(Part::Table(picks(verdict)))

@@ -525,7 +525,14 @@ fn capacities_over_tls_are_shown_not_ranked() {
 #[test]
 fn a_capacity_its_soak_refuted_is_not_ranked() {
     let mut results = clear_run();
-    results.resilience.capacity[0].refuted = Some("its soak failed 301 of 84855".to_owned());
+    results.resilience.capacity[0].refuted = Some(bench_model::Refuted::Soak {
+        percent: 50,
+        rps: 4000,
+        failed: 301,
+        unsent: 0,
+        scheduled: 84_855,
+        p99_ms: None,
+    });
     let verdict = verdict(&results);
     let capacity = ranking(&verdict, Criterion::Capacity);
     assert_eq!(capacity.best.client, Awc, "hyper's 8000 was refuted");
@@ -604,7 +611,7 @@ fn what_the_run_did_not_measure_is_said_and_picks_nothing() {
 fn a_client_that_failed_calls_is_not_ranked_on_them() {
     let mut results = clear_run();
     results.latency[0].failures = 3;
-    results.latency[1].unchecked = Some("no TLS counted".to_owned());
+    results.latency[1].unchecked = Some(bench_model::Unchecked::NoTls);
     let verdict = verdict(&results);
     let latency = ranking(&verdict, Criterion::Latency(Protocol::Http));
     assert_eq!(
@@ -774,7 +781,14 @@ fn a_refuted_capacity_far_below_the_pick_does_not_hold_it_up() {
         .iter_mut()
         .find(|row| row.client == Ureq)
         .unwrap();
-    ureq.refuted = Some("its soak at 50% of it failed 3".to_owned());
+    ureq.refuted = Some(bench_model::Refuted::Soak {
+        percent: 50,
+        rps: 1000,
+        failed: 3,
+        unsent: 0,
+        scheduled: 84_855,
+        p99_ms: None,
+    });
     let verdict = verdict(&results);
     assert_eq!(pick(&verdict, ON_ACTIX), Some(Hyper));
     let capacity = judged(&verdict, Criterion::Capacity);
@@ -840,13 +854,27 @@ fn stretch(rps: u32, sent: u64, ok: u64) -> RampStep {
 fn a_refuted_capacity_is_ranked_at_the_rate_it_stepped_down_to() {
     let mut results = clear_run();
     let hyper = &mut results.resilience.capacity[0];
-    hyper.refuted = Some("its soak at 50% of it (4000 RPS) failed 519".to_owned());
+    hyper.refuted = Some(bench_model::Refuted::Soak {
+        percent: 50,
+        rps: 4000,
+        failed: 519,
+        unsent: 0,
+        scheduled: 84_855,
+        p99_ms: None,
+    });
     hyper.step_downs = vec![
         StepDown {
             rps: 6_727,
             confirmation: stretch(6_727, 100, 100),
             soak: Some(stretch(3_364, 500, 499)),
-            refuted: Some("its soak at 50% of it (3364 RPS) failed 1".to_owned()),
+            refuted: Some(bench_model::Refuted::Soak {
+                percent: 50,
+                rps: 3_364,
+                failed: 1,
+                unsent: 0,
+                scheduled: 30_276,
+                p99_ms: Some(12.5),
+            }),
         },
         StepDown {
             rps: 5_657,
@@ -873,15 +901,21 @@ fn a_refuted_capacity_is_ranked_at_the_rate_it_stepped_down_to() {
 
     // Neither step held: no figure, and why, down to the last rate tried.
     let hyper = &mut results.resilience.capacity[0];
-    hyper.step_downs[1].refuted = Some("its confirmation at 5657 RPS did not hold".to_owned());
+    hyper.step_downs[1].refuted = Some(bench_model::Refuted::Confirmation {
+        rps: 5_657,
+        ok: 90,
+        sent: 100,
+        p99_ms: None,
+    });
     assert_eq!(hyper.sustained_rps(), None);
     let verdict = super::verdict(&results);
     let capacity = judged(&verdict, Criterion::Capacity);
     assert_eq!(capacity.left_out[0].0, Hyper);
     assert!(
-        capacity.left_out[0]
-            .1
-            .ends_with("stepped down to 5657 RPS, where its confirmation at 5657 RPS did not hold"),
+        capacity.left_out[0].1.ends_with(
+            "stepped down to 5657 RPS, where its confirmation at 5657 RPS did not hold: 90 \
+                 of 100 sent answered 200, p99 none"
+        ),
         "{:?}",
         capacity.left_out
     );
@@ -1184,7 +1218,10 @@ fn the_small_memory_pick_holds_the_least_with_its_pool_warm() {
         "310 KiB"
     );
     // A failed round leaves the client out, and a pick among it undecided.
-    results.memory[1].failed = vec!["round 2: a call failed".to_owned()];
+    results.memory[1].failed = vec![bench_model::RoundFailed {
+        round: 2,
+        failure: bench_model::ChildFailure::NoReadings,
+    }];
     assert_eq!(
         choice(&super::verdict(&results), SMALL_MEMORY),
         Choice::NotDecided

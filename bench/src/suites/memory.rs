@@ -33,7 +33,8 @@ use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
 use crate::suites::{adapters, tls};
 use bench_model::{
-    ClientName, MemoryPoint, MemoryRound, MemoryRow, MemorySettings, Protocol, Run, SuiteName,
+    ChildFailure, ClientName, MemoryPoint, MemoryRound, MemoryRow, MemorySettings, Protocol,
+    RoundFailed, Run, SuiteName,
 };
 
 /// What the child prints once its readings are done, before them as JSON.
@@ -99,7 +100,7 @@ pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<MemoryRow>, BenchE
                 };
                 match child.read() {
                     Ok(reading) => row.rounds.push(reading),
-                    Err(why) => row.failed.push(format!("round {round}: {why}")),
+                    Err(failure) => row.failed.push(RoundFailed { round, failure }),
                 }
                 bar.inc(1);
             }
@@ -123,7 +124,7 @@ struct Child<'a> {
 impl Child<'_> {
     /// Runs the child and returns its readings, or why there are none: the child failed, or
     /// over TLS mock-rates did not count the handshakes the row claims.
-    fn read(&self) -> Result<MemoryRound, String> {
+    fn read(&self) -> Result<MemoryRound, ChildFailure> {
         let admin = self.mock.admin();
         let before = admin.counters();
         let mut command = Cmd::new(self.exe)
@@ -140,31 +141,28 @@ impl Child<'_> {
         let output = match command.run() {
             Ok(output) => output,
             Err(RunError::Killed { signal, stderr, .. }) => {
-                return Err(format!(
-                    "the child was killed by signal {signal}; its stderr ends: {}",
-                    tail(&String::from_utf8_lossy(&stderr), 400)
-                ));
+                return Err(ChildFailure::Exited {
+                    status: format!("killed by signal {signal}"),
+                    stderr: tail(&String::from_utf8_lossy(&stderr), 400).to_owned(),
+                });
             }
-            Err(error) => return Err(format!("cannot run the bench's __memory child: {error}")),
+            Err(error) => {
+                return Err(ChildFailure::NotRun {
+                    error: error.to_string(),
+                });
+            }
         };
         if !output.success() {
-            return Err(format!(
-                "the child exited with {}; its stderr ends: {}",
-                output.status,
-                tail(&output.stderr_text(), 400)
-            ));
+            return Err(ChildFailure::Exited {
+                status: output.status.to_string(),
+                stderr: tail(&output.stderr_text(), 400).to_owned(),
+            });
         }
-        let round = parse_report(&output.stdout_text())
-            .ok_or_else(|| "the child printed no readings".to_owned())?;
+        let round = parse_report(&output.stdout_text()).ok_or(ChildFailure::NoReadings)?;
         if self.protocol.is_tls() {
             let counted = Counted::between(before.as_ref(), admin.counters().as_ref());
-            tls::negotiated(
-                self.client,
-                self.protocol,
-                self.protocol.qualify(self.client),
-                counted,
-            )
-            .map_err(|error| error.to_string())?;
+            tls::negotiated(self.client, self.protocol, counted)
+                .map_err(|tls| ChildFailure::Unchecked { tls })?;
         }
         Ok(round)
     }

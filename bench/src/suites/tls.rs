@@ -1,51 +1,34 @@
 //! What a suite over `https` or `h2` checks of every row: the TLS and the HTTP version that
 //! mock-rates itself counted.
 
-use std::fmt::Display;
-
 use crate::clients::Counted;
-use crate::error::BenchError;
 use crate::suites::adapters;
-use bench_model::{ClientName, NegotiatedTls, Protocol};
+use bench_model::{ClientName, NegotiatedTls, Protocol, Unchecked};
 
-/// The TLS and HTTP version mock-rates counted for `client`'s calls over `protocol` (`who`
-/// names the row in errors): a row whose calls negotiated no TLS (or whose handshakes could
-/// not be counted), or whose connections did not all speak the protocol's HTTP version, is an
-/// error, not a figure.
+/// The TLS and HTTP version mock-rates counted for `client`'s calls over `protocol`: a row
+/// whose calls negotiated no TLS (or whose handshakes could not be counted), or whose
+/// connections did not all speak the protocol's HTTP version, is unchecked, not a figure.
 pub fn negotiated(
     client: ClientName,
     protocol: Protocol,
-    who: impl Display,
     counted: Option<Counted>,
-) -> Result<NegotiatedTls, BenchError> {
-    let counted = counted.ok_or_else(|| {
-        BenchError::Tls(format!(
-            "{who}: the TLS handshakes could not be counted (mock-rates' admin endpoint)"
-        ))
-    })?;
-    let version = version(&counted).ok_or_else(|| {
-        BenchError::Tls(format!(
-            "{who}: its calls over https negotiated no TLS that mock-rates counted"
-        ))
-    })?;
+) -> Result<NegotiatedTls, Unchecked> {
+    let counted = counted.ok_or(Unchecked::HandshakesNotCounted)?;
+    let version = version(&counted).ok_or(Unchecked::NoTls)?;
     // By ALPN, handshake by handshake: a connection a client opened and then left unused
     // (hyper-util racing connections on a cold pool) has its handshake's choice too.
     let (handshakes, h2) = (counted.tls_handshakes, counted.alpn_h2);
-    let mismatch = match protocol {
-        Protocol::H2 if h2 < handshakes => Some(format!(
-            "{} of its {handshakes} TLS handshakes did not choose h2",
-            handshakes - h2
-        )),
-        Protocol::Http | Protocol::Https if h2 > 0 => Some(format!(
-            "{h2} of its {handshakes} TLS handshakes chose h2, where its client was built for \
-             HTTP/1.1"
-        )),
-        _ => None,
-    };
-    if let Some(mismatch) = mismatch {
-        return Err(BenchError::Tls(format!(
-            "{who}: over {protocol}, mock-rates counted that {mismatch}"
-        )));
+    match protocol {
+        Protocol::H2 if h2 < handshakes => {
+            return Err(Unchecked::NotH2 {
+                not_h2: handshakes - h2,
+                handshakes,
+            });
+        }
+        Protocol::Http | Protocol::Https if h2 > 0 => {
+            return Err(Unchecked::ChoseH2 { h2, handshakes });
+        }
+        _ => {}
     }
     let stack = adapters::tls_stack(client);
     Ok(NegotiatedTls {
@@ -85,7 +68,7 @@ mod tests {
             h2_connections: 0,
             h2_streams: 0,
         };
-        let counted = negotiated(ClientName::Hyper, Protocol::Https, "hyper", Some(tls13)).unwrap();
+        let counted = negotiated(ClientName::Hyper, Protocol::Https, Some(tls13)).unwrap();
         assert_eq!(
             (counted.version.as_str(), counted.handshakes),
             ("TLSv1.3", 1)
@@ -98,7 +81,7 @@ mod tests {
             ..tls13
         };
         assert_eq!(
-            negotiated(ClientName::Hyper, Protocol::Https, "hyper", Some(both))
+            negotiated(ClientName::Hyper, Protocol::Https, Some(both))
                 .unwrap()
                 .version,
             "TLSv1.3 + TLSv1.2"
@@ -110,12 +93,12 @@ mod tests {
             ..tls13
         };
         assert!(matches!(
-            negotiated(ClientName::Hyper, Protocol::Https, "hyper", Some(none)),
-            Err(BenchError::Tls(message)) if message.contains("negotiated no TLS")
+            negotiated(ClientName::Hyper, Protocol::Https, Some(none)),
+            Err(Unchecked::NoTls)
         ));
         assert!(matches!(
-            negotiated(ClientName::Hyper, Protocol::Https, "hyper", None),
-            Err(BenchError::Tls(message)) if message.contains("could not be counted")
+            negotiated(ClientName::Hyper, Protocol::Https, None),
+            Err(Unchecked::HandshakesNotCounted)
         ));
     }
 
@@ -132,19 +115,22 @@ mod tests {
             h2_streams: 70,
             ..Counted::default()
         };
-        let counted = negotiated(ClientName::Reqwest, Protocol::H2, "reqwest", Some(over_h2));
+        let counted = negotiated(ClientName::Reqwest, Protocol::H2, Some(over_h2));
         assert_eq!(counted.unwrap().http_version, "HTTP/2");
         let one_fell_back = Counted {
             alpn_h2: 1,
             ..over_h2
         };
         assert!(matches!(
-            negotiated(ClientName::Reqwest, Protocol::H2, "reqwest", Some(one_fell_back)),
-            Err(BenchError::Tls(message)) if message.contains("1 of its 2 TLS handshakes did not choose h2")
+            negotiated(ClientName::Reqwest, Protocol::H2, Some(one_fell_back)),
+            Err(Unchecked::NotH2 {
+                not_h2: 1,
+                handshakes: 2
+            })
         ));
         assert!(matches!(
-            negotiated(ClientName::Reqwest, Protocol::Https, "reqwest", Some(over_h2)),
-            Err(BenchError::Tls(message)) if message.contains("chose h2")
+            negotiated(ClientName::Reqwest, Protocol::Https, Some(over_h2)),
+            Err(Unchecked::ChoseH2 { h2: 2, .. })
         ));
     }
 }

@@ -11,6 +11,4 @@ pub mod target;
 
 pub use probe::probe;
 pub use servers::{Prepared, prepare, start_tls_servers};
-pub use target::{
-    GivenUpstream, UpstreamArgs, UpstreamError, connections_not_measured, row_not_measured,
-};
+pub use target::{GivenUpstream, UpstreamArgs, UpstreamError};

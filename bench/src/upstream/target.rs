@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rates_common::ClientSettings;
 
-use bench_model::{ConnectionMode, ForeignUpstream, Protocol, RunSettings};
+use bench_model::{ForeignUpstream, Protocol, RunSettings};
 
 /// The flags (flattened into the bench's).
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -178,60 +178,6 @@ impl GivenUpstream {
         settings.foreign_upstream = Some(upstream);
         Ok(lines)
     }
-}
-
-/// What a row over `protocol` against the foreign upstream at `url` has not measured, and
-/// over TLS what was checked on the client's side instead: the row's `not_measured`.
-pub fn row_not_measured(protocol: Protocol, url: &str) -> String {
-    let checked = match protocol {
-        Protocol::Http => {
-            return format!(
-                "connections and the server's CPU are not measured: mock-rates counts them, \
-                 and {url} is not mock-rates"
-            );
-        }
-        Protocol::H2 => {
-            "every call went to an https:// URL with the certificate verified, and was answered \
-             over HTTP/2 (a client built for h2 offers only h2 by ALPN and refuses any other \
-             answer)"
-        }
-        Protocol::Https => {
-            "every call went to an https:// URL with the certificate verified, the client \
-             offering only http/1.1 by ALPN"
-        }
-    };
-    format!(
-        "the TLS version, handshakes, connections and the server's CPU are not measured: \
-         mock-rates counts them, and {url} is not mock-rates; checked on the client's side: \
-         {checked}"
-    )
-}
-
-/// What a connections row in `mode` over `protocol` against the foreign upstream at `url` has
-/// not measured: the row's `not_measured`.
-pub fn connections_not_measured(mode: ConnectionMode, protocol: Protocol, url: &str) -> String {
-    let tls = if protocol.is_tls() {
-        ", the handshakes (full or resumed) and the TLS version"
-    } else {
-        ""
-    };
-    let per_call = if mode.connection_per_call() {
-        format!(
-            "; so that each call opened a connection of its own rests on how the client was \
-             built ({}), not on a count",
-            if mode == ConnectionMode::BuiltPerCall {
-                "a new client per call"
-            } else {
-                "no idle connection kept"
-            }
-        )
-    } else {
-        String::new()
-    };
-    format!(
-        "the connections opened{tls} are not measured: mock-rates counts them, and {url} is \
-         not mock-rates{per_call}"
-    )
 }
 
 #[cfg(test)]

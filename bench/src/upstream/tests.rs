@@ -130,23 +130,3 @@ fn the_flags_are_checked() {
     assert_eq!(GivenUpstream::from_args(&cli.upstream).unwrap(), None);
     assert_eq!(cli::resolve(&cli).foreign_upstream, None);
 }
-
-#[test]
-fn a_row_over_tls_says_what_was_checked_instead() {
-    let h2 = row_not_measured(Protocol::H2, "https://localhost:8443");
-    assert!(h2.contains("not measured"), "{h2}");
-    assert!(h2.contains("answered over HTTP/2"), "{h2}");
-    let https = row_not_measured(Protocol::Https, "https://localhost:8443");
-    assert!(https.contains("the certificate verified"), "{https}");
-    let new = connections_not_measured(ConnectionMode::NewConnection, Protocol::Https, "u");
-    assert!(new.contains("handshakes"), "{new}");
-    assert!(new.contains("no idle connection kept"), "{new}");
-    let pooled = connections_not_measured(ConnectionMode::Pooled, Protocol::Http, "u");
-    assert_eq!(
-        pooled,
-        "the connections opened are not measured: mock-rates counts them, and u is not \
-         mock-rates"
-    );
-    let http = row_not_measured(Protocol::Http, "http://127.0.0.1:9000");
-    assert!(http.starts_with("connections and the server's CPU are not measured"));
-}

@@ -8,6 +8,7 @@ mod load;
 mod means;
 
 use crate::report::format::format_bytes;
+use crate::report::reasons;
 use crate::report::section::{Part, Section};
 use crate::report::table::{Align, Table};
 use bench_model::{BaselineComparison, ReleaseChange, Results};
@@ -65,7 +66,7 @@ pub fn section(results: &Results) -> Option<Section> {
             comparison
                 .not_compared
                 .iter()
-                .map(|line| format!("Not compared: {line}."))
+                .map(|why| format!("Not compared: {}.", reasons::not_compared(why)))
                 .collect(),
         ),
     )

@@ -2,6 +2,7 @@
 
 use crate::report::format::unable_note;
 use crate::report::noise;
+use crate::report::reasons;
 use crate::report::section::{Part, Section};
 use crate::report::upstream::not_measured_notes;
 use bench_model::{Protocol, Results, SuiteName};
@@ -72,7 +73,11 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
         "us",
     );
     notes.extend(not_measured_notes(rows.iter().map(|row| {
-        (row.protocol.qualify(row.client), row.not_measured.as_ref())
+        let why = row.not_measured.as_ref();
+        (
+            row.protocol.qualify(row.client),
+            why.map(|why| reasons::not_counted(why, row.protocol)),
+        )
     })));
     notes.extend(https_costs(rows));
     notes.extend(h2_costs(rows));

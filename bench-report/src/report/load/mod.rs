@@ -9,6 +9,7 @@ use crate::report::format::unable_note;
 use crate::report::load::bodies::{LARGE_BODY_NOTE, large_body_table};
 use crate::report::load::tables::load_tables;
 use crate::report::load::targets::{TARGETS_NOTE, TargetCheck, targets_table};
+use crate::report::reasons;
 use crate::report::section::{Part, Section};
 use crate::report::upstream::not_measured_notes;
 use bench_model::{LoadRow, Protocol, Results, SuiteName};
@@ -54,10 +55,13 @@ pub fn section(results: &Results, charts: &[String]) -> Option<Section> {
     }
     section = section.with_charts(charts, "load");
     let mut notes = first_errors(rows);
-    notes.extend(not_measured_notes(
-        rows.iter()
-            .map(|row| (row.label(), row.not_measured.as_ref())),
-    ));
+    notes.extend(not_measured_notes(rows.iter().map(|row| {
+        let why = row.not_measured.as_ref();
+        (
+            row.label(),
+            why.map(|why| reasons::not_counted(why, row.protocol)),
+        )
+    })));
     notes.extend(unable_note(
         &results.settings,
         SuiteName::Load,

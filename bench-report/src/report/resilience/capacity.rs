@@ -1,6 +1,7 @@
 //! The capacity table, and the capacity under each CPU quota beside it.
 
 use crate::report::format::format_ms;
+use crate::report::reasons;
 use crate::report::table::{Align, Table};
 use bench_model::stats::quantile::median_of;
 use bench_model::{ClientCapacity, ClientName, Protocol, ResilienceResults};
@@ -115,10 +116,10 @@ fn soak_outcome(row: &ClientCapacity) -> String {
     let Some(why) = &row.refuted else {
         return "held".to_owned();
     };
-    let mut said = vec![format!("refuted: {why}")];
+    let mut said = vec![format!("refuted: {}", reasons::refuted(why))];
     for step in &row.step_downs {
         said.push(match &step.refuted {
-            Some(why) => format!("at {} RPS {why}", step.rps),
+            Some(why) => format!("at {} RPS {}", step.rps, reasons::refuted(why)),
             None => format!(
                 "at {} RPS its confirmation and its soak at {} RPS held",
                 step.rps,

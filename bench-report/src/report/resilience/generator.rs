@@ -1,6 +1,7 @@
 //! The generator against wrk: what rate each drove the service to in a closed loop, and the
 //! CPU each took per request beside the service's.
 
+use crate::report::reasons;
 use crate::report::table::{Align, Table};
 use bench_model::{GeneratorRow, ResilienceResults};
 
@@ -39,7 +40,7 @@ pub(super) fn generator_table(rows: &ResilienceResults) -> Option<Table> {
                     Some(why) => vec![
                         row.scenario.to_string(),
                         row.tool.clone(),
-                        format!("not measured: {why}"),
+                        format!("not measured: {}", reasons::generator_not_measured(why)),
                         "-".to_owned(),
                         "-".to_owned(),
                         "-".to_owned(),
@@ -103,7 +104,9 @@ mod tests {
             row(payment, "bench", 40_000, 1.6),
             row(payment, "wrk", 80_000, 0.8),
             GeneratorRow {
-                not_measured: Some("wrk could not be run".to_owned()),
+                not_measured: Some(bench_model::GeneratorNotMeasured::WrkNotRun {
+                    error: "No such file or directory (os error 2)".to_owned(),
+                }),
                 ..row(Scenario::Health, "wrk", 0, 0.0)
             },
         ];

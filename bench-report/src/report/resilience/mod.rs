@@ -256,7 +256,7 @@ mod quota_tests {
                 },
                 ClientCapacity {
                     protocol: Protocol::Https,
-                    unchecked: Some("mock-rates counted no TLS".to_owned()),
+                    unchecked: Some(bench_model::Unchecked::NoTls),
                     ..capacity(ClientName::Ureq, 4_000, None)
                 },
             ],
@@ -278,7 +278,9 @@ mod quota_tests {
         );
         assert_eq!(
             notes(&rows),
-            ["ureq over https: not a figure: mock-rates counted no TLS"]
+            [
+                "ureq over https: not a figure: its calls over https negotiated no TLS that mock-rates counted"
+            ]
         );
     }
 

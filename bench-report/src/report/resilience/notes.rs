@@ -1,6 +1,7 @@
 //! The notes that say where a client missed the suite's targets.
 
 use crate::report::format::format_ms;
+use crate::report::reasons;
 use bench_model::ResilienceResults;
 
 /// The targets the notes hold each row to.
@@ -13,7 +14,11 @@ pub(super) fn notes(rows: &ResilienceResults) -> Vec<String> {
     let mut notes = Vec::new();
     for row in &rows.capacity {
         if let Some(why) = &row.unchecked {
-            notes.push(format!("{}: not a figure: {why}", row.label()));
+            notes.push(format!(
+                "{}: not a figure: {}",
+                row.label(),
+                reasons::unchecked(why, row.protocol)
+            ));
         }
     }
     for row in &rows.restart {

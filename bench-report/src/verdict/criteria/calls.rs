@@ -2,6 +2,7 @@
 //! (cost suite), a new connection and a client's construction (connections suite).
 
 use super::judged::{any, judgement, mean_in_rounds, rounds};
+use crate::report::reasons;
 use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
 use bench_model::{
     ClientName, ClientTrust, ConnectionMode, Decode, LatencyRow, Protocol, Results, SuiteName,
@@ -98,7 +99,7 @@ fn latency_left_out(results: &Results, protocol: Protocol) -> Vec<(ClientName, S
 fn left_out<'a>(rows: impl Iterator<Item = &'a LatencyRow>) -> Vec<(ClientName, String)> {
     rows.filter_map(|row| {
         let why = match &row.unchecked {
-            Some(why) => format!("unchecked: {why}"),
+            Some(why) => format!("unchecked: {}", reasons::unchecked(why, row.protocol)),
             None if row.failures > 0 => {
                 format!("{} of {} calls failed", row.failures, row.calls)
             }

@@ -1,5 +1,6 @@
 //! The memory suite: what a client holds in its process with its pool warm.
 
+use crate::report::reasons;
 use crate::verdict::criteria::judged::{any, rounds};
 use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
 use bench_model::{MemoryRound, Protocol, Results, SuiteName};
@@ -35,7 +36,14 @@ pub(super) fn memory_held(results: &Results, protocol: Protocol) -> Option<Judge
         .collect();
     let left_out = mine()
         .filter(|row| !row.failed.is_empty())
-        .map(|row| (row.client, row.failed.join("; ")))
+        .map(|row| {
+            let failed: Vec<String> = row
+                .failed
+                .iter()
+                .map(|why| reasons::round_failed(why, row.protocol))
+                .collect();
+            (row.client, failed.join("; "))
+        })
         .collect();
     any(
         Criterion::Memory(protocol),

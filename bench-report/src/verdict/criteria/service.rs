@@ -3,6 +3,7 @@
 
 use super::calls::INSTRUCTIONS;
 use super::judged::{judgement, once, rounds};
+use crate::report::reasons;
 use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
 use bench_model::{
     ClientCapacity, FanoutMode, Protocol, Results, Scenario, ServerClose, SuiteName,
@@ -37,9 +38,10 @@ pub(super) fn capacity(results: &Results) -> Judgement {
         ranked()
             .filter(|row| row.sustained_rps().is_none())
             .map(|row| match (&row.refuted, row.capacity_rps) {
-                (Some(why), Some(rps)) => {
-                    (row.client, format!("{rps} RPS, but {why}{}", stepped(row)))
-                }
+                (Some(why), Some(rps)) => (
+                    row.client,
+                    format!("{rps} RPS, but {}{}", reasons::refuted(why), stepped(row)),
+                ),
                 (_, None) => (
                     row.client,
                     "no round confirmed a rate, not even the ramp's first".to_owned(),
@@ -97,7 +99,9 @@ fn stepped(row: &ClientCapacity) -> String {
         Some(last) => format!(
             "; stepped down to {} RPS, where {}",
             last.rps,
-            last.refuted.as_deref().unwrap_or("it held")
+            last.refuted
+                .as_ref()
+                .map_or_else(|| "it held".to_owned(), reasons::refuted)
         ),
         None => String::new(),
     }
@@ -216,7 +220,9 @@ pub(super) fn cpu_per_request(results: &Results, body_bytes: Option<u64>) -> Jud
                     return None;
                 };
                 let why = match &row.unchecked {
-                    Some(why) => format!("unchecked: {why}"),
+                    Some(why) => {
+                        format!("unchecked: {}", reasons::unchecked(why, row.protocol))
+                    }
                     None if row.fail > 0 => {
                         format!("{} of {} payments failed", row.fail, row.ok + row.fail)
                     }

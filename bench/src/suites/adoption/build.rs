@@ -11,7 +11,7 @@ use crate::measure::own::CpuTime;
 use crate::process::{self, Cmd, Input, Tool, scratch};
 use crate::suites::adoption::probes::{self, Probe};
 use crate::suites::adoption::tree::{self, Tree};
-use bench_model::ProbeBuild;
+use bench_model::{ProbeBuild, Toolchain};
 
 /// The cargo that builds the probes: the one running the bench (`$CARGO`), else the one on
 /// PATH.
@@ -30,17 +30,19 @@ pub struct Cargo {
 
 impl Cargo {
     /// Cargo and rustc, or why they cannot be run.
-    pub fn find() -> Result<Self, String> {
-        let cargo = process::tool(Tool::Cargo)
-            .map_err(|missing| format!("{missing}: the probes need it"))?;
-        let rustc = process::tool(Tool::Rustc)
-            .map_err(|missing| format!("{missing}: the probes need it"))?;
+    pub fn find() -> Result<Self, Toolchain> {
+        let cargo = process::tool(Tool::Cargo).map_err(|missing| Toolchain::CargoNotRun {
+            error: missing.to_string(),
+        })?;
+        let rustc = process::tool(Tool::Rustc).map_err(|missing| Toolchain::RustcNotRun {
+            error: missing.to_string(),
+        })?;
         let verbose = stdout(&Cmd::new(&rustc.path).arg("-vV"))
-            .map_err(|error| format!("rustc cannot be run ({error}): the probes need it"))?;
+            .map_err(|error| Toolchain::RustcNotRun { error })?;
         let host = verbose
             .lines()
             .find_map(|line| line.strip_prefix("host: "))
-            .ok_or("rustc -vV names no host")?
+            .ok_or(Toolchain::NoHost)?
             .to_owned();
         Ok(Self {
             program: cargo.path,

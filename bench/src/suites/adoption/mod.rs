@@ -21,8 +21,8 @@ use crate::suites::progress::progress_bar;
 use crate::suites::{Outcome, adapters};
 use bench_model::{
     AdoptionInputs, AdoptionResults, AdoptionRow, AdoptionSettings, ClientName,
-    DependenciesResults, DependencyRow, Environment, NotRunWhy, Protocol, Run, StoredFrom,
-    SuiteName,
+    DependenciesResults, DependenciesSkipped, DependencyRow, Environment, NotRunWhy, Protocol, Run,
+    StoredFrom, SuiteName,
 };
 
 /// What the suite measured: the rows, and each client whose probe failed, with the error.
@@ -66,7 +66,7 @@ pub fn store_measured(
 /// What the adoption figures of `clients` depend on now (store::inputs), from this
 /// workspace's lock file and the cargo and rustc that build the probes.
 fn inputs_now(environment: &Environment, clients: &[ClientName]) -> Result<AdoptionInputs, String> {
-    let cargo = Cargo::find()?;
+    let cargo = Cargo::find().map_err(|why| bench_report::report::reasons::toolchain(&why))?;
     store::inputs(
         &cargo,
         &workspace().join("Cargo.lock"),
@@ -99,25 +99,27 @@ pub fn stored(
 /// metadata`, nothing built. Without cargo or the workspace's sources it says why and reads
 /// nothing; a client whose tree cannot be read is named and the others go on.
 pub fn dependencies(settings: &Run) -> DependenciesResults {
-    let skipped = |why: String| DependenciesResults {
+    let skipped = |why: DependenciesSkipped| DependenciesResults {
         skipped: vec![why],
         ..DependenciesResults::default()
     };
     let lock = workspace().join("Cargo.lock");
     if !lock.is_file() {
-        return skipped(format!(
-            "the workspace's Cargo.lock is not at {} (the probes' trees are read from the \
-             sources the bench was built from)",
-            lock.display()
-        ));
+        return skipped(DependenciesSkipped::NoLock {
+            path: lock.display().to_string(),
+        });
     }
     let cargo = match Cargo::find() {
         Ok(cargo) => cargo,
-        Err(why) => return skipped(why),
+        Err(toolchain) => return skipped(DependenciesSkipped::Toolchain { toolchain }),
     };
     let scratch = match Scratch::new() {
         Ok(scratch) => scratch,
-        Err(error) => return skipped(format!("a scratch directory: {error}")),
+        Err(error) => {
+            return skipped(DependenciesSkipped::Scratch {
+                error: error.to_string(),
+            });
+        }
     };
     let clients = settings
         .plan()
@@ -127,7 +129,7 @@ pub fn dependencies(settings: &Run) -> DependenciesResults {
         Ok(base) => base.crates,
         Err(error) => {
             bar.finish_and_clear();
-            return skipped(format!("the probe with no HTTP client: {error}"));
+            return skipped(DependenciesSkipped::Base { error });
         }
     };
     bar.inc(1);
@@ -145,7 +147,9 @@ pub fn dependencies(settings: &Run) -> DependenciesResults {
             }),
             Err(error) => {
                 eprintln!("bench: dependencies: {client}: {error}");
-                results.skipped.push(format!("{client}: {error}"));
+                results
+                    .skipped
+                    .push(DependenciesSkipped::Client { client, error });
             }
         }
         bar.inc(1);
@@ -170,7 +174,7 @@ pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Outcome<Measured>, Ben
     }
     let cargo = match Cargo::find() {
         Ok(cargo) => cargo,
-        Err(why) => return failed(why),
+        Err(toolchain) => return Ok(Outcome::NotRun(NotRunWhy::Toolchain { toolchain })),
     };
     let url = format!(
         "{}/api/live?pairs={}",

@@ -33,12 +33,12 @@ use crate::error::BenchError;
 use crate::servers::{MockEndpoint, Serving};
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
-use crate::upstream;
 use bench_model::stats::summary::block_means;
 use bench_model::{
-    ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow, Protocol,
-    Run, SuiteName,
+    ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow, NotCounted,
+    Protocol, Run, SuiteName,
 };
+use bench_report::report::reasons;
 use measured::{MeasuredClient, Work};
 use tally::{BatchOutcome, Tally, calls_per_sample, fill_ratios};
 
@@ -267,9 +267,12 @@ fn measure(
     for ((client, work), tally) in measured {
         match work {
             Work::Calls(mode) => {
-                let foreign = servers.main().is_foreign().then(|| {
-                    upstream::connections_not_measured(mode, protocol, servers.main().base_url())
-                });
+                let foreign = servers
+                    .main()
+                    .is_foreign()
+                    .then(|| NotCounted::ForeignUpstream {
+                        url: servers.main().base_url().to_owned(),
+                    });
                 let mut row = tally.calls_row(client, protocol, mode, foreign);
                 row.round_means_us = block_means(&row.sample_means_us, settings.rounds);
                 calls.push(row);
@@ -285,8 +288,11 @@ fn measure(
     for row in &calls {
         if let Some(why) = &row.withheld {
             eprintln!(
-                "bench: connections: {} {} {}: no figures: {why}",
-                row.client, row.protocol, row.mode
+                "bench: connections: {} {} {}: no figures: {}",
+                row.client,
+                row.protocol,
+                row.mode,
+                reasons::withheld(why)
             );
         }
     }

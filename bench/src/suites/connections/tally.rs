@@ -8,7 +8,7 @@ use crate::suites::tls;
 use bench_model::stats::summary::{SampleSummary, ratio_mean_sd};
 use bench_model::{
     ClientName, ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow,
-    Protocol,
+    NotCounted, Protocol, Withheld,
 };
 
 /// What one batch of calls (or builds) gave.
@@ -123,7 +123,7 @@ impl Tally {
         client: ClientName,
         protocol: Protocol,
         mode: ConnectionMode,
-        not_measured: Option<String>,
+        not_measured: Option<NotCounted>,
     ) -> ConnectionsRow {
         let per_call = Figures::new(&self);
         let both = Counted::add(self.warmup_counted, self.counted);
@@ -234,11 +234,11 @@ impl Figures {
 trait Withhold {
     /// Takes out every figure the counts contradict, keeping the counts themselves and
     /// `why`.
-    fn withhold(&mut self, why: String);
+    fn withhold(&mut self, why: Withheld);
 }
 
 impl Withhold for ConnectionsRow {
-    fn withhold(&mut self, why: String) {
+    fn withhold(&mut self, why: Withheld) {
         self.mean_us = None;
         self.error_us = None;
         self.stddev_us = None;
@@ -263,42 +263,37 @@ pub fn check_counts(
     protocol: Protocol,
     calls: u64,
     counted: Option<Counted>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, Withheld> {
     let over_tls = protocol == Protocol::Https;
     let Some(counted) = counted else {
         return if mode.connection_per_call() || over_tls {
-            Err(
-                "mock-rates' counters could not be read, so whether each call opened a \
-                 connection of its own, and what TLS it negotiated, is unknown"
-                    .to_owned(),
-            )
+            Err(Withheld::CountersUnread)
         } else {
             Ok(None)
         };
     };
     if mode.connection_per_call() && counted.connections != calls {
-        return Err(format!(
-            "mock-rates accepted {} connections for {calls} calls: not one connection per call",
-            counted.connections
-        ));
+        return Err(Withheld::NotOnePerCall {
+            connections: counted.connections,
+            calls,
+        });
     }
     if !over_tls {
         return Ok(None);
     }
     let Some(version) = tls::version(&counted) else {
-        return Err("its calls over https negotiated no TLS that mock-rates counted".to_owned());
+        return Err(Withheld::NoTls);
     };
     if counted.tls_handshakes != counted.connections {
-        return Err(format!(
-            "mock-rates accepted {} connections but completed {} TLS handshakes",
-            counted.connections, counted.tls_handshakes
-        ));
+        return Err(Withheld::HandshakesMissing {
+            connections: counted.connections,
+            handshakes: counted.tls_handshakes,
+        });
     }
     if mode == ConnectionMode::NewConnectionFull && counted.tls_resumed > 0 {
-        return Err(format!(
-            "mock-rates with resumption off counted {} resumed handshakes",
-            counted.tls_resumed
-        ));
+        return Err(Withheld::Resumed {
+            resumed: counted.tls_resumed,
+        });
     }
     Ok(Some(version.to_owned()))
 }
@@ -368,7 +363,13 @@ mod tests {
             Ok(None)
         );
         let reused = check_counts(NewConnection, http, 10, Some(counted(1, 0, 0))).unwrap_err();
-        assert!(reused.contains("1 connections for 10 calls"), "{reused}");
+        assert_eq!(
+            reused,
+            Withheld::NotOnePerCall {
+                connections: 1,
+                calls: 10
+            }
+        );
         assert!(check_counts(BuiltPerCall, http, 10, Some(counted(11, 0, 0))).is_err());
         // The pooled call reuses; a reconnect is a figure, not an error.
         assert_eq!(
@@ -393,7 +394,7 @@ mod tests {
             Ok(Some("TLSv1.3".to_owned()))
         );
         let resumed = check_counts(NewConnectionFull, https, 10, Some(counted(10, 9, 1)));
-        assert!(resumed.unwrap_err().contains("1 resumed"));
+        assert_eq!(resumed, Err(Withheld::Resumed { resumed: 1 }));
         let tls12 = Counted {
             tls13: 0,
             tls12: 1,
@@ -405,7 +406,7 @@ mod tests {
         );
         // A row claiming TLS with none counted, or a connection without its handshake.
         let plain = check_counts(Pooled, https, 10, Some(counted(1, 0, 0))).unwrap_err();
-        assert!(plain.contains("no TLS"), "{plain}");
+        assert_eq!(plain, Withheld::NoTls);
         let short = Counted {
             connections: 11,
             ..counted(10, 10, 0)
@@ -466,7 +467,9 @@ mod tests {
         let mut tally = Tally::new(1);
         tally.warmed_up(&sample(2, 200_000, 0), None);
         tally.record(sample(4, 400_000, 100), None);
-        let why = "the connections opened are not measured".to_owned();
+        let why = NotCounted::ForeignUpstream {
+            url: "https://localhost:8443".to_owned(),
+        };
         let row = tally.calls_row(
             ClientName::Awc,
             Protocol::Https,
@@ -497,8 +500,13 @@ mod tests {
             ConnectionMode::NewConnection,
             None,
         );
-        let why = row.withheld.as_deref().unwrap();
-        assert!(why.contains("1 connections for 6 calls"), "{why}");
+        assert_eq!(
+            row.withheld,
+            Some(Withheld::NotOnePerCall {
+                connections: 1,
+                calls: 6
+            })
+        );
         assert_eq!((row.mean_us, row.allocs_per_op), (None, None));
         assert!(row.sample_means_us.is_empty());
         // What the mock counted stays: it is the evidence.

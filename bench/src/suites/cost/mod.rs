@@ -92,9 +92,9 @@ pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchErr
             // A row over TLS that mock-rates did not count as such is no figure; the run goes
             // on.
             let (negotiated, unchecked) = if protocol.is_tls() {
-                match tls::negotiated(client, protocol, protocol.qualify(client), counted) {
+                match tls::negotiated(client, protocol, counted) {
                     Ok(negotiated) => (Some(negotiated), None),
-                    Err(error) => (None, Some(error.to_string())),
+                    Err(why) => (None, Some(why)),
                 }
             } else {
                 (None, None)

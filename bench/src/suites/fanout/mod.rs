@@ -43,7 +43,7 @@ use crate::suites::tls;
 use bench_model::stats::quantile::median_of;
 use bench_model::{
     ClientName, FanoutMode, FanoutRow, FanoutSeries, H2Spread, NegotiatedTls, Protocol, Run,
-    SuiteName,
+    SuiteName, Unchecked,
 };
 
 /// The api's default upstream timeout, assumed per item when `GET /clients` cannot be read.
@@ -244,7 +244,7 @@ fn negotiated_per_client(
     clients: &[ClientName],
     cells: &[Cell],
     warm_up: &HashMap<ClientName, Option<Counted>>,
-) -> HashMap<ClientName, Result<NegotiatedTls, String>> {
+) -> HashMap<ClientName, Result<NegotiatedTls, Unchecked>> {
     let protocol = stack.protocol;
     let mut negotiated = HashMap::new();
     if protocol.is_tls() {
@@ -255,11 +255,7 @@ fn negotiated_per_client(
                 .fold(warm_up.get(&client).copied().flatten(), |total, cell| {
                     Counted::add(total, cell.counted)
                 });
-            let who = label(stack, client);
-            negotiated.insert(
-                client,
-                tls::negotiated(client, protocol, who, counted).map_err(|error| error.to_string()),
-            );
+            negotiated.insert(client, tls::negotiated(client, protocol, counted));
         }
     }
     negotiated
@@ -268,7 +264,7 @@ fn negotiated_per_client(
 /// What every row of one stack shares, beside its cell.
 struct RowContext<'a> {
     caps: &'a ApiCaps,
-    negotiated: &'a HashMap<ClientName, Result<NegotiatedTls, String>>,
+    negotiated: &'a HashMap<ClientName, Result<NegotiatedTls, Unchecked>>,
     /// What mock-rates counted during each client's warm-up group.
     warm_up: &'a HashMap<ClientName, Option<Counted>>,
     latency_jitter: (u64, u64),

@@ -3,10 +3,9 @@
 
 use crate::suites::latency::sampled::{ClientRun, Sampled};
 use crate::suites::tls;
-use crate::upstream;
 use bench_model::stats::quantile::{median, median_of, percentile_nearest_rank};
 use bench_model::stats::summary::{SampleSummary, ratio_mean_sd};
-use bench_model::{BareFigures, CalibrationRow, Decode, LatencyRow, Protocol};
+use bench_model::{BareFigures, CalibrationRow, Decode, LatencyRow, NotCounted, Protocol};
 
 /// Which part of the suite a measurement is: the whole (pinned, when the run pins), the
 /// unpinned check (http only, fewer samples, one round, no bare calls, no calibration), or a
@@ -65,11 +64,13 @@ pub(super) fn summarize(
     let (port, bare) = (&run.port, &run.bare);
     // A row over TLS that mock-rates did not count as such is not a figure; the run goes on.
     // Against a foreign upstream nothing is counted: the row says so, and what was checked.
-    let not_measured = foreign.map(|url| upstream::row_not_measured(protocol, url));
+    let not_measured = foreign.map(|url| NotCounted::ForeignUpstream {
+        url: url.to_owned(),
+    });
     let (tls, unchecked) = if protocol.is_tls() && not_measured.is_none() {
-        match tls::negotiated(run.name, protocol, run.name, port.counted) {
+        match tls::negotiated(run.name, protocol, port.counted) {
             Ok(negotiated) => (Some(negotiated), None),
-            Err(error) => (None, Some(error.to_string())),
+            Err(why) => (None, Some(why)),
         }
     } else {
         (None, None)

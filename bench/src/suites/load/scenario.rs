@@ -12,8 +12,7 @@ use crate::suites::load::schedule::Schedule;
 use crate::suites::load::tally::Tally;
 use crate::suites::load::timeline::{Timeline, per_second};
 use crate::suites::tls;
-use crate::upstream;
-use bench_model::{LoadRound, LoadRow, SecondPoint, size_name};
+use bench_model::{LoadRound, LoadRow, NotCounted, SecondPoint, size_name};
 
 /// One scenario over one stack, round after round.
 pub(super) struct ScenarioRun<'s> {
@@ -129,12 +128,14 @@ impl ScenarioRun<'_> {
         let not_measured = scenario
             .client()
             .filter(|_| self.stack.mock.is_foreign())
-            .map(|_| upstream::row_not_measured(protocol, self.stack.mock.base_url()));
+            .map(|_| NotCounted::ForeignUpstream {
+                url: self.stack.mock.base_url().to_owned(),
+            });
         let (tls, unchecked) = match scenario.client() {
             Some(client) if protocol.is_tls() && not_measured.is_none() => {
-                match tls::negotiated(client, protocol, self.name(), self.counted_since_warmup) {
+                match tls::negotiated(client, protocol, self.counted_since_warmup) {
                     Ok(negotiated) => (Some(negotiated), None),
-                    Err(error) => (None, Some(error.to_string())),
+                    Err(why) => (None, Some(why)),
                 }
             }
             _ => (None, None),

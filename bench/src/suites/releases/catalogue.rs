@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::suites::adoption::probes::{Dependency, dep as only};
+use bench_model::ReleasesSkipped;
 
 /// One release of one library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -325,7 +326,7 @@ impl Release {
 
 /// The releases of `libraries` (in the catalogue's order), or those `named` (`ureq@2.12.1`)
 /// when any are; a name the catalogue does not have is an error that lists what it has.
-pub fn select(libraries: &[&str], named: &[String]) -> Result<Vec<Release>, String> {
+pub fn select(libraries: &[&str], named: &[String]) -> Result<Vec<Release>, ReleasesSkipped> {
     if named.is_empty() {
         return Ok(RELEASES
             .iter()
@@ -338,15 +339,9 @@ pub fn select(libraries: &[&str], named: &[String]) -> Result<Vec<Release>, Stri
         let release = RELEASES
             .iter()
             .find(|release| release.key() == name.trim())
-            .ok_or_else(|| {
-                format!(
-                    "--releases {name}: not a release the suite knows; it knows {}",
-                    RELEASES
-                        .iter()
-                        .map(Release::key)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
+            .ok_or_else(|| ReleasesSkipped::UnknownRelease {
+                name: name.clone(),
+                known: RELEASES.iter().map(Release::key).collect(),
             })?;
         if !chosen.contains(release) {
             chosen.push(*release);
@@ -413,8 +408,13 @@ mod tests {
             chosen.iter().map(Release::key).collect::<Vec<_>>(),
             ["ureq@2.12.1", "ureq@3.5.2"]
         );
-        let error = select(&[], &["ureq@9.9.9".to_owned()]).unwrap_err();
-        assert!(error.contains("ureq@2.12.1"), "{error}");
+        let ReleasesSkipped::UnknownRelease { name, known } =
+            select(&[], &["ureq@9.9.9".to_owned()]).unwrap_err()
+        else {
+            panic!("not an unknown release")
+        };
+        assert_eq!(name, "ureq@9.9.9");
+        assert!(known.contains(&"ureq@2.12.1".to_owned()), "{known:?}");
     }
 
     #[test]

@@ -14,8 +14,10 @@ mod scenarios;
 mod upstreams;
 
 use bench_model::{
-    ClientName, Protocol, ReleaseRow, ReleasesResults, ReleasesSettings, Run, SuiteName,
+    ClientName, Protocol, ReleaseRow, ReleasesResults, ReleasesSettings, ReleasesSkipped, Run,
+    SuiteName,
 };
+use bench_report::report::reasons;
 
 use crate::affinity::Pinned;
 use crate::error::BenchError;
@@ -57,8 +59,11 @@ fn sizes(quick: bool, cargo: &Cargo) -> ReleasesSettings {
 /// Builds every release of the run's libraries (or those `--releases` names) and measures
 /// them; a release that does not build or run is its row's finding, and the suite goes on.
 pub fn run(settings: &Run) -> Result<ReleasesResults, BenchError> {
-    let skipped = |why: String| {
-        eprintln!("bench: releases: skipped: {why}");
+    let skipped = |why: ReleasesSkipped| {
+        eprintln!(
+            "bench: releases: skipped: {}",
+            reasons::releases_skipped(&why)
+        );
         Ok(ReleasesResults {
             skipped: Some(why),
             ..ReleasesResults::default()
@@ -69,14 +74,14 @@ pub fn run(settings: &Run) -> Result<ReleasesResults, BenchError> {
     libraries.dedup();
     let releases = match catalogue::select(&libraries, &settings.releases) {
         Ok(releases) if releases.is_empty() => {
-            return skipped("no release of the run's clients' libraries".to_owned());
+            return skipped(ReleasesSkipped::NoRelease);
         }
         Ok(releases) => releases,
         Err(why) => return skipped(why),
     };
     let cargo = match Cargo::find() {
         Ok(cargo) => cargo,
-        Err(why) => return skipped(why),
+        Err(toolchain) => return skipped(ReleasesSkipped::Toolchain { toolchain }),
     };
     let suite_settings = ReleasesSettings {
         cpu: settings.latency_cpu,
@@ -84,7 +89,11 @@ pub fn run(settings: &Run) -> Result<ReleasesResults, BenchError> {
     };
     let scratch = match project::Scratch::new() {
         Ok(scratch) => scratch,
-        Err(error) => return skipped(format!("a scratch directory: {error}")),
+        Err(error) => {
+            return skipped(ReleasesSkipped::Scratch {
+                error: error.to_string(),
+            });
+        }
     };
     // Builds first, one at a time (each takes every CPU), then the measured rounds.
     let bar = progress_bar(SuiteName::Releases, releases.len() as u64);
@@ -103,15 +112,15 @@ pub fn run(settings: &Run) -> Result<ReleasesResults, BenchError> {
     let _pinned = match settings.latency_cpu.map(Pinned::to).transpose() {
         Ok(pinned) => pinned,
         Err(error) => {
-            return skipped(format!(
-                "pinning to CPU {:?}: {error}",
-                settings.latency_cpu
-            ));
+            return skipped(ReleasesSkipped::Pin {
+                cpu: settings.latency_cpu,
+                error: error.to_string(),
+            });
         }
     };
     let upstreams = match Upstreams::start(scratch.path()) {
         Ok(upstreams) => upstreams,
-        Err(why) => return skipped(why),
+        Err(error) => return skipped(ReleasesSkipped::Upstreams { error }),
     };
     let measured = measure(
         &releases,
@@ -132,7 +141,11 @@ pub fn run(settings: &Run) -> Result<ReleasesResults, BenchError> {
         .collect();
     for row in &rows {
         if let Some(why) = &row.failed {
-            eprintln!("bench: releases: {}: {why}", row.label());
+            eprintln!(
+                "bench: releases: {}: {}",
+                row.label(),
+                reasons::release_failure(why)
+            );
         }
     }
     Ok(ReleasesResults {

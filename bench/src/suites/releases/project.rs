@@ -9,7 +9,7 @@ use tempfile::TempDir;
 use super::catalogue::{HARNESS, Release, STACK};
 use crate::process::scratch;
 use crate::suites::adoption::build::{Cargo, Network, clean_build, read_tree_of, stdout};
-use bench_model::{ReleaseBuild, ReleaseFigure, ReleaseRow, ResolvedCrate};
+use bench_model::{ReleaseBuild, ReleaseFailure, ReleaseFigure, ReleaseRow, ResolvedCrate};
 
 /// The suite's scratch directory, removed when dropped.
 #[derive(Debug)]
@@ -30,7 +30,7 @@ pub struct Probe {
 /// A release that did not build, with what it resolved to when it got that far.
 #[derive(Debug)]
 pub struct Failure {
-    pub why: String,
+    pub why: ReleaseFailure,
     pub stack: Vec<ResolvedCrate>,
 }
 
@@ -55,38 +55,41 @@ impl Scratch {
     }
 
     fn build_in(&self, cargo: &Cargo, release: &Release, dir: &Path) -> Result<Probe, Failure> {
-        let failed = |why: String, stack: &[ResolvedCrate]| Failure {
+        let failed = |why: ReleaseFailure, stack: &[ResolvedCrate]| Failure {
             why,
             stack: stack.to_vec(),
         };
-        write(dir, release).map_err(|error| failed(format!("writing the probe: {error}"), &[]))?;
+        write(dir, release).map_err(|error| {
+            let error = error.to_string();
+            failed(ReleaseFailure::Write { error }, &[])
+        })?;
         let (tree, metadata) = read_tree_of(cargo, dir, Network::Registry)
-            .map_err(|error| failed(format!("does not resolve: {error}"), &[]))?;
+            .map_err(|error| failed(ReleaseFailure::Resolve { error }, &[]))?;
         let stack = stack(&metadata, release.library);
         let resolved = stack
             .iter()
             .find(|krate| krate.name == release.library)
             .map(|krate| krate.version.as_str());
         if resolved != Some(release.version) {
-            return Err(failed(
-                format!(
-                    "resolved {} {} where {} was pinned",
-                    release.library,
-                    resolved.unwrap_or("nothing"),
-                    release.version
-                ),
-                &stack,
-            ));
+            let why = ReleaseFailure::ResolvedOther {
+                resolved: resolved.map(str::to_owned),
+                pinned: release.version.to_owned(),
+            };
+            return Err(failed(why, &stack));
         }
-        fetch(cargo, dir).map_err(|error| failed(format!("cargo fetch: {error}"), &stack))?;
+        fetch(cargo, dir).map_err(|error| failed(ReleaseFailure::Fetch { error }, &stack))?;
         let (build_wall_s, build_cpu_s) = clean_build(cargo, dir, Network::Offline)
-            .map_err(|error| failed(format!("does not build: {error}"), &stack))?;
+            .map_err(|error| failed(ReleaseFailure::Build { error }, &stack))?;
         let built = dir.join("target/release/probe");
         let binary = self.path().join("bin").join(release.dir_name());
+        let unreadable = |path: &Path, error: std::io::Error| ReleaseFailure::Binary {
+            path: path.display().to_string(),
+            error: error.to_string(),
+        };
         std::fs::copy(&built, &binary)
-            .map_err(|error| failed(format!("{}: {error}", built.display()), &stack))?;
+            .map_err(|error| failed(unreadable(&built, error), &stack))?;
         let binary_bytes = std::fs::metadata(&binary)
-            .map_err(|error| failed(format!("{}: {error}", binary.display()), &stack))?
+            .map_err(|error| failed(unreadable(&binary, error), &stack))?
             .len();
         Ok(Probe {
             binary,

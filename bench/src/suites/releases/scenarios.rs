@@ -11,7 +11,7 @@ use super::project::Probe;
 use super::upstreams::Upstreams;
 use crate::process::{Cmd, Found, Missing, RunError};
 use crate::suites::cost::{parse_totals, under_callgrind};
-use bench_model::{Protocol, ReleaseFigure, ReleaseMeasure, ReleasesSettings};
+use bench_model::{FigureNotMeasured, Protocol, ReleaseFigure, ReleaseMeasure, ReleasesSettings};
 
 /// The most one run of a probe may take (a hundred 1 MiB answers, a held body) before it is
 /// stopped and its figure is a failure.
@@ -26,7 +26,7 @@ struct Gathered {
     version: Option<String>,
     outcome: Option<String>,
     /// The first failure: a figure with a failed round is no figure.
-    failed: Option<String>,
+    failed: Option<FigureNotMeasured>,
 }
 
 /// A release's figures as the rounds gather them.
@@ -61,10 +61,10 @@ impl Measured {
         }
     }
 
-    fn fail(&mut self, measures: &[ReleaseMeasure], protocol: Protocol, why: &str) {
+    fn fail(&mut self, measures: &[ReleaseMeasure], protocol: Protocol, why: &FigureNotMeasured) {
         for &measure in measures {
             let gathered = self.entry(measure, protocol);
-            gathered.failed.get_or_insert_with(|| why.to_owned());
+            gathered.failed.get_or_insert_with(|| why.clone());
             gathered.rounds.clear();
         }
     }
@@ -95,21 +95,9 @@ fn expected_version(protocol: Protocol) -> &'static str {
 }
 
 /// Why an answer's version is not the protocol's, when it is not.
-fn wrong_version(protocol: Protocol, version: &str) -> Option<String> {
-    if version == expected_version(protocol) {
-        return None;
-    }
-    Some(match protocol {
-        Protocol::H2 => format!(
-            "answered over {version}: the release does not negotiate h2 with its defaults \
-             (offered h2 and http/1.1 by ALPN)"
-        ),
-        Protocol::Http | Protocol::Https => {
-            format!(
-                "answered over {version}, {} expected",
-                expected_version(protocol)
-            )
-        }
+fn wrong_version(protocol: Protocol, version: &str) -> Option<FigureNotMeasured> {
+    (version != expected_version(protocol)).then(|| FigureNotMeasured::WrongVersion {
+        version: version.to_owned(),
     })
 }
 
@@ -200,7 +188,7 @@ pub fn round(
     ];
     let outcome = run(&probe.binary, &args, RUN_LIMIT).and_then(|out| {
         if upstreams.half_closing.heads() == heads {
-            Err("the peer never read a whole request head: the call did not reach it".to_owned())
+            Err(FigureNotMeasured::NeverReached)
         } else {
             Ok(out)
         }
@@ -231,7 +219,7 @@ fn version(out: &Value) -> Option<String> {
 }
 
 /// The output, when its answers came over the protocol's version.
-fn checked(out: Value, protocol: Protocol) -> Result<Value, String> {
+fn checked(out: Value, protocol: Protocol) -> Result<Value, FigureNotMeasured> {
     match out["version"]
         .as_str()
         .and_then(|v| wrong_version(protocol, v))
@@ -243,11 +231,11 @@ fn checked(out: Value, protocol: Protocol) -> Result<Value, String> {
 
 /// Runs the probe with `args` for at most `limit`; its JSON line, or why there is none (its
 /// own error line: `not measured: ...` where its API cannot do the scenario).
-fn run(binary: &Path, args: &[String], limit: Duration) -> Result<Value, String> {
+fn run(binary: &Path, args: &[String], limit: Duration) -> Result<Value, FigureNotMeasured> {
     run_command(&Cmd::new(binary).args(args), limit)
 }
 
-fn run_command(command: &Cmd, limit: Duration) -> Result<Value, String> {
+fn run_command(command: &Cmd, limit: Duration) -> Result<Value, FigureNotMeasured> {
     let (success, status, out, err) = match command.clone().deadline(limit).run() {
         Ok(finished) => (
             finished.success(),
@@ -267,19 +255,23 @@ fn run_command(command: &Cmd, limit: Duration) -> Result<Value, String> {
             String::from_utf8_lossy(&stdout).into_owned(),
             String::from_utf8_lossy(&stderr).into_owned(),
         ),
-        Err(error) => return Err(error.to_string()),
+        Err(error) => {
+            return Err(FigureNotMeasured::ProbeNotRun {
+                error: error.to_string(),
+            });
+        }
     };
     let line = out.lines().rev().find(|line| line.starts_with('{'));
     let value: Option<Value> = line.and_then(|line| serde_json::from_str(line).ok());
     match value {
-        Some(value) if value.get("error").is_some() => {
-            Err(value["error"].as_str().unwrap_or("an error").to_owned())
-        }
+        Some(value) if value.get("error").is_some() => Err(FigureNotMeasured::Probe {
+            error: value["error"].as_str().unwrap_or("an error").to_owned(),
+        }),
         Some(value) if success => Ok(value),
-        _ => Err(format!(
-            "the probe failed ({status}): {}",
-            err.lines().rev().take(4).collect::<Vec<_>>().join(" / ")
-        )),
+        _ => Err(FigureNotMeasured::ProbeFailed {
+            status,
+            stderr: err.lines().rev().take(4).collect::<Vec<_>>().join(" / "),
+        }),
     }
 }
 
@@ -295,16 +287,9 @@ pub fn instructions(
     measured: &mut Measured,
 ) {
     let measure = ReleaseMeasure::Instructions;
-    let valgrind = match valgrind {
-        Ok(valgrind) => valgrind,
-        Err(missing) => {
-            measured.fail(
-                &[measure],
-                Protocol::Http,
-                &format!("not measured: {missing}"),
-            );
-            return;
-        }
+    let Ok(valgrind) = valgrind else {
+        measured.fail(&[measure], Protocol::Http, &FigureNotMeasured::NoValgrind);
+        return;
     };
     let (url, _) = upstreams.rates(Protocol::Http);
     let mut totals = Vec::new();
@@ -316,18 +301,20 @@ pub fn instructions(
             .args(["pooled", "--url", &url, "--warmup", "10", "--calls"])
             .arg(calls.to_string());
         let counted = run_command(&command, CALLGRIND_LIMIT).and_then(|_| {
-            let text = std::fs::read_to_string(&profile).map_err(|error| error.to_string())?;
-            parse_totals(&text).ok_or_else(|| "callgrind wrote no totals".to_owned())
+            let text =
+                std::fs::read_to_string(&profile).map_err(|error| FigureNotMeasured::Profile {
+                    error: error.to_string(),
+                })?;
+            parse_totals(&text).ok_or(FigureNotMeasured::NoTotals)
         });
         let _ = std::fs::remove_file(&profile);
         match counted {
             Ok(total) => totals.push((calls, total)),
             Err(why) => {
-                measured.fail(
-                    &[measure],
-                    Protocol::Http,
-                    &format!("under callgrind: {why}"),
-                );
+                let why = FigureNotMeasured::Callgrind {
+                    failure: Box::new(why),
+                };
+                measured.fail(&[measure], Protocol::Http, &why);
                 return;
             }
         }
@@ -350,10 +337,11 @@ mod tests {
     #[test]
     fn an_h2_answer_over_http_1_1_is_not_an_h2_figure() {
         assert!(wrong_version(Protocol::H2, "HTTP/2").is_none());
-        assert!(
-            wrong_version(Protocol::H2, "HTTP/1.1")
-                .unwrap()
-                .contains("does not negotiate h2")
+        assert_eq!(
+            wrong_version(Protocol::H2, "HTTP/1.1"),
+            Some(FigureNotMeasured::WrongVersion {
+                version: "HTTP/1.1".to_owned()
+            })
         );
         assert!(wrong_version(Protocol::Https, "HTTP/1.1").is_none());
         assert!(wrong_version(Protocol::Http, "HTTP/2").is_some());
@@ -363,14 +351,17 @@ mod tests {
     fn a_failed_round_leaves_no_figure_and_says_why() {
         let mut measured = Measured::default();
         measured.add(ReleaseMeasure::Latency, Protocol::Http, 50.0);
-        measured.fail(&[ReleaseMeasure::Latency], Protocol::Http, "status 500");
+        let why = FigureNotMeasured::Probe {
+            error: "status 500".to_owned(),
+        };
+        measured.fail(&[ReleaseMeasure::Latency], Protocol::Http, &why);
         measured.add(ReleaseMeasure::Latency, Protocol::Http, 51.0);
         measured.add(ReleaseMeasure::Latency, Protocol::Https, 70.0);
         let figures = measured.figures();
         assert_eq!(figures.len(), 2);
         assert_eq!(figures[0].protocol, Protocol::Http);
         assert!(figures[0].rounds.is_empty());
-        assert_eq!(figures[0].not_measured.as_deref(), Some("status 500"));
+        assert_eq!(figures[0].not_measured, Some(why));
         assert_eq!(figures[1].rounds, vec![70.0]);
     }
 }

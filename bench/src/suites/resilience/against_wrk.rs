@@ -18,9 +18,9 @@ use tokio::runtime::Runtime;
 
 use crate::measure::own::CpuTime;
 use crate::measure::process::ProcessCpu;
-use crate::process::{self, Cmd, Tool, scratch};
+use crate::process::{self, Cmd, Missing, MissingCause, Tool, scratch};
 use crate::suites::load::http::{self, LoadClient, ReadyScenario};
-use bench_model::GeneratorRow;
+use bench_model::{GeneratorNotMeasured, GeneratorRow};
 
 /// Connections each tool keeps busy.
 pub const CONNECTIONS: u32 = 16;
@@ -121,7 +121,7 @@ async fn closed_loop(
 
 /// wrk with the same connections, threads and time.
 fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -> GeneratorRow {
-    let row = |not_measured: Option<String>| GeneratorRow {
+    let row = |not_measured: Option<GeneratorNotMeasured>| GeneratorRow {
         scenario: target.scenario,
         tool: "wrk".to_owned(),
         connections: CONNECTIONS,
@@ -136,12 +136,20 @@ fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -
     let (url, body) = target.url_and_body(0);
     let script = match body.map(|body| Script::write(target.scenario.method(), body)) {
         Some(Ok(script)) => Some(script),
-        Some(Err(why)) => return row(Some(why)),
+        Some(Err(error)) => return row(Some(GeneratorNotMeasured::Script { error })),
         None => None,
     };
     let wrk = match process::tool(Tool::Wrk) {
         Ok(wrk) => wrk,
-        Err(missing) => return row(Some(missing.to_string())),
+        Err(Missing {
+            cause: MissingCause::NotInstalled,
+            ..
+        }) => return row(Some(GeneratorNotMeasured::NotInstalled)),
+        Err(missing) => {
+            return row(Some(GeneratorNotMeasured::WrkNotRun {
+                error: missing.to_string(),
+            }));
+        }
     };
     let mut command = Cmd::new(&wrk.path)
         .arg(format!("--threads={threads}"))
@@ -156,7 +164,11 @@ fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -
     let children_before = CpuTime::children();
     let output = match command.run() {
         Ok(output) => output,
-        Err(error) => return row(Some(format!("wrk could not be run: {error}"))),
+        Err(error) => {
+            return row(Some(GeneratorNotMeasured::WrkNotRun {
+                error: error.to_string(),
+            }));
+        }
     };
     let tool_cpu_s = CpuTime::children()
         .zip(children_before)
@@ -164,11 +176,10 @@ fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -
     let service_cpu_s = seconds_since(service, service_before);
     let stdout = output.stdout_text();
     if !output.success() {
-        return row(Some(format!(
-            "wrk failed ({}): {}",
-            output.status,
-            crate::suites::cost::tail(&output.stderr_text(), 300)
-        )));
+        return row(Some(GeneratorNotMeasured::WrkFailed {
+            status: output.status.to_string(),
+            stderr: crate::suites::cost::tail(&output.stderr_text(), 300).to_owned(),
+        }));
     }
     match parse_wrk(&stdout) {
         Some(counts) => GeneratorRow {
@@ -179,10 +190,9 @@ fn wrk_row(target: &ReadyScenario, threads: u32, service: Option<&ProcessCpu>) -
             service_cpu_s,
             ..row(None)
         },
-        None => row(Some(format!(
-            "wrk's output was not understood: {}",
-            crate::suites::cost::tail(&stdout, 300)
-        ))),
+        None => row(Some(GeneratorNotMeasured::WrkOutput {
+            output: crate::suites::cost::tail(&stdout, 300).to_owned(),
+        })),
     }
 }
 

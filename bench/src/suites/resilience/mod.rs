@@ -54,6 +54,7 @@ use bench_model::{
     BUDGET_PERIOD_US, CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults,
     ResilienceSettings, Run, Scenario, SlowClientsRow, SuiteName, millis,
 };
+use bench_report::report::reasons;
 use indicatif::ProgressBar;
 
 /// The longest the suite waits for the service to go idle after a part.
@@ -344,11 +345,14 @@ impl Parts<'_> {
             .map(|(((name, _), rounds), counted)| {
                 let label = protocol.qualify(name);
                 let (tls, unchecked) = if protocol.is_tls() {
-                    match tls::negotiated(*name, protocol, &label, counted) {
+                    match tls::negotiated(*name, protocol, counted) {
                         Ok(negotiated) => (Some(negotiated), None),
-                        Err(error) => {
-                            eprintln!("bench: resilience: {label} is not a figure: {error}");
-                            (None, Some(error.to_string()))
+                        Err(why) => {
+                            eprintln!(
+                                "bench: resilience: {label} is not a figure: {}",
+                                reasons::unchecked(&why, protocol)
+                            );
+                            (None, Some(why))
                         }
                     }
                 } else {

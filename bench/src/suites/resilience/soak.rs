@@ -15,7 +15,7 @@ use crate::suites::load::timeline::{Timeline, counts};
 use crate::suites::resilience::capacity;
 use crate::suites::resilience::overload::share_of;
 use crate::suites::resilience::servers::ClientOverProtocol;
-use bench_model::{ResilienceSettings, SoakRow, SoakSample, millis};
+use bench_model::{Refuted, ResilienceSettings, SoakRow, SoakSample, millis};
 
 fn sample(pid: u32, at: Duration) -> Option<SoakSample> {
     let status = Status::read(pid).ok()?;
@@ -94,7 +94,7 @@ fn soak_row(
 
 /// Why a soak at `percent` % of the capacity refutes it: a failure, a request never sent, or
 /// a p99 past the capacity's objective; `None` when the soak held.
-pub fn refuted_by(soak: &SoakRow, percent: u32) -> Option<String> {
+pub fn refuted_by(soak: &SoakRow, percent: u32) -> Option<Refuted> {
     let requests = &soak.requests;
     let objective_ms = capacity::LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0;
     let scheduled = Schedule::new(soak.rps, millis(soak.duration_ms)).count();
@@ -104,12 +104,14 @@ pub fn refuted_by(soak: &SoakRow, percent: u32) -> Option<String> {
     if failed == 0 && unsent == 0 && p99.is_some_and(|p99| p99 <= objective_ms) {
         return None;
     }
-    Some(format!(
-        "its soak at {percent}% of it ({} RPS) failed {failed} and left {unsent} unsent of \
-         {scheduled}, p99 {}",
-        soak.rps,
-        p99.map_or_else(|| "none".to_owned(), |p99| format!("{p99:.1} ms"))
-    ))
+    Some(Refuted::Soak {
+        percent,
+        rps: soak.rps,
+        failed,
+        unsent,
+        scheduled,
+        p99_ms: p99,
+    })
 }
 
 #[cfg(test)]

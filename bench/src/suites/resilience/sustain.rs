@@ -11,7 +11,7 @@ use crate::error::BenchError;
 use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::resilience::servers::ClientOverProtocol;
 use crate::suites::resilience::{capacity, soak};
-use bench_model::{PhaseCounts, RampStep, ResilienceSettings, StepDown, millis};
+use bench_model::{PhaseCounts, RampStep, Refuted, ResilienceSettings, StepDown, millis};
 
 /// The most quarter steps the suite goes down after a refutation: two reach 71% of it.
 pub const STEP_DOWNS: i32 = 2;
@@ -47,10 +47,7 @@ impl Sustain<'_> {
                 millis(self.sizes.confirm_ms),
             )?;
             if !held {
-                let why = format!(
-                    "its confirmation at {rps} RPS did not hold: {}",
-                    missed(&confirmation.requests)
-                );
+                let why = missed(rps, &confirmation.requests);
                 tried.push(StepDown {
                     rps,
                     confirmation,
@@ -89,16 +86,14 @@ impl Sustain<'_> {
     }
 }
 
-/// What a stretch missed, in a few words: its failures and its p99.
-fn missed(requests: &PhaseCounts) -> String {
-    format!(
-        "{} of {} sent answered 200, p99 {}",
-        requests.ok,
-        requests.sent,
-        requests
-            .ok_p99_ms
-            .map_or_else(|| "none".to_owned(), |p99| format!("{p99:.1} ms"))
-    )
+/// What a confirmation stretch at `rps` missed: its failures and its p99.
+fn missed(rps: u32, requests: &PhaseCounts) -> Refuted {
+    Refuted::Confirmation {
+        rps,
+        ok: requests.ok,
+        sent: requests.sent,
+        p99_ms: requests.ok_p99_ms,
+    }
 }
 
 #[cfg(test)]
@@ -114,8 +109,13 @@ mod tests {
             ..PhaseCounts::default()
         };
         assert_eq!(
-            missed(&requests),
-            "97 of 100 sent answered 200, p99 31.2 ms"
+            missed(16_000, &requests),
+            Refuted::Confirmation {
+                rps: 16_000,
+                ok: 97,
+                sent: 100,
+                p99_ms: Some(31.25)
+            }
         );
         assert_eq!(capacity::quarter_steps(19_027, -STEP_DOWNS), 13_454);
     }
