@@ -30,6 +30,7 @@ mod run;
 mod servers;
 mod settings;
 pub mod stats;
+mod suite;
 mod upstream;
 
 pub use adoption::{
@@ -58,10 +59,10 @@ pub use load::{
     CurvePoint, FailureCounts, FailureKind, LargeBody, LatencySummary, LoadRound, LoadRow,
     LoadSettings, Scenario, SecondPoint, StatusCount,
 };
-pub use machine::MachineLoad;
+pub use machine::{MachineAbilities, MachineLoad};
 pub use memory::{MemoryPoint, MemoryRound, MemoryRow, MemorySettings};
 pub use noise::Noise;
-pub use plan::{LeftOut, MachineAbilities, ProtocolPlan, RunPlan, SuitePlan, SuiteSkip, Tool};
+pub use plan::{LeftOut, ProtocolPlan, RunPlan, SuitePlan, SuiteSkip, Tool};
 pub use protocol::Protocol;
 pub use reasons::{
     ChildFailure, DependenciesSkipped, FigureNotMeasured, GeneratorNotMeasured, NotCompared,
@@ -81,7 +82,8 @@ pub use resolution::{ResolutionRow, ResolutionSettings, resolution_cost_us};
 pub use results::{NotRun, NotRunWhy, Results, SCHEMA_VERSION, SCHEMA_VERSIONS_READ, SuitePart};
 pub use run::Run;
 pub use servers::{Origin, Server, Servers, TlsRole, TlsServer};
-pub use settings::{ClientInfo, RunSettings, SuiteName};
+pub use settings::{ClientInfo, RunSettings};
+pub use suite::SuiteName;
 pub use upstream::{ForeignUpstream, UpstreamProbe};
 
 /// Rows for tests, with every figure filled in.

@@ -12,7 +12,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::client::ClientProtocols as _;
-use crate::{ClientName, Protocol, RunSettings, SuiteName};
+use crate::{ClientName, MachineAbilities, Protocol, RunSettings, SuiteName};
 
 /// What each suite of a run measures.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,23 +48,6 @@ pub struct ProtocolPlan {
     /// http); empty elsewhere.
     pub bodies: Vec<u64>,
     pub left_out: Vec<(ClientName, LeftOut)>,
-}
-
-/// What the machine can do that a suite needs, read while the run is decided and recorded in
-/// its settings (`settings.machine`).
-// Each is a yes or no the machine answers, kept as such in results.json.
-#[allow(clippy::struct_excessive_bools)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MachineAbilities {
-    /// Root, which network namespaces (the resolution suite) and cgroups (a CPU quota or
-    /// budget) need.
-    pub root: bool,
-    /// `ip netns` (iproute2): the resolution suite's namespace.
-    pub ip_netns: bool,
-    /// valgrind's callgrind: the cost suite.
-    pub valgrind: bool,
-    /// wrk: what the resilience suite holds its generator against.
-    pub wrk: bool,
 }
 
 /// A program the bench runs that is not part of it (the runner's process layer looks for

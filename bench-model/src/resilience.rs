@@ -407,13 +407,6 @@ pub struct ResilienceResults {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slow_connections: Option<SlowConnections>,
     pub soak: Vec<SoakRow>,
-    /// Why the capacities under a CPU quota were not measured, when they were asked for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_quota_skipped: Option<String>,
-    /// Why the service could not be held to its CPU budget (`settings.resilience
-    /// .service_cpus_millicpus`), when one was asked for: it then shared the machine.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_cpus_skipped: Option<String>,
     /// The bench's generator against wrk, before the capacities, over http.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generator: Vec<GeneratorRow>,

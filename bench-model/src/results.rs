@@ -43,6 +43,11 @@ pub enum SuitePart {
     Probe { client: ClientName },
     /// The figures an earlier adoption run stored on this machine.
     StoredAdoption,
+    /// The resilience suite's service held to its CPU budget (`--service-cpus`): it then
+    /// shared the machine.
+    ServiceBudget,
+    /// The resilience suite's capacities under a CPU quota (`--cpu-quota`).
+    CpuQuota,
 }
 
 /// Why a suite or part did not run.

@@ -21,7 +21,7 @@ mod load;
 mod machine;
 mod memory;
 mod noise;
-mod not_run;
+pub(crate) mod not_run;
 pub mod reasons;
 mod releases;
 mod rendering;
@@ -34,7 +34,7 @@ mod verdict;
 
 pub use charts::write_charts;
 pub use html::Chart;
-pub use not_run::{install_hint, not_run_line};
+pub use not_run::not_run_line;
 pub use rendering::Rendering;
 pub use upstream::left_out as left_out_of_upstream;
 pub use verdict::agreement;

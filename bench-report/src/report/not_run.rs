@@ -1,13 +1,14 @@
 //! Why a suite, or a part of one, did not run: the sentences, written here from the typed
 //! reasons results.json keeps (`not_run`), for the terminal and the page alike.
 
+use crate::report::reasons;
 use bench_model::{NotRunWhy, Results, SuiteName, SuitePart, SuiteSkip, Tool};
 
 /// Why `suite` (or `part` of it) did not run.
 pub fn sentence(suite: SuiteName, part: Option<SuitePart>, why: &NotRunWhy) -> String {
     match why {
         NotRunWhy::Planned { skip } => skip_sentence(suite, *skip),
-        NotRunWhy::Toolchain { toolchain } => crate::report::reasons::toolchain(toolchain),
+        NotRunWhy::Toolchain { toolchain } => reasons::toolchain(toolchain),
         NotRunWhy::Failed { error } => match (suite, part) {
             (SuiteName::Resolution, None) => format!(
                 "it needs a network namespace of its own, with a resolv.conf of its own (root \
@@ -28,6 +29,11 @@ pub fn not_run_line(suite: SuiteName, part: Option<SuitePart>, why: &NotRunWhy) 
             format!("{suite}: the service's instructions per payment: {why}")
         }
         Some(SuitePart::Probe { .. } | SuitePart::StoredAdoption) => format!("{suite}: {why}"),
+        Some(SuitePart::ServiceBudget) => format!(
+            "{suite}: the service shares the machine with the generator and mock-rates, not \
+             held to its CPU budget: {why}"
+        ),
+        Some(SuitePart::CpuQuota) => format!("{suite}: no capacity under a CPU quota: {why}"),
     }
 }
 
@@ -60,23 +66,22 @@ fn missing(tool: Tool) -> String {
         Tool::Cargo | Tool::Rustc => "; the probes need it",
         Tool::Readelf => "; it lists a probe's shared libraries",
     };
-    format!("{tool} is not installed{needs} ({})", install_hint(tool))
-}
-
-/// How to get `tool`.
-pub fn install_hint(tool: Tool) -> &'static str {
-    match tool {
-        Tool::Cargo | Tool::Rustc => "a Rust toolchain, e.g. by rustup",
-        Tool::Readelf => "Debian: apt-get install binutils",
-        Tool::Valgrind | Tool::Vgdb => "Debian: apt-get install valgrind",
-        Tool::Wrk => "Debian: apt-get install wrk",
-        Tool::Ip => "Debian: apt-get install iproute2",
-    }
+    format!(
+        "{tool} is not installed{needs} ({})",
+        reasons::install_hint(tool)
+    )
 }
 
 /// Why `suite` as a whole did not run, when it did not.
 pub fn suite_not_run(results: &Results, suite: SuiteName) -> Option<String> {
     results.not_run(suite).map(|why| sentence(suite, None, why))
+}
+
+/// Why `part` of `suite` did not run, when it did not.
+pub fn part_not_run(results: &Results, suite: SuiteName, part: SuitePart) -> Option<String> {
+    parts_not_run(results, suite)
+        .into_iter()
+        .find_map(|(recorded, why)| (recorded == part).then_some(why))
 }
 
 /// Why each part of `suite` that did not run did not, in the order recorded.

@@ -6,7 +6,7 @@
 use bench_model::{
     ChildFailure, ConnectionMode, DependenciesSkipped, FigureNotMeasured, GeneratorNotMeasured,
     NotCompared, NotCounted, Protocol, Refuted, ReleaseFailure, ReleasesSkipped, Results,
-    RoundFailed, Toolchain, Unchecked, Withheld,
+    RoundFailed, Tool, Toolchain, Unchecked, Withheld,
 };
 
 /// Why a row over `protocol` could not be checked.
@@ -182,14 +182,24 @@ pub fn refuted(why: &Refuted) -> String {
     }
 }
 
+/// How to get `tool`.
+pub fn install_hint(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Cargo | Tool::Rustc => "a Rust toolchain, e.g. by rustup",
+        Tool::Readelf => "Debian: apt-get install binutils",
+        Tool::Valgrind | Tool::Vgdb => "Debian: apt-get install valgrind",
+        Tool::Wrk => "Debian: apt-get install wrk",
+        Tool::Ip => "Debian: apt-get install iproute2",
+    }
+}
+
 /// Why a generator row has no figures.
 pub fn generator_not_measured(why: &GeneratorNotMeasured) -> String {
     match why {
         GeneratorNotMeasured::Script { error } => format!("wrk's script: {error}"),
-        GeneratorNotMeasured::NotInstalled => format!(
-            "wrk is not installed ({})",
-            crate::report::install_hint(bench_model::Tool::Wrk)
-        ),
+        GeneratorNotMeasured::NotInstalled => {
+            format!("wrk is not installed ({})", install_hint(Tool::Wrk))
+        }
         GeneratorNotMeasured::WrkNotRun { error } => {
             format!("wrk could not be run ({error}); Debian: apt-get install wrk")
         }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::{Cmd, RunError};
+use super::command::{Cmd, RunError};
 
 pub use bench_model::Tool;
 
@@ -24,7 +24,7 @@ pub struct Found {
 
 /// A tool the machine lacks, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{tool} {cause} ({})", bench_report::report::install_hint(*tool))]
+#[error("{tool} {cause} ({})", bench_report::report::reasons::install_hint(*tool))]
 pub struct Missing {
     pub tool: Tool,
     pub cause: MissingCause,

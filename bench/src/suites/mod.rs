@@ -15,6 +15,7 @@ pub mod idle;
 pub mod latency;
 pub mod load;
 pub mod memory;
+pub mod outcome;
 mod progress;
 pub mod releases;
 pub mod resilience;
@@ -23,6 +24,7 @@ pub(crate) mod shuffle;
 mod tls;
 
 pub use adapters::catalogue;
+pub use outcome::Outcome;
 
 use crate::error::BenchError;
 use crate::servers::{ApiEndpoint, MockEndpoint, Stack};
@@ -65,13 +67,6 @@ impl<'a> SuiteContext<'a> {
         }
         Ok(stacks)
     }
-}
-
-/// What a suite did: its rows, or why it did not run.
-#[derive(Debug)]
-pub enum Outcome<Rows> {
-    Ran(Rows),
-    NotRun(NotRunWhy),
 }
 
 /// Runs `suite` and stores its rows, or why it did not run, in `results`: a suite the plan
@@ -125,7 +120,13 @@ pub fn run(
             results.faults = outcome.rows;
             results.fd_check = Some(outcome.fd_check);
         }
-        SuiteName::Resilience => results.resilience = resilience::run(settings)?,
+        SuiteName::Resilience => {
+            let measured = resilience::run(settings)?;
+            results.resilience = measured.results;
+            for (part, why) in measured.not_run {
+                not_run(results, suite, Some(part), why);
+            }
+        }
         SuiteName::Memory => results.memory = memory::run(settings, mock()?)?,
         SuiteName::Idle => results.idle = idle::run(settings)?,
         SuiteName::Resolution => match resolution::run(settings)? {

@@ -46,7 +46,11 @@ pub fn section(results: &Results) -> Option<Section> {
             .with(Part::Table(quota_table(rows)))
             .with(Part::Prose(QUOTA.to_owned()));
     }
-    if let Some(why) = &rows.cpu_quota_skipped {
+    if let Some(why) = crate::report::not_run::part_not_run(
+        results,
+        SuiteName::Resilience,
+        bench_model::SuitePart::CpuQuota,
+    ) {
         section = section.with(Part::Text(format!(
             "resilience: capacity under a CPU quota: not measured: {why}"
         )));
@@ -289,9 +293,15 @@ mod quota_tests {
         let mut results = crate::report::fanout::test_rows::results("360");
         results.resilience = ResilienceResults {
             capacity: vec![capacity(ClientName::Hyper, 8_000, None)],
-            cpu_quota_skipped: Some("no cgroup v1 cpu controller at /sys/fs/cgroup/cpu".to_owned()),
             ..ResilienceResults::default()
         };
+        results.not_run.push(bench_model::NotRun {
+            suite: SuiteName::Resilience,
+            part: Some(bench_model::SuitePart::CpuQuota),
+            why: bench_model::NotRunWhy::Failed {
+                error: "no cgroup v1 cpu controller at /sys/fs/cgroup/cpu".to_owned(),
+            },
+        });
         let text = section(&results).expect("the suite ran").terminal();
         assert!(
             text.contains("capacity under a CPU quota: not measured: no cgroup v1 cpu controller"),

@@ -3,10 +3,10 @@
 
 use super::calls::INSTRUCTIONS;
 use super::judged::{judgement, once, rounds};
-use crate::report::reasons;
+use crate::report::{not_run, reasons};
 use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
 use bench_model::{
-    ClientCapacity, FanoutMode, Protocol, Results, Scenario, ServerClose, SuiteName,
+    ClientCapacity, FanoutMode, Protocol, Results, Scenario, ServerClose, SuiteName, SuitePart,
 };
 
 /// Capacity: the resilience suite's sustained capacity over http: the median of its rounds,
@@ -66,7 +66,7 @@ pub(super) fn capacity(results: &Results) -> Judgement {
 pub(crate) fn service_cpus(results: &Results) -> String {
     match (
         results.settings.resilience.service_cpus_millicpus,
-        &results.resilience.service_cpus_skipped,
+        not_run::part_not_run(results, SuiteName::Resilience, SuitePart::ServiceBudget),
     ) {
         (Some(millicpus), None) => format!(
             "the service held to {} CPU (a CFS quota, {} ms period) so that the generator's \

@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 
 use crate::error::BenchError;
 use crate::servers::MockEndpoint;
+use crate::suites::adapters;
 use crate::suites::adoption::build::{Cargo, Scratch};
 use crate::suites::adoption::probes::Probe;
+use crate::suites::outcome::Outcome;
 use crate::suites::progress::progress_bar;
-use crate::suites::{Outcome, adapters};
 use bench_model::{
     AdoptionInputs, AdoptionResults, AdoptionRow, AdoptionSettings, ClientName,
     DependenciesResults, DependenciesSkipped, DependencyRow, Environment, NotRunWhy, Protocol, Run,

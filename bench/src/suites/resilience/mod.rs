@@ -34,6 +34,7 @@ mod soak;
 mod sustain;
 mod timeline;
 
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,8 +52,9 @@ use crate::suites::resilience::slow::SlowClients;
 use crate::suites::shuffle::Shuffle;
 use crate::suites::tls;
 use bench_model::{
-    BUDGET_PERIOD_US, CapacityRound, ClientCapacity, ClientName, Protocol, ResilienceResults,
-    ResilienceSettings, Run, Scenario, SlowClientsRow, SuiteName, millis,
+    BUDGET_PERIOD_US, CapacityRound, ClientCapacity, ClientName, NotRunWhy, Protocol,
+    ResilienceResults, ResilienceSettings, Run, Scenario, SlowClientsRow, SuiteName, SuitePart,
+    millis,
 };
 use bench_report::report::reasons;
 use indicatif::ProgressBar;
@@ -63,7 +65,15 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(10);
 /// Runs the suite over http, and with `--resilience-tls` over the run's protocols over TLS
 /// too, each against servers of its own (the plan skips it when the run's servers were given
 /// by URL).
-pub fn run(settings: &Run) -> Result<ResilienceResults, BenchError> {
+/// What the suite measured, and each part of it that could not run (the service's CPU budget,
+/// the capacities under a CPU quota), with the error met.
+#[derive(Debug)]
+pub struct Measured {
+    pub results: ResilienceResults,
+    pub not_run: Vec<(SuitePart, NotRunWhy)>,
+}
+
+pub fn run(settings: &Run) -> Result<Measured, BenchError> {
     slow::raise_descriptor_limit(settings.resilience.slow_connections);
     let exe = crate::error::bench_executable()?;
     let (runtime, client) = generator("resilience-generator")
@@ -80,6 +90,7 @@ pub fn run(settings: &Run) -> Result<ResilienceResults, BenchError> {
         .collect();
     let bar = progress_bar(SuiteName::Resilience, plan::planned_ms(settings, &over));
     let mut results = ResilienceResults::default();
+    let not_run = RefCell::new(Vec::new());
     for (protocol, clients) in &over {
         let mut servers = Servers::start(&exe, *protocol)?;
         let parts = Parts {
@@ -93,13 +104,17 @@ pub fn run(settings: &Run) -> Result<ResilienceResults, BenchError> {
             )?),
             bar: &bar,
             pid: servers.pid()?,
+            not_run: &not_run,
         };
         parts.run(&mut servers, rounds, &mut results)?;
     }
     bar.finish_and_clear();
     drop(client);
     runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(results)
+    Ok(Measured {
+        results,
+        not_run: not_run.into_inner(),
+    })
 }
 
 /// What every part of the suite works with, over one protocol.
@@ -113,6 +128,8 @@ struct Parts<'a> {
     health: Arc<ReadyScenario>,
     bar: &'a ProgressBar,
     pid: u32,
+    /// The parts that could not run, once each.
+    not_run: &'a RefCell<Vec<(SuitePart, NotRunWhy)>>,
 }
 
 impl Parts<'_> {
@@ -130,7 +147,7 @@ impl Parts<'_> {
         if !servers.protocol.is_tls() {
             self.against_wrk(servers, results);
         }
-        self.hold_to_budget(servers, results);
+        self.hold_to_budget(servers);
         let capacity = self.capacities(rounds, None, servers)?;
         // The overload and the soak are sized from this capacity, not a --cpu-quota one (the ramp's
         // first step where no round confirmed a rate).
@@ -231,7 +248,7 @@ impl Parts<'_> {
 
     /// Holds the service to its CPU budget (`--service-cpus`), if one was asked for; where it
     /// cannot be, says why (once) and the suite goes on with the service sharing the machine.
-    fn hold_to_budget(&self, servers: &mut Servers, results: &mut ResilienceResults) {
+    fn hold_to_budget(&self, servers: &mut Servers) {
         let Some(millicpus) = self.sizes.service_cpus_millicpus else {
             return;
         };
@@ -240,16 +257,7 @@ impl Parts<'_> {
             .limit_cpu(f64::from(millicpus) / 1_000.0, BUDGET_PERIOD_US)
         {
             Ok(()) => self.settle(),
-            Err(why) => {
-                if results.service_cpus_skipped.is_none() {
-                    eprintln!(
-                        "bench: resilience: the service shares the machine with the generator \
-                         and mock-rates, not held to {} CPU: {why}",
-                        f64::from(millicpus) / 1_000.0
-                    );
-                }
-                results.service_cpus_skipped.get_or_insert(why);
-            }
+            Err(error) => self.not_run(SuitePart::ServiceBudget, error),
         }
     }
 
@@ -374,6 +382,14 @@ impl Parts<'_> {
             .collect())
     }
 
+    /// Records that `part` could not run, the first time: the rest of the suite goes on.
+    fn not_run(&self, part: SuitePart, error: String) {
+        let mut not_run = self.not_run.borrow_mut();
+        if not_run.iter().all(|&(recorded, _)| recorded != part) {
+            not_run.push((part, NotRunWhy::Failed { error }));
+        }
+    }
+
     /// Each client's capacity again under each CPU quota asked for (`--cpu-quota`, a
     /// container's limit: a 100 ms period), the service held to it in place of its budget and
     /// let go after; where no quota can be set, why, and none.
@@ -385,9 +401,8 @@ impl Parts<'_> {
     ) -> Result<(), BenchError> {
         for &millicpus in &self.sizes.cpu_quotas_millicpus {
             let cpus = f64::from(millicpus) / 1_000.0;
-            if let Err(why) = servers.api.limit_cpu(cpus, LIMIT_PERIOD_US) {
-                eprintln!("bench: resilience: no capacity under a CPU quota: {why}");
-                results.cpu_quota_skipped = Some(why);
+            if let Err(error) = servers.api.limit_cpu(cpus, LIMIT_PERIOD_US) {
+                self.not_run(SuitePart::CpuQuota, error);
                 break;
             }
             self.settle();
@@ -398,7 +413,7 @@ impl Parts<'_> {
                 BenchError::Resilience(format!("cannot lift the service's CPU quota: {why}"))
             })?;
             // Back to the suite's budget, should a part follow.
-            self.hold_to_budget(servers, results);
+            self.hold_to_budget(servers);
             self.settle();
         }
         Ok(())

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use crate::error::BenchError;
 use crate::process::{Output, RunError};
-use crate::suites::Outcome;
+use crate::suites::outcome::Outcome;
 use bench_model::{ClientName, NotRunWhy, Protocol, ResolutionRow, Run, SuiteName};
 use namespace::Namespace;
 
