@@ -2,14 +2,18 @@
 //!
 //! TLS is libcurl's rustls backend, isahc's default. libcurl takes one CA file, so for an
 //! `https://` upstream the adapter writes the roots every adapter trusts (the system's and
-//! `extra_ca_pem`) to a temporary file it owns for its lifetime and hands isahc that file. It
+//! `extra_ca_pem`) to a temporary file with no name, which it holds open for its lifetime, and
+//! hands isahc that file as `/proc/self/fd/N`: a process ended by SIGKILL leaves nothing. It
 //! sets the HTTP version for every client so that ALPN offers `http/1.1` or `h2` alone, and
 //! checks the answer's version; it adds no retry (libcurl resends a request that met a closed
 //! pooled connection by itself). Why each of these, read from libcurl's and rustls-ffi's
 //! sources: docs/findings/isahc-as-driven.md; what a call costs:
 //! docs/findings/isahc-per-call-cost.md.
 
+use std::fs::File;
 use std::io::Write as _;
+use std::os::fd::AsRawFd as _;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use application::{Quotes, RatesError, RatesProvider};
@@ -26,14 +30,14 @@ use rates_common::{
     broken_transfer, connect_timeout_error, describe, find_in_chain, not_http2, timeout_error,
     tls_error,
 };
-use tempfile::NamedTempFile;
 
 /// Fetches rates with one isahc client (one libcurl multi handle and its thread), built once.
 #[derive(Debug)]
 pub struct IsahcRates {
     client: HttpClient,
-    /// The trusted roots libcurl reads, for an `https://` upstream: kept as long as the client.
-    _trusted_roots: Option<NamedTempFile>,
+    /// The trusted roots libcurl reads, for an `https://` upstream: kept open as long as the
+    /// client (declared after it, so dropped after it).
+    _trusted_roots: Option<TrustedRoots>,
     http_version: HttpVersion,
     call: UpstreamCall,
 }
@@ -58,6 +62,8 @@ impl IsahcRates {
 
     /// The client as this adapter configured it (TLS, pool, timeouts), for calls that skip
     /// the port and the adapter's frame: the bench's bare calls, which measure what both cost.
+    /// Over https it reads its CA file through a descriptor this adapter holds: a clone of it
+    /// must not outlive the adapter.
     pub fn client(&self) -> &HttpClient {
         &self.client
     }
@@ -80,7 +86,7 @@ impl IsahcRates {
     /// # Errors
     /// A `BuildError` when the settings are unusable (see [`ClientSettings::check_with_tls`]),
     /// libcurl cannot be initialised, or, for an `https://` upstream, the roots cannot be
-    /// gathered (an unusable extra CA, none at all, no temporary file).
+    /// gathered (an unusable extra CA, none at all, no temporary file or no `/proc/self/fd`).
     pub fn new(settings: &ClientSettings) -> Result<Self, BuildError> {
         let name = Self::NAME;
         settings.check_with_tls(name)?;
@@ -103,7 +109,7 @@ impl IsahcRates {
         if let Some(roots) = &trusted_roots {
             builder = builder.tls_config(
                 TlsConfig::builder()
-                    .trust_store(TrustStore::from_file(roots.path()))
+                    .trust_store(TrustStore::from_file(roots.path.clone()))
                     .build(),
             );
         }
@@ -203,9 +209,24 @@ fn is_tls_failure(error: &isahc::Error) -> bool {
         || find_in_chain::<curl::Error>(error).is_some_and(curl::Error::is_ssl_connect_error)
 }
 
-/// The CA file libcurl is handed: the system's roots and the extra CAs, as PEM in a temporary
-/// file.
-fn trusted_roots(settings: &ClientSettings) -> Result<NamedTempFile, BuildError> {
+/// The CA file libcurl is handed: the system's roots and the extra CAs, as PEM.
+///
+/// A file, not an in-memory bundle (`CURLOPT_CAINFO_BLOB`, isahc's `TrustStore::builder`):
+/// libcurl copies a blob into every connection and compares it whole, byte by byte, with the
+/// request's each time it weighs reusing one, a cost no other adapter pays (`blobcmp` in
+/// `vtls/vtls_config.c`; docs/findings/isahc-as-driven.md, and isahc-ca-reparse.md for a new
+/// connection: 3.0 ms of CPU with the blob against 1.8 ms with the file). A file with no name:
+/// created unlinked (`O_TMPFILE`, or unlinked as soon as created where the file system lacks
+/// it), so that nothing is left in the temporary directory however the process ends (the bench
+/// ends the payment service with SIGKILL). libcurl's rustls backend opens the file again for
+/// each new connection, through `/proc/self/fd/N`, which leads to it while `_file` is open.
+#[derive(Debug)]
+struct TrustedRoots {
+    _file: File,
+    path: PathBuf,
+}
+
+fn trusted_roots(settings: &ClientSettings) -> Result<TrustedRoots, BuildError> {
     let fail = |reason: String| BuildError {
         client: IsahcRates::NAME,
         reason,
@@ -216,15 +237,29 @@ fn trusted_roots(settings: &ClientSettings) -> Result<NamedTempFile, BuildError>
             .map_err(|error| fail(format!("cannot write a root as PEM: {error}")))?;
         bundle.push_str(&pem);
     }
-    let mut file = tempfile::Builder::new()
-        .prefix("rates-isahc-roots-")
-        .suffix(".pem")
-        .tempfile()
+    let mut file = tempfile::tempfile()
         .map_err(|error| fail(format!("cannot create the CA bundle file: {error}")))?;
     file.write_all(bundle.as_bytes())
         .and_then(|()| file.flush())
         .map_err(|error| fail(format!("cannot write the CA bundle file: {error}")))?;
-    Ok(file)
+    let path = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    // libcurl reads the path only when it opens a connection: check now that it leads to the
+    // bundle, rather than fail every handshake later.
+    let reopened = std::fs::metadata(&path).map_err(|error| {
+        fail(format!(
+            "cannot reach the CA bundle as {}: {error}",
+            path.display()
+        ))
+    })?;
+    if reopened.len() != bundle.len() as u64 {
+        return Err(fail(format!(
+            "{} holds {} bytes, not the CA bundle's {}",
+            path.display(),
+            reopened.len(),
+            bundle.len()
+        )));
+    }
+    Ok(TrustedRoots { _file: file, path })
 }
 
 /// libcurl counts the idle age of cached connections in whole seconds (`CURLOPT_MAXAGE_CONN`),
@@ -289,8 +324,8 @@ mod tests {
             extra_ca_pem: Some(Arc::from(extra.pem().as_bytes())),
             ..ClientSettings::for_base_url("https://localhost:8443")
         };
-        let file = trusted_roots(&settings).unwrap();
-        let in_file = CertificateDer::pem_file_iter(file.path())
+        let roots = trusted_roots(&settings).unwrap();
+        let in_file = CertificateDer::pem_file_iter(&roots.path)
             .unwrap()
             .collect::<Result<Vec<_>, _>>()
             .unwrap();

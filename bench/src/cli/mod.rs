@@ -22,9 +22,9 @@ use parse::{call_counts, parse_body_size};
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
 /// each with its TLS backends) through the `RatesProvider` port, against local mock-rates
 /// servers started as child processes. With no flags it runs every suite but adoption at its
-/// default size (about 21 minutes on two cores, 5 of them the resilience suite), prints the
-/// verdict and the tables, and writes results.json, report.md, report.html and SVG charts.
-/// `--adoption` adds the adoption suite's clean builds (about 12 minutes more).
+/// default size, prints the verdict and the tables, and writes results.json, report.md,
+/// report.html and SVG charts. `--adoption` adds the adoption suite's clean builds. How long a
+/// run and each suite take, measured: README.md ("How long") and docs/suites.md.
 #[derive(Debug, Parser)]
 #[command(name = "bench", version, args_conflicts_with_subcommands = true)]
 #[allow(clippy::struct_excessive_bools)] // command-line switches are bools
@@ -38,7 +38,7 @@ pub struct Cli {
     pub suites: Vec<SuiteName>,
 
     /// Add the adoption suite to the suites run (by default, or by --suite): a clean release
-    /// build of a probe per client and TLS backend, about 12 minutes on 2 cores for all eight.
+    /// build of a probe per client and TLS backend.
     #[arg(long)]
     pub adoption: bool,
 
@@ -48,8 +48,8 @@ pub struct Cli {
     #[arg(long, value_delimiter = ',', value_name = "LIBRARY@VERSION")]
     pub releases: Vec<String>,
 
-    /// Smoke run (for CI; a few minutes on 2 cores, most of them the cost suite's start-ups
-    /// under callgrind and the resilience suite): 20 warm-up calls, 5 samples x 100 calls, 10
+    /// Smoke run (for CI; most of its time goes to the cost suite's start-ups under callgrind
+    /// and the resilience suite): 20 warm-up calls, 5 samples x 100 calls, 10
     /// ms decode samples, no second round for noisy decode rows; connections in 3 samples of
     /// about 5 ms; cost runs of 20, 220 and 420 calls; load at 200 RPS for 1 s; fanout groups of 5 and 20 at 20 ms, sent once;
     /// faults with a 500 ms upstream timeout and a storm of 40 payments per client; resilience

@@ -21,7 +21,7 @@ const DEFAULT_H2_STREAM_LIMIT: u32 = 10;
 pub struct FanoutArgs {
     /// fanout: latency mock-rates adds to every upstream call, in ms, set through its admin
     /// endpoint for the suite and removed after it. 360 reproduces the reference's API (the
-    /// run then takes about 9 minutes). [default: 50; --quick: 20]
+    /// suite then takes longer). [default: 50; --quick: 20]
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub upstream_latency_ms: Option<u64>,
 

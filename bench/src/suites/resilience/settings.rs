@@ -9,8 +9,7 @@ use bench_model::ResilienceSettings;
 pub struct ResilienceArgs {
     /// resilience: the full sizes: restart 2 s before, 3 s down, 5 s after; overload 2 s, 5 s
     /// at twice the capacity, 3 s; slow clients 2 s per client and phase; a soak of 3 minutes
-    /// per client (1 minute of warm-up). Without it the default run takes about 7 minutes for
-    /// the suite, --quick about 1.
+    /// per client (1 minute of warm-up).
     #[arg(long)]
     pub resilience_full: bool,
 
