@@ -19,6 +19,8 @@ use serde::Deserialize;
 
 use crate::alloc::AllocSnapshot;
 use crate::error::BenchError;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
+use bench_model::{NotRunWhy, Results, SuitePart};
 use indicatif::ProgressBar;
 
 use crate::suites::progress::progress_bar;
@@ -178,6 +180,23 @@ impl DecodePath<'_> {
             rounds: self.rounds,
             ..noise::check(&means)
         }
+    }
+}
+/// The decode suite (see the module's documentation).
+#[derive(Debug)]
+pub struct Decode;
+
+impl Suite for Decode {
+    const NAME: SuiteName = SuiteName::Decode;
+    type Rows = Vec<DecodeRow>;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<Vec<DecodeRow>>, BenchError> {
+        self::run(context.settings).map(Outcome::Ran)
+    }
+
+    fn store(rows: Vec<DecodeRow>, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.decode = rows;
+        Vec::new()
     }
 }
 

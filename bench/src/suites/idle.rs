@@ -29,10 +29,29 @@ use rates_common::ClientSettings;
 use crate::clients::mock_admin::Counted;
 use crate::error::BenchError;
 use crate::servers::MockEndpoint;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use crate::suites::{adapters, latency, progress::progress_bar};
 use bench_model::{
     ClientName, IdleError, IdleRow, IdleSettings, Protocol, Run, ServerClose, SuiteName,
 };
+use bench_model::{NotRunWhy, Results, SuitePart};
+/// The idle suite (see the module's documentation).
+#[derive(Debug)]
+pub struct Idle;
+
+impl Suite for Idle {
+    const NAME: SuiteName = SuiteName::Idle;
+    type Rows = Vec<IdleRow>;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<Vec<IdleRow>>, BenchError> {
+        self::run(context.settings).map(Outcome::Ran)
+    }
+
+    fn store(rows: Vec<IdleRow>, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.idle = rows;
+        Vec::new()
+    }
+}
 
 /// Runs the suite over plain HTTP, against a mock-rates of its own (the plan skips it when
 /// the run's servers were given by URL).

@@ -31,17 +31,36 @@ use crate::servers::MockEndpoint;
 use crate::suites::cost::{CaFile, child_settings, hosted_mock, tail};
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use crate::suites::{adapters, tls};
 use bench_model::{
     ChildFailure, ClientName, MemoryPoint, MemoryRound, MemoryRow, MemorySettings, Protocol,
     RoundFailed, Run, SuiteName,
 };
+use bench_model::{NotRunWhy, Results, SuitePart};
 
 /// What the child prints once its readings are done, before them as JSON.
 const REPORT_PREFIX: &str = "memory: ";
 
 /// The child's connect and call timeouts: generous, since time is not what is measured.
 const CHILD_LIMIT: Duration = Duration::from_secs(30);
+/// The memory suite (see the module's documentation).
+#[derive(Debug)]
+pub struct Memory;
+
+impl Suite for Memory {
+    const NAME: SuiteName = SuiteName::Memory;
+    type Rows = Vec<MemoryRow>;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<Vec<MemoryRow>>, BenchError> {
+        self::run(context.settings, context.mock(Self::NAME)?).map(Outcome::Ran)
+    }
+
+    fn store(rows: Vec<MemoryRow>, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.memory = rows;
+        Vec::new()
+    }
+}
 
 /// Runs the suite over every protocol of the run; see the module's documentation.
 pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<MemoryRow>, BenchError> {

@@ -18,12 +18,12 @@ use crate::servers::MockEndpoint;
 use crate::suites::adapters;
 use crate::suites::adoption::build::{Cargo, Scratch};
 use crate::suites::adoption::probes::Probe;
-use crate::suites::outcome::Outcome;
 use crate::suites::progress::progress_bar;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use bench_model::{
     AdoptionInputs, AdoptionResults, AdoptionRow, AdoptionSettings, ClientName,
-    DependenciesResults, DependenciesSkipped, DependencyRow, Environment, NotRunWhy, Protocol, Run,
-    StoredFrom, SuiteName,
+    DependenciesResults, DependenciesSkipped, DependencyRow, Environment, NotRunWhy, Protocol,
+    Results, Run, StoredFrom, SuiteName, SuitePart,
 };
 
 /// What the suite measured: the rows, and each client whose probe failed, with the error.
@@ -94,6 +94,44 @@ pub fn stored(
     let clients = settings.plan().listed();
     let inputs = inputs_now(environment, &clients)?;
     store::load(&file, &inputs, &clients)
+}
+/// The dependencies suite (see [`dependencies`]).
+#[derive(Debug)]
+pub struct Dependencies;
+
+impl Suite for Dependencies {
+    const NAME: SuiteName = SuiteName::Dependencies;
+    type Rows = DependenciesResults;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<DependenciesResults>, BenchError> {
+        Ok(Outcome::Ran(dependencies(context.settings)))
+    }
+
+    fn store(rows: DependenciesResults, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.dependencies = rows;
+        Vec::new()
+    }
+}
+
+/// The adoption suite (see [`run`]).
+#[derive(Debug)]
+pub struct Adoption;
+
+impl Suite for Adoption {
+    const NAME: SuiteName = SuiteName::Adoption;
+    type Rows = Measured;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<Measured>, BenchError> {
+        self::run(context.settings, context.mock(Self::NAME)?)
+    }
+
+    fn store(rows: Measured, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.adoption = rows.results;
+        rows.failed
+            .into_iter()
+            .map(|(client, error)| (SuitePart::Probe { client }, NotRunWhy::Failed { error }))
+            .collect()
+    }
 }
 
 /// The dependencies suite: every client's probe tree (and the base's) read with `cargo

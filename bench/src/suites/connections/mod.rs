@@ -33,11 +33,13 @@ use crate::error::BenchError;
 use crate::servers::{MockEndpoint, Serving};
 use crate::suites::latency::cross_rate_pairs;
 use crate::suites::progress::progress_bar;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use bench_model::stats::summary::block_means;
 use bench_model::{
     ClientTrust, ConnectionMode, ConnectionsRow, ConnectionsSettings, ConstructionRow, NotCounted,
     Protocol, Run, SuiteName,
 };
+use bench_model::{NotRunWhy, Results, SuitePart};
 use bench_report::report::reasons;
 use measured::{MeasuredClient, Work};
 use tally::{BatchOutcome, Tally, calls_per_sample, fill_ratios};
@@ -47,6 +49,24 @@ use tally::{BatchOutcome, Tally, calls_per_sample, fill_ratios};
 pub struct Rows {
     pub calls: Vec<ConnectionsRow>,
     pub construction: Vec<ConstructionRow>,
+}
+/// The connections suite (see the module's documentation).
+#[derive(Debug)]
+pub struct Connections;
+
+impl Suite for Connections {
+    const NAME: SuiteName = SuiteName::Connections;
+    type Rows = Rows;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<Rows>, BenchError> {
+        self::run(context.settings, context.mock(Self::NAME)?).map(Outcome::Ran)
+    }
+
+    fn store(rows: Rows, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.connections = rows.calls;
+        results.construction = rows.construction;
+        Vec::new()
+    }
 }
 
 /// Runs the suite over every protocol of the run, each against mock-rates servers of its own

@@ -13,6 +13,7 @@
 //! is not counted); for `https` it serves TLS with a CA made at start, which the child is given.
 
 pub mod service;
+pub mod suite;
 
 use std::io::{self, Write as _};
 use std::path::Path;
@@ -36,7 +37,6 @@ const CHILD_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// What the child prints once its calls are done, before the figures.
 const REPORT_PREFIX: &str = "cost: ";
-
 /// Runs the suite over every protocol of the run; see the module's documentation.
 pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchError> {
     let (low, high) = settings.cost.calls;

@@ -39,12 +39,14 @@ use crate::servers::Stack;
 use crate::suites::fanout::batches::{BatchOutcome, Batches};
 use crate::suites::fanout::ideal::{efficiency, ideal_ms};
 use crate::suites::progress::progress_bar;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use crate::suites::tls;
 use bench_model::stats::quantile::median_of;
 use bench_model::{
     ClientName, FanoutMode, FanoutRow, FanoutSeries, H2Spread, NegotiatedTls, Protocol, Run,
     SuiteName, Unchecked,
 };
+use bench_model::{NotRunWhy, Results, SuitePart};
 
 /// The api's default upstream timeout, assumed per item when `GET /clients` cannot be read.
 const DEFAULT_UPSTREAM_TIMEOUT_MS: u64 = 2_000;
@@ -53,6 +55,27 @@ const DEFAULT_UPSTREAM_TIMEOUT_MS: u64 = 2_000;
 const DEFAULT_IDLE_TIMEOUT_MS: u64 = 4_000;
 /// Past the idle timeout, for the pool's timer to have fired and the connection to be closed.
 const IDLE_CLOSE_MARGIN_MS: u64 = 500;
+/// The fanout suite, over each of its stacks (see the module's documentation).
+#[derive(Debug)]
+pub struct Fanout;
+
+impl Suite for Fanout {
+    const NAME: SuiteName = SuiteName::Fanout;
+    type Rows = Vec<FanoutRow>;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<Vec<FanoutRow>>, BenchError> {
+        let mut rows = Vec::new();
+        for stack in context.stacks(Self::NAME)? {
+            rows.extend(self::run(context.settings, stack)?);
+        }
+        Ok(Outcome::Ran(rows))
+    }
+
+    fn store(rows: Vec<FanoutRow>, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.fanout = rows;
+        Vec::new()
+    }
+}
 
 /// Runs the suite: sets the upstream latency, measures every client, mode and size, and
 /// removes the latency again (also when measuring fails or panics).

@@ -22,7 +22,7 @@ mod storm;
 
 use std::time::{Duration, Instant};
 
-use mock_rates::Faults;
+use mock_rates::Faults as MockFaults;
 
 use crate::clients::{ApiClient, FaultsGuard};
 use crate::error::BenchError;
@@ -32,7 +32,9 @@ use crate::suites::faults::driver::Driver;
 use crate::suites::faults::settings::mock_faults;
 use crate::suites::faults::storm::{at_once, reuse, storm, wait_for_idle};
 use crate::suites::progress::progress_bar;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use bench_model::{ClientName, FaultRow, FdCheck, PaymentOutcome, Protocol, Run, SuiteName};
+use bench_model::{NotRunWhy, Results, SuitePart};
 
 /// How long past the service's timeout a request may take before the bench calls it hung.
 const HANG_BOUND: Duration = Duration::from_secs(5);
@@ -44,6 +46,29 @@ const IDLE_MARGIN: Duration = Duration::from_millis(1500);
 pub struct FaultsOutcome {
     pub rows: Vec<FaultRow>,
     pub fd_check: FdCheck,
+}
+/// The faults suite (see the module's documentation).
+#[derive(Debug)]
+pub struct Faults;
+
+impl Suite for Faults {
+    const NAME: SuiteName = SuiteName::Faults;
+    type Rows = FaultsOutcome;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<FaultsOutcome>, BenchError> {
+        self::run(
+            context.settings,
+            context.mock(Self::NAME)?,
+            context.api(Self::NAME)?,
+        )
+        .map(Outcome::Ran)
+    }
+
+    fn store(rows: FaultsOutcome, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.faults = rows.rows;
+        results.fd_check = Some(rows.fd_check);
+        Vec::new()
+    }
 }
 
 /// Runs the suite: against its own api child when `api` is the bench's child, else against
@@ -79,7 +104,7 @@ pub fn run(
     );
     let admin = mock.admin();
     // Whatever happens below, later suites must find the mock without faults.
-    let faults = FaultsGuard::set(&admin, &Faults::default())?;
+    let faults = FaultsGuard::set(&admin, &MockFaults::default())?;
 
     let clients_count = clients.len() as u64;
     let bar = progress_bar(
@@ -94,7 +119,7 @@ pub fn run(
         bar.set_message(case.description());
         faults.change(&mock_faults(case, timeout_ms))?;
         let answers = at_once(&clients, |name| driver.pay(name), &bar);
-        faults.change(&Faults::default())?;
+        faults.change(&MockFaults::default())?;
         let next = at_once(&clients, |name| driver.pay(name), &bar);
         for ((&(name, timeout), answer), next) in clients.iter().zip(answers).zip(next) {
             let (expected_kind, expected_status) = driver::expected(case);

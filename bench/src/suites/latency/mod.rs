@@ -32,7 +32,9 @@ use crate::error::BenchError;
 use crate::servers::MockEndpoint;
 use crate::suites::adapters;
 use crate::suites::progress::progress_bar;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use bench_model::{CalibrationRow, ClientName, Decode, LatencyRow, Protocol, Run, SuiteName};
+use bench_model::{NotRunWhy, Results, SuitePart};
 use protocol_run::{ProtocolRun, Round};
 use rows::{Part, calibration_row, summarize};
 
@@ -54,6 +56,26 @@ pub struct LatencyResults {
     pub unpinned: Vec<LatencyRow>,
     /// The clients over http with each larger answer (`settings.latency_body_sizes`).
     pub bodies: Vec<LatencyRow>,
+}
+/// The latency suite (see the module's documentation).
+#[derive(Debug)]
+pub struct Latency;
+
+impl Suite for Latency {
+    const NAME: SuiteName = SuiteName::Latency;
+    type Rows = LatencyResults;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<LatencyResults>, BenchError> {
+        self::run(context.settings, context.mock(Self::NAME)?).map(Outcome::Ran)
+    }
+
+    fn store(rows: LatencyResults, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.latency = rows.rows;
+        results.calibration = rows.calibration;
+        results.latency_unpinned = rows.unpinned;
+        results.latency_by_body = rows.bodies;
+        Vec::new()
+    }
 }
 
 /// Runs the suite over every protocol of the run. Each protocol gets a mock-rates of the

@@ -42,7 +42,9 @@ use crate::suites::load::server::ProcessProbe;
 use crate::suites::load::tally::Tally;
 use crate::suites::load::timeline::Timeline;
 use crate::suites::progress::progress_bar;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use bench_model::{LargeBody, LoadRow, Protocol, Run, Scenario, SuiteName, size_name};
+use bench_model::{NotRunWhy, Results, SuitePart};
 use scenario::ScenarioRun;
 
 /// Worker threads of the generator's runtime: the machine's cores, at most 4 (the service and
@@ -117,6 +119,23 @@ fn scenarios_over(settings: &Run, protocol: Protocol) -> Vec<Scenario> {
                 .map(Scenario::Payments),
         )
         .collect()
+}
+/// The load suite (see the module's documentation).
+#[derive(Debug)]
+pub struct Load;
+
+impl Suite for Load {
+    const NAME: SuiteName = SuiteName::Load;
+    type Rows = Vec<LoadRow>;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<Vec<LoadRow>>, BenchError> {
+        self::run(context.settings, &context.stacks(Self::NAME)?).map(Outcome::Ran)
+    }
+
+    fn store(rows: Vec<LoadRow>, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.load = rows;
+        Vec::new()
+    }
 }
 
 /// Runs the suite over `stacks` (one per protocol): every scenario of every stack in

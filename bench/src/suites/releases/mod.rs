@@ -24,7 +24,9 @@ use crate::error::BenchError;
 use crate::process::{self, Tool};
 use crate::suites::adoption::build::Cargo;
 use crate::suites::progress::progress_bar;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use crate::suites::shuffle::Shuffle;
+use bench_model::{NotRunWhy, Results, SuitePart};
 
 use catalogue::Release;
 use upstreams::Upstreams;
@@ -53,6 +55,23 @@ fn sizes(quick: bool, cargo: &Cargo) -> ReleasesSettings {
         cargo: cargo.version.clone(),
         jobs: cargo.jobs,
         cpu: None,
+    }
+}
+/// The releases suite (see the module's documentation).
+#[derive(Debug)]
+pub struct Releases;
+
+impl Suite for Releases {
+    const NAME: SuiteName = SuiteName::Releases;
+    type Rows = ReleasesResults;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<ReleasesResults>, BenchError> {
+        self::run(context.settings).map(Outcome::Ran)
+    }
+
+    fn store(rows: ReleasesResults, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.releases = rows;
+        Vec::new()
     }
 }
 

@@ -49,8 +49,10 @@ use crate::suites::load::{generator, generator_threads, open};
 use crate::suites::progress::progress_bar;
 use crate::suites::resilience::servers::Servers;
 use crate::suites::resilience::slow::SlowClients;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use crate::suites::shuffle::Shuffle;
 use crate::suites::tls;
+use bench_model::Results;
 use bench_model::{
     BUDGET_PERIOD_US, CapacityRound, ClientCapacity, ClientName, NotRunWhy, Protocol,
     ResilienceResults, ResilienceSettings, Run, Scenario, SlowClientsRow, SuiteName, SuitePart,
@@ -71,6 +73,23 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(10);
 pub struct Measured {
     pub results: ResilienceResults,
     pub not_run: Vec<(SuitePart, NotRunWhy)>,
+}
+/// The resilience suite (see the module's documentation).
+#[derive(Debug)]
+pub struct Resilience;
+
+impl Suite for Resilience {
+    const NAME: SuiteName = SuiteName::Resilience;
+    type Rows = Measured;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<Measured>, BenchError> {
+        self::run(context.settings).map(Outcome::Ran)
+    }
+
+    fn store(rows: Measured, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.resilience = rows.results;
+        rows.not_run
+    }
 }
 
 pub fn run(settings: &Run) -> Result<Measured, BenchError> {

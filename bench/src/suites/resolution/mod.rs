@@ -19,9 +19,27 @@ use std::path::Path;
 
 use crate::error::BenchError;
 use crate::process::{Output, RunError};
-use crate::suites::outcome::Outcome;
+use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use bench_model::{ClientName, NotRunWhy, Protocol, ResolutionRow, Run, SuiteName};
+use bench_model::{Results, SuitePart};
 use namespace::Namespace;
+/// The resolution suite (see the module's documentation).
+#[derive(Debug)]
+pub struct Resolution;
+
+impl Suite for Resolution {
+    const NAME: SuiteName = SuiteName::Resolution;
+    type Rows = Vec<ResolutionRow>;
+
+    fn run(context: &SuiteContext<'_>) -> Result<Outcome<Vec<ResolutionRow>>, BenchError> {
+        self::run(context.settings)
+    }
+
+    fn store(rows: Vec<ResolutionRow>, results: &mut Results) -> Vec<(SuitePart, NotRunWhy)> {
+        results.resolution = rows;
+        Vec::new()
+    }
+}
 
 /// Runs the suite in a network namespace of its own, or says why it could not make one (the
 /// plan skips it without root, `ip` or a client over plain HTTP).
