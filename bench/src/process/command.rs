@@ -420,6 +420,17 @@ mod tests {
     }
 
     /// Whether `pid` is still a process (a zombie of ours counts as gone).
+    /// Whether `pid` is gone, waiting for init to reap it (up to 10 s: no timing is judged).
+    fn gone(pid: i32) -> bool {
+        for _ in 0..1000 {
+            if !alive(pid) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    }
+
     fn alive(pid: i32) -> bool {
         std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
             let state = stat.rsplit(')').next().unwrap_or_default().trim_start();
@@ -464,12 +475,7 @@ mod tests {
             .unwrap();
         assert!(finished.success());
         let grandchild: i32 = finished.stdout_text().trim().parse().unwrap();
-        let mut tries = 0;
-        while alive(grandchild) && tries < 1000 {
-            std::thread::sleep(Duration::from_millis(10));
-            tries += 1;
-        }
-        assert!(!alive(grandchild));
+        assert!(gone(grandchild), "the grandchild is killed with the group");
     }
 
     #[test]
@@ -499,12 +505,7 @@ mod tests {
         assert!(alive(pid) && alive(grandchild));
         drop(running);
         assert!(!alive(pid), "the child is reaped on drop");
-        let mut tries = 0;
-        while alive(grandchild) && tries < 1000 {
-            std::thread::sleep(Duration::from_millis(10));
-            tries += 1;
-        }
-        assert!(!alive(grandchild));
+        assert!(gone(grandchild), "the grandchild is killed with the group");
     }
 
     #[test]
