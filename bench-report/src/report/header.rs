@@ -27,6 +27,57 @@ pub fn lines(results: &Results) -> Vec<String> {
     lines
 }
 
+/// The header in a few lines: the debug-build warning where there is one, the bench and the
+/// machine, the toolchain, and the suites with their clients.
+pub fn brief_lines(results: &Results) -> Vec<String> {
+    let environment = &results.environment;
+    let settings = &results.settings;
+    let mut lines: Vec<String> = lines(results)
+        .into_iter()
+        .take_while(|line| line.starts_with("WARNING"))
+        .collect();
+    lines.push(format!(
+        "bench {}, started {}: {}, {} logical cores, {}",
+        environment.bench_version,
+        environment.started_utc,
+        environment.cpu_model,
+        environment.logical_cores,
+        environment.os
+    ));
+    lines.push(format!(
+        "{}, {} build",
+        environment.rustc, environment.build_profile
+    ));
+    let plan = settings.plan();
+    let mut clients: Vec<ClientName> = settings
+        .protocols
+        .iter()
+        .flat_map(|&protocol| plan.clients_over(protocol))
+        .collect();
+    clients.sort_unstable();
+    clients.dedup();
+    let clients = clients.len();
+    lines.push(format!(
+        "{} suites ({}), {clients} clients over {}{}; every setting, version and server in \
+         report.md (or --tables)",
+        settings.suites.len(),
+        settings
+            .suites
+            .iter()
+            .map(|suite| suite.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        settings
+            .protocols
+            .iter()
+            .map(|protocol| protocol.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        if settings.quick { " (--quick)" } else { "" },
+    ));
+    lines
+}
+
 /// The header's lines, without decoration.
 fn environment_lines(environment: &Environment) -> Vec<String> {
     let cores = match environment.physical_cores {

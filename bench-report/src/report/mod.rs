@@ -3,6 +3,7 @@
 //! measures.
 
 mod adoption;
+mod answer;
 mod baseline;
 mod charts;
 mod connections;
@@ -32,6 +33,7 @@ mod table;
 mod upstream;
 mod verdict;
 
+pub use answer::{WIDTH as ANSWER_WIDTH, answer};
 pub use charts::write_charts;
 pub use html::Chart;
 pub use not_run::not_run_line;
@@ -50,6 +52,19 @@ pub fn header(results: &Results) -> String {
     let mut out = String::new();
     for line in header::lines(results) {
         let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// The header's first lines, what the terminal shows before a run unless `--tables` asks for
+/// the whole header: the bench, the machine and the toolchain, and the suites with their
+/// clients (every setting, version and server is in report.md's header).
+pub fn header_brief(results: &Results) -> String {
+    let mut out = String::new();
+    for line in header::brief_lines(results) {
+        for part in answer::wrap(&line, answer::WIDTH) {
+            let _ = writeln!(out, "{part}");
+        }
     }
     out
 }

@@ -73,6 +73,34 @@ impl Criterion {
         }
     }
 
+    /// The name in a few words, for a clause of the terminal's pick table: `latency http`,
+    /// `instructions/payment`.
+    pub fn short(self) -> String {
+        match self {
+            Self::Latency(protocol) => format!("latency {protocol}"),
+            Self::LatencyOfAnswer(bytes) => format!("latency http {}", size_name(bytes)),
+            Self::Capacity => "capacity".to_owned(),
+            Self::CapacityUnderQuota(millicpus) => {
+                format!("capacity at {} CPU", f64::from(millicpus) / 1_000.0)
+            }
+            Self::CpuPerRequest => "CPU/request".to_owned(),
+            Self::CpuPerRequestOfAnswer(bytes) => format!("CPU/request {}", size_name(bytes)),
+            Self::InstructionsPerPayment => "instructions/payment".to_owned(),
+            Self::Instructions(protocol) => format!("instructions/call {protocol}"),
+            Self::Memory(protocol) => format!("heap held {protocol}"),
+            Self::Allocations(protocol) => format!("allocations/call {protocol}"),
+            Self::Handshake => "new connection".to_owned(),
+            Self::Construction => "construction".to_owned(),
+            Self::Fanout => "fan-out".to_owned(),
+            Self::Faults => "faults".to_owned(),
+            Self::IdleRace | Self::IdleRaceBelow => "calls lost to idle close".to_owned(),
+            Self::DnsQuestions => "DNS questions".to_owned(),
+            Self::BuildTime => "build time".to_owned(),
+            Self::BinarySize => "binary size".to_owned(),
+            Self::Dependencies => "crates".to_owned(),
+        }
+    }
+
     /// The name inside a sentence: `capacity`, `per-call latency, http`, `CPU per request`.
     pub fn phrase(self) -> String {
         let name = self.name();

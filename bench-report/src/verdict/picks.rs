@@ -19,6 +19,11 @@ pub struct Pick {
     pub choice: Choice,
     /// The rule, and how this run's figures made the pick, in one line.
     pub reason: String,
+    /// The reason in one short clause, for the terminal's pick table: `2% apart on
+    /// instructions/payment: a tie`.
+    pub brief: String,
+    /// When not decided: what the run lacks, and the flag that measures it.
+    pub undecided: Option<String>,
     /// The same rule with each library's documented settings as candidates too.
     pub configured: Configured,
 }
@@ -31,6 +36,10 @@ pub struct Pick {
 pub struct Configured {
     pub choice: Choice,
     pub reason: String,
+    /// As [`Pick::brief`].
+    pub brief: String,
+    /// As [`Pick::undecided`].
+    pub undecided: Option<String>,
 }
 
 /// Which candidates a use case weighs.
@@ -48,6 +57,10 @@ struct Decided {
     use_case: &'static str,
     choice: Choice,
     reason: String,
+    /// The reason in one short clause.
+    brief: String,
+    /// When not decided: what is missing, and how to measure it (the reason after its rule).
+    undecided: Option<String>,
     /// When the choice came from the tie-break: the clients tied on the rule's first
     /// criterion, in table order.
     tie_broken: Option<Vec<ClientName>>,
@@ -96,9 +109,13 @@ pub fn pick_all(criteria: &[Judgement], quick: bool) -> Vec<Pick> {
             use_case: shipped.use_case,
             choice: shipped.choice,
             reason: shipped.reason,
+            brief: shipped.brief,
+            undecided: shipped.undecided,
             configured: Configured {
                 choice: configured.choice,
                 reason: configured.reason,
+                brief: configured.brief,
+                undecided: configured.undecided,
             },
         })
         .collect()
@@ -258,6 +275,10 @@ fn unbroken_when_quick(decided: Decided) -> Decided {
              apart clients a default run can): the tie-break {broke_it} here, not a claim of \
              this run",
             decided.reason
+        ),
+        brief: format!(
+            "{}; --quick leaves the tie unbroken",
+            decided.brief.split("; ").next().unwrap_or_default()
         ),
         choice: Choice::Tie(tied),
         ..decided
@@ -515,18 +536,24 @@ fn choose(
     primary: Option<&Judgement>,
     tiebreak: Option<&Judgement>,
 ) -> Decided {
-    let pick = |choice: Choice, detail: String| Decided {
-        use_case,
-        choice,
-        reason: format!("{rule}: {detail}"),
-        tie_broken: None,
+    let pick = |choice: Choice, detail: String, brief: String| {
+        decided(use_case, rule, choice, detail, brief)
     };
     let figures = among(primary, candidates);
     let (Some(judgement), Some(best)) = (primary, figures.first()) else {
-        return pick(Choice::NotDecided, not_measured(primary));
+        return pick(
+            Choice::NotDecided,
+            not_measured(primary),
+            unmeasured_brief(primary),
+        );
     };
+    let short = judgement.criterion.short();
     if let Some(why) = left_out(judgement, candidates, Some(best)) {
-        return pick(Choice::NotDecided, why);
+        return pick(
+            Choice::NotDecided,
+            why,
+            format!("{short}: a candidate has no figure"),
+        );
     }
     let Some(second) = figures.get(1) else {
         return pick(
@@ -535,6 +562,7 @@ fn choose(
                 "{} {}, the only candidate measured",
                 best.client, best.shown
             ),
+            format!("{short} {}, the only one measured", best.shown),
         );
     };
     let (margin, decisive) = compare(best, second, judgement.better, judgement.rule);
@@ -549,6 +577,7 @@ fn choose(
                 second.shown,
                 percent(margin)
             ),
+            against(&short, best, second, margin),
         );
     }
     let tied_figures = tied_with_best(&figures, judgement);
@@ -559,16 +588,66 @@ fn choose(
         judgement.criterion.phrase(),
         tie_resolution(&tied_figures, judgement)
     );
-    let broken_owned = among_or_pair(tiebreak, &tied);
+    let tie_brief = format!("{} apart on {short}", apart(&tied_figures, judgement));
+    let tie = Tie {
+        clients: tied,
+        reason: tie,
+        brief: tie_brief,
+    };
+    break_tie(use_case, rule, &tie, tiebreak)
+}
+
+/// A use case decided: `detail` is how this run's figures made the choice under `rule`.
+fn decided(
+    use_case: &'static str,
+    rule: &str,
+    choice: Choice,
+    detail: String,
+    brief: String,
+) -> Decided {
+    Decided {
+        use_case,
+        reason: format!("{rule}: {detail}"),
+        undecided: (choice == Choice::NotDecided).then_some(detail),
+        choice,
+        brief,
+        tie_broken: None,
+    }
+}
+
+/// Clients a rule's first criterion tied, with the tie in words (long and brief).
+struct Tie {
+    clients: Vec<ClientName>,
+    reason: String,
+    brief: String,
+}
+
+/// The tie broken by `tiebreak` beyond its noise, or declared when it ties too; not decided
+/// when a tied client has no figure for it.
+fn break_tie(
+    use_case: &'static str,
+    rule: &str,
+    tie: &Tie,
+    tiebreak: Option<&Judgement>,
+) -> Decided {
+    let pick = |choice: Choice, detail: String, brief: String| {
+        decided(use_case, rule, choice, detail, brief)
+    };
+    let Tie {
+        clients: tied,
+        reason: tie,
+        brief: tie_brief,
+    } = tie;
+    let broken_owned = among_or_pair(tiebreak, tied);
     let broken: Vec<&Figure> = broken_owned.iter().collect();
-    if let Some(why) = tiebreak.and_then(|tiebreak| {
-        left_out(
-            tiebreak,
-            &tied,
-            among(Some(tiebreak), &tied).first().copied(),
-        )
-    }) {
-        return pick(Choice::NotDecided, format!("{tie}; {why}"));
+    if let Some(why) = tiebreak
+        .and_then(|tiebreak| left_out(tiebreak, tied, among(Some(tiebreak), tied).first().copied()))
+    {
+        let brief = format!(
+            "{tie_brief}: a tie; {}: a candidate has no figure",
+            tiebreak.map_or_else(String::new, |tiebreak| tiebreak.criterion.short())
+        );
+        return pick(Choice::NotDecided, format!("{tie}; {why}"), brief);
     }
     let (Some(tiebreak), true) = (tiebreak, broken.len() == tied.len()) else {
         return pick(
@@ -577,8 +656,16 @@ fn choose(
                 "{tie}; the tie-break was not measured for all of them: {}",
                 not_measured(tiebreak)
             ),
+            match tiebreak {
+                Some(tiebreak) if !broken.is_empty() => format!(
+                    "{tie_brief}: a tie; {} not measured for all",
+                    tiebreak.criterion.short()
+                ),
+                _ => format!("{tie_brief}: a tie; {}", unmeasured_brief(tiebreak)),
+            },
         );
     };
+    let tiebreak_short = tiebreak.criterion.short();
     let (winner, next) = (broken[0], broken[1]);
     let (margin, decisive) = compare(winner, next, tiebreak.better, tiebreak.rule);
     // The clients the tie-break chose among, in table order, for a run that leaves the tie
@@ -598,6 +685,10 @@ fn choose(
                     next.shown,
                     percent(margin)
                 ),
+                format!(
+                    "{tie_brief}: a tie; {}",
+                    against(&tiebreak_short, winner, next, margin)
+                ),
             )
         };
     }
@@ -614,8 +705,46 @@ fn choose(
                 tie_resolution(&still_figures, tiebreak),
                 borrowed(&broken, &still, tiebreak)
             ),
+            format!(
+                "{tie_brief}, {} on {tiebreak_short}: a tie",
+                apart(&still_figures, tiebreak)
+            ),
         )
     }
+}
+
+/// `best` against `next` on a criterion named `short`, in a clause: `latency http 30.9 us
+/// against ureq 41.1 us (+33%)`.
+fn against(short: &str, best: &Figure, next: &Figure, margin: f64) -> String {
+    let clause = format!(
+        "{short} {} against {} {}",
+        best.shown, next.client, next.shown
+    );
+    // Against a best of zero a margin has no size: the figures say it.
+    if margin.is_finite() {
+        format!("{clause} ({})", percent(margin))
+    } else {
+        clause
+    }
+}
+
+/// How far apart the first and last of `tied` are: `2%`.
+fn apart(tied: &[&Figure], judgement: &Judgement) -> String {
+    match (tied.first(), tied.last()) {
+        (Some(best), Some(edge)) => {
+            let (margin, _) = compare(best, edge, judgement.better, judgement.rule);
+            percent(margin).trim_start_matches('+').to_owned()
+        }
+        _ => "0%".to_owned(),
+    }
+}
+
+/// A criterion the run did not measure, in a clause: `binary size not measured`.
+fn unmeasured_brief(judgement: Option<&Judgement>) -> String {
+    judgement.map_or_else(
+        || "not measured".to_owned(),
+        |judgement| format!("{} not measured", judgement.criterion.short()),
+    )
 }
 
 /// For a tie on a tie-break, the setting rows among `still` whose figure in `broken` is their
@@ -688,14 +817,15 @@ fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Decid
             _ => u32::MAX,
         });
     if smallest.is_none() {
+        let undecided = "not in this run: the resilience suite with a CPU quota (--suite \
+                         resilience --cpu-quota 1,0.5; root and a cgroup file system)";
         return Decided {
             use_case,
             tie_broken: None,
             choice: Choice::NotDecided,
-            reason: format!(
-                "{rule}: not in this run: the resilience suite with a CPU quota (--suite \
-                 resilience --cpu-quota 1,0.5; root and a cgroup file system)"
-            ),
+            reason: format!("{rule}: {undecided}"),
+            brief: "capacity under a CPU quota not measured".to_owned(),
+            undecided: Some(undecided.to_owned()),
         };
     }
     choose(
@@ -714,58 +844,63 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Decided 
     let use_case = "A service already on actix-web";
     let rule = "awc (it runs on actix's own runtime, no second one), unless another client's \
                 capacity beats it beyond the noise";
+    let decided = |choice: Choice, detail: String, brief: String| {
+        decided(use_case, rule, choice, detail, brief)
+    };
     let figures = among(capacity, candidates);
     let awc = figures
         .iter()
         .find(|figure| figure.client.library_default() == ClientName::Awc);
     let (Some(judgement), Some(best), Some(awc)) = (capacity, figures.first(), awc) else {
-        return Decided {
-            use_case,
-            tie_broken: None,
-            choice: Choice::NotDecided,
-            reason: format!(
-                "{rule}: awc's capacity, or the others', was not measured in this run ({})",
+        return decided(
+            Choice::NotDecided,
+            format!(
+                "awc's capacity, or the others', was not measured in this run ({})",
                 not_measured(capacity)
             ),
-        };
+            "capacity not measured".to_owned(),
+        );
     };
     if let Some(why) = left_out(judgement, candidates, Some(awc)) {
-        return Decided {
-            use_case,
-            tie_broken: None,
-            choice: Choice::NotDecided,
-            reason: format!("{rule}: {why}"),
-        };
+        return decided(
+            Choice::NotDecided,
+            why,
+            "capacity: a candidate has no figure".to_owned(),
+        );
     }
     let (margin, decisive) = compare(best, awc, judgement.better, judgement.rule);
     if best.client != awc.client && decisive {
-        Decided {
-            use_case,
-            tie_broken: None,
-            choice: Choice::Client(best.client),
-            reason: format!(
-                "{rule}: {} {} against {} {} ({}, beyond the noise)",
+        decided(
+            Choice::Client(best.client),
+            format!(
+                "{} {} against {} {} ({}, beyond the noise)",
                 best.client,
                 best.shown,
                 awc.client,
                 awc.shown,
                 percent(margin)
             ),
-        }
+            against("capacity", best, awc, margin),
+        )
+    } else if best.client == awc.client {
+        decided(
+            Choice::Client(awc.client),
+            format!("{} has the highest, {}", awc.client, awc.shown),
+            format!("on actix's runtime; the highest capacity, {}", awc.shown),
+        )
     } else {
-        Decided {
-            use_case,
-            tie_broken: None,
-            choice: Choice::Client(awc.client),
-            reason: if best.client == awc.client {
-                format!("{rule}: {} has the highest, {}", awc.client, awc.shown)
-            } else {
-                format!(
-                    "{rule}: {} {} is within the noise of {}'s {}",
-                    awc.client, awc.shown, best.client, best.shown
-                )
-            },
-        }
+        decided(
+            Choice::Client(awc.client),
+            format!(
+                "{} {} is within the noise of {}'s {}",
+                awc.client, awc.shown, best.client, best.shown
+            ),
+            format!(
+                "on actix's runtime; capacity {} apart from {}: a tie",
+                percent(margin).trim_start_matches('+'),
+                best.client
+            ),
+        )
     }
 }
 

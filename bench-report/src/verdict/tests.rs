@@ -333,6 +333,15 @@ fn an_instructions_tie_is_broken_by_capacity() {
         "{reason}"
     );
     assert!(reason.contains("capacity: hyper"), "{reason}");
+    // The terminal's clause: the tie and what broke it, figures and margin.
+    let brief = &verdict.picks[0].brief;
+    assert!(
+        brief.starts_with("2% apart on instructions/payment: a tie; capacity ")
+            && brief.contains(" against awc ")
+            && brief.ends_with("(+100%)"),
+        "{brief}"
+    );
+    assert_eq!(verdict.picks[0].undecided, None);
     assert_eq!(Criterion::Capacity.phrase(), "capacity");
     assert_eq!(
         Criterion::Latency(Protocol::Https).phrase(),
@@ -351,6 +360,12 @@ fn an_instructions_tie_is_broken_by_capacity() {
         choice(&verdict, ASYNC_SERVICE),
         Choice::Tie(vec![Hyper, Awc]),
         "in table order"
+    );
+    let brief = &verdict.picks[0].brief;
+    assert!(
+        brief.starts_with("2% apart on instructions/payment, ")
+            && brief.ends_with("% on capacity: a tie"),
+        "{brief}"
     );
     // The tie-break's tie states its resolution too: hyper at its edge, and the smallest
     // margin this run could have called.
@@ -457,6 +472,16 @@ fn a_tie_whose_tie_break_was_not_measured_is_not_decided() {
         "{reason}"
     );
     assert!(reason.contains("--suite resilience"), "{reason}");
+    // The terminal's clause, and the line under the table that names the flag deciding it.
+    assert_eq!(
+        verdict.picks[0].brief,
+        "1% apart on instructions/payment: a tie; capacity not measured"
+    );
+    let undecided = verdict.picks[0].undecided.as_deref().unwrap_or_default();
+    assert!(
+        undecided.contains("--suite resilience") && !undecided.contains("the fewest instructions"),
+        "{undecided}"
+    );
     // The blocking clients tie on latency; their crates are not in the run: not decided.
     results.latency = vec![
         latency_row(Ureq, Protocol::Http, 80.0, 3.0, 30.0),

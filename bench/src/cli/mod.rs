@@ -63,6 +63,13 @@ pub struct Cli {
     #[arg(long)]
     pub debug_build: bool,
 
+    /// Print the whole header before the run, and the verdict's criteria and every suite's
+    /// tables after it, as report.md holds them. Without it the terminal shows a short header,
+    /// a line per suite, and the answer: the pick per use case, what was not decided, and
+    /// where the report is.
+    #[arg(long)]
+    pub tables: bool,
+
     /// Write results.json, report.md, report.html and the SVG charts into DIR.
     /// [default: <target dir>/bench-results/<UTC time>/]
     #[arg(long, value_name = "DIR")]
@@ -201,11 +208,15 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Write the tables, report.md, report.html and charts of a saved run again, from its
-    /// results.json, without measuring anything; the tables are printed too.
+    /// Write report.md, report.html and the charts of a saved run again, from its
+    /// results.json, without measuring anything; the answer is printed (and the tables with
+    /// --tables).
     Report {
         /// The results.json of an earlier run.
         results: std::path::PathBuf,
+        /// Print the whole header and every table too.
+        #[arg(long)]
+        tables: bool,
         /// Where to write report.md, report.html and the charts. [default: the results file's
         /// directory]
         #[arg(long, value_name = "DIR")]

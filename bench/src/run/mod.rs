@@ -22,6 +22,7 @@ use crate::{env, release};
 use bench_model::{NotRunWhy, Results, SuiteName, SuitePart};
 
 mod decide;
+mod progress;
 mod start;
 
 use decide::{Decided, decide};
@@ -43,11 +44,12 @@ pub fn main() -> ExitCode {
             }
         },
         Some(Command::MockRates(child)) => serve_mock(&child),
-        Some(Command::Report { results, out }) => match rerender(&results, out.as_deref()) {
-            Ok(dir) => {
-                print(&format!("\nWrote {}\n", dir.display()));
-                ExitCode::SUCCESS
-            }
+        Some(Command::Report {
+            results,
+            out,
+            tables,
+        }) => match rerender(&results, out.as_deref(), tables) {
+            Ok(_) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("bench: {error}");
                 ExitCode::FAILURE
@@ -166,7 +168,14 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     };
     let mut results = Results::new(environment, run);
     results.servers = record_servers(mock.as_ref(), api.as_ref(), tls.as_ref());
-    print(&report::header(&results));
+    let history = target_dir().join("bench-results");
+    let mut progress = progress::Progress::new(&results, &history);
+    print(&if cli.tables {
+        report::header(&results)
+    } else {
+        report::header_brief(&results)
+    });
+    print(&format!("{}\n", progress.opening()));
     if let Some(mock) = mock.as_ref().filter(|mock| !mock.is_foreign())
         && let Err(error) = mock.admin().stats()
     {
@@ -182,10 +191,12 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     };
     let mut sampler = Sampler::start();
     for &suite in &run.suites {
+        print(&format!("{}\n", progress.starting(suite)));
         let _ = sampler.take(suite);
         suites::run(suite, &context, &mut results)?;
         results.machine.push(sampler.take(suite));
     }
+    print(&format!("{}\n", progress.finished()));
     drop(sampler);
     drop(context);
     drop(tls);
@@ -193,11 +204,10 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     drop(mock);
 
     results.baseline = baseline.map(|baseline| baseline.compare(&results));
-    let dir = cli.out.clone().unwrap_or_else(|| {
-        target_dir()
-            .join("bench-results")
-            .join(directory_stamp(started))
-    });
+    let dir = cli
+        .out
+        .clone()
+        .unwrap_or_else(|| history.join(directory_stamp(started)));
     std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
     // Before the report is printed: the verdict printed and the one written are the same.
     keep_adoption(&mut results, &dir);
@@ -209,17 +219,8 @@ pub fn run(cli: &Cli) -> Result<RunOutput, BenchError> {
     // print apart.
     let results = report::json::read(&results_path)?;
     let rendering = report::Rendering::of(&results);
-    print(&report::terminal(&rendering));
-    let charts = write_report(&rendering, &dir)?;
-    let files: Vec<&str> = ["results.json", "report.md", "report.html"]
-        .into_iter()
-        .chain(charts.iter().map(String::as_str))
-        .collect();
-    print(&format!(
-        "\nWrote {} ({})\n",
-        dir.display(),
-        files.join(", ")
-    ));
+    write_report(&rendering, &dir)?;
+    print_answer(&rendering, &dir, cli.tables);
     Ok(RunOutput { results, dir })
 }
 
@@ -285,9 +286,18 @@ fn write_report(rendering: &report::Rendering, dir: &Path) -> Result<Vec<String>
     Ok(charts)
 }
 
-/// `bench report RESULTS.json`: the header and tables of a saved run printed, and its report
-/// and charts written again into `out` (or beside the file); the directory written.
-fn rerender(path: &Path, out: Option<&Path>) -> Result<PathBuf, BenchError> {
+/// The answer of `rendering`, whose report is in `dir`; with `tables` every table before it.
+fn print_answer(rendering: &report::Rendering, dir: &Path, tables: bool) {
+    if tables {
+        print(&report::terminal(rendering));
+    }
+    print(&report::answer(rendering, dir));
+}
+
+/// `bench report RESULTS.json`: a saved run's report and charts written again into `out` (or
+/// beside the file), and its answer printed (with `tables`, its header and tables too); the
+/// directory written.
+fn rerender(path: &Path, out: Option<&Path>, tables: bool) -> Result<PathBuf, BenchError> {
     let results = report::json::read(path)?;
     let dir = out.map_or_else(
         || {
@@ -298,10 +308,14 @@ fn rerender(path: &Path, out: Option<&Path>) -> Result<PathBuf, BenchError> {
         Path::to_path_buf,
     );
     std::fs::create_dir_all(&dir).map_err(|source| BenchError::io(&dir, source))?;
-    print(&report::header(&results));
+    print(&if tables {
+        report::header(&results)
+    } else {
+        report::header_brief(&results)
+    });
     let rendering = report::Rendering::of(&results);
-    print(&report::terminal(&rendering));
     write_report(&rendering, &dir)?;
+    print_answer(&rendering, &dir, tables);
     Ok(dir)
 }
 
