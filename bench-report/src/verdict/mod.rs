@@ -17,7 +17,7 @@ pub use judge::{
     resolution,
 };
 pub use of_run::{Verdict, verdict};
-pub use picks::{Choice, Configured, Pick, percent};
+pub use picks::{Choice, Configured, Deciding, Pick, percent};
 pub use stability::{Agreement, CriterionAgreement, PickAgreement, Status, agreement};
 
 #[cfg(test)]

@@ -26,6 +26,26 @@ pub struct Pick {
     pub undecided: Option<String>,
     /// The same rule with each library's documented settings as candidates too.
     pub configured: Configured,
+    /// The criteria the rule weighs, as the run judged them.
+    pub deciding: Deciding,
+}
+
+/// The criteria a use case's rule weighs: its first, and the one that breaks a tie on it.
+/// `None` where the rule has none, or where the run holds no judgement of it (a CPU quota it
+/// did not run).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Deciding {
+    pub first: Option<Criterion>,
+    pub tie_break: Option<Criterion>,
+}
+
+impl Deciding {
+    fn of(first: Option<&Judgement>, tie_break: Option<&Judgement>) -> Self {
+        Self {
+            first: first.map(|judgement| judgement.criterion),
+            tie_break: tie_break.map(|judgement| judgement.criterion),
+        }
+    }
 }
 
 /// A use case's pick with each library's documented settings: the rows of an adapter setting
@@ -64,6 +84,8 @@ struct Decided {
     /// When the choice came from the tie-break: the clients tied on the rule's first
     /// criterion, in table order.
     tie_broken: Option<Vec<ClientName>>,
+    /// The criteria the rule weighed.
+    deciding: Deciding,
 }
 
 /// What a rule decided.
@@ -111,6 +133,7 @@ pub fn pick_all(criteria: &[Judgement], quick: bool) -> Vec<Pick> {
             reason: shipped.reason,
             brief: shipped.brief,
             undecided: shipped.undecided,
+            deciding: shipped.deciding,
             configured: Configured {
                 choice: configured.choice,
                 reason: configured.reason,
@@ -536,6 +559,20 @@ fn choose(
     primary: Option<&Judgement>,
     tiebreak: Option<&Judgement>,
 ) -> Decided {
+    Decided {
+        deciding: Deciding::of(primary, tiebreak),
+        ..chosen(use_case, rule, candidates, primary, tiebreak)
+    }
+}
+
+/// As [`choose`], the criteria it weighed not yet named.
+fn chosen(
+    use_case: &'static str,
+    rule: &str,
+    candidates: &[ClientName],
+    primary: Option<&Judgement>,
+    tiebreak: Option<&Judgement>,
+) -> Decided {
     let pick = |choice: Choice, detail: String, brief: String| {
         decided(use_case, rule, choice, detail, brief)
     };
@@ -612,6 +649,7 @@ fn decided(
         choice,
         brief,
         tie_broken: None,
+        deciding: Deciding::default(),
     }
 }
 
@@ -816,6 +854,9 @@ fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Decid
             Criterion::CapacityUnderQuota(millicpus) => millicpus,
             _ => u32::MAX,
         });
+    let instructions = criteria
+        .iter()
+        .find(|judgement| judgement.criterion == Criterion::InstructionsPerPayment);
     if smallest.is_none() {
         let undecided = "not in this run: the resilience suite with a CPU quota (--suite \
                          resilience --cpu-quota 1,0.5; root and a cgroup file system)";
@@ -826,17 +867,10 @@ fn under_a_cpu_limit(criteria: &[Judgement], candidates: &[ClientName]) -> Decid
             reason: format!("{rule}: {undecided}"),
             brief: "capacity under a CPU quota not measured".to_owned(),
             undecided: Some(undecided.to_owned()),
+            deciding: Deciding::of(None, instructions),
         };
     }
-    choose(
-        use_case,
-        rule,
-        candidates,
-        smallest,
-        criteria
-            .iter()
-            .find(|judgement| judgement.criterion == Criterion::InstructionsPerPayment),
-    )
+    choose(use_case, rule, candidates, smallest, instructions)
 }
 
 /// awc, on actix's own runtime, unless another client's capacity beats it beyond the noise.
@@ -844,8 +878,9 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Decided 
     let use_case = "A service already on actix-web";
     let rule = "awc (it runs on actix's own runtime, no second one), unless another client's \
                 capacity beats it beyond the noise";
-    let decided = |choice: Choice, detail: String, brief: String| {
-        decided(use_case, rule, choice, detail, brief)
+    let decided = |choice: Choice, detail: String, brief: String| Decided {
+        deciding: Deciding::of(capacity, None),
+        ..decided(use_case, rule, choice, detail, brief)
     };
     let figures = among(capacity, candidates);
     let awc = figures

@@ -796,6 +796,64 @@ fn the_cpu_limit_pick_ranks_the_smallest_quota_and_waits_for_it() {
 }
 
 #[test]
+fn each_pick_names_the_criteria_its_rule_weighed() {
+    let deciding = |verdict: &Verdict, use_case: &str| {
+        verdict
+            .picks
+            .iter()
+            .find(|pick| pick.use_case == use_case)
+            .map(|pick| pick.deciding)
+            .unwrap()
+    };
+    let mut results = clear_run();
+    let before = verdict(&results);
+    assert_eq!(
+        deciding(&before, ASYNC_SERVICE),
+        Deciding {
+            first: Some(Criterion::InstructionsPerPayment),
+            tie_break: Some(Criterion::Capacity),
+        }
+    );
+    assert_eq!(
+        deciding(&before, ON_ACTIX),
+        Deciding {
+            first: Some(Criterion::Capacity),
+            tie_break: None,
+        }
+    );
+    assert_eq!(
+        deciding(&before, BLOCKING_CODE),
+        Deciding {
+            first: Some(Criterion::Latency(Protocol::Http)),
+            tie_break: Some(Criterion::Dependencies),
+        }
+    );
+    // No quota measured: no judgement of one to name, the tie-break named all the same.
+    assert_eq!(
+        deciding(&before, UNDER_A_CPU_LIMIT),
+        Deciding {
+            first: None,
+            tie_break: Some(Criterion::InstructionsPerPayment),
+        }
+    );
+    results.resilience.capacity.extend([
+        ClientCapacity {
+            cpu_quota_millicpus: Some(500),
+            ..capacity_rounds(Hyper, &[1_000, 1_000, 1_000])
+        },
+        ClientCapacity {
+            cpu_quota_millicpus: Some(1_000),
+            ..capacity_rounds(Hyper, &[2_000, 2_000, 2_000])
+        },
+    ]);
+    assert_eq!(
+        deciding(&verdict(&results), UNDER_A_CPU_LIMIT).first,
+        Some(Criterion::CapacityUnderQuota(500)),
+        "the smallest quota"
+    );
+}
+
+#[test]
 fn a_refuted_capacity_far_below_the_pick_does_not_hold_it_up() {
     let mut results = clear_run();
     // ureq's 2000 RPS was refuted: it is at best 2000, which hyper and awc beat beyond the
