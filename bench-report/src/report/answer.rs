@@ -13,6 +13,9 @@ use crate::verdict::{Choice, Pick};
 /// The widest line the answer prints: the pick table wraps its reasons to fit.
 pub const WIDTH: usize = 160;
 
+/// What the lines of the picks the run did not decide are listed under.
+pub(super) const UNDECIDED: &str = "Not decided in this run, and what decides it:";
+
 /// The gap between two columns.
 const GAP: &str = "  ";
 
@@ -53,7 +56,7 @@ pub fn answer(rendering: &Rendering, dir: &Path) -> String {
         .filter_map(undecided)
         .collect();
     if !undecided.is_empty() {
-        out.push_str("\nNot decided in this run, and what decides it:\n");
+        let _ = writeln!(out, "\n{UNDECIDED}");
         for line in undecided {
             for (index, part) in wrap(&line, WIDTH - 2).into_iter().enumerate() {
                 let indent = if index == 0 { "- " } else { "  " };
@@ -81,7 +84,7 @@ pub fn answer(rendering: &Rendering, dir: &Path) -> String {
 }
 
 /// A pick's reason in a clause or two: as shipped, and with settings where that differs.
-fn brief(pick: &Pick) -> String {
+pub(super) fn brief(pick: &Pick) -> String {
     let configured = &pick.configured;
     if configured.choice == pick.choice && configured.brief == pick.brief {
         pick.brief.clone()
@@ -91,7 +94,7 @@ fn brief(pick: &Pick) -> String {
 }
 
 /// The line of a pick the run did not decide: its use case and what decides it.
-fn undecided(pick: &Pick) -> Option<String> {
+pub(super) fn undecided(pick: &Pick) -> Option<String> {
     let configured = &pick.configured;
     match (&pick.undecided, &configured.undecided) {
         (Some(shipped), Some(with_settings)) if shipped != with_settings => Some(format!(

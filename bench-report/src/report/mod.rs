@@ -281,4 +281,134 @@ mod tests {
             "{page}"
         );
     }
+
+    /// A run with figures enough to rank, and a pick it leaves undecided.
+    fn ranked_run() -> bench_model::Results {
+        let mut results = fanout::test_rows::results("360");
+        results.load = vec![
+            bench_model::test_rows::load_row(Some(ClientName::Hyper), 480.0, 900.0, 0),
+            bench_model::test_rows::load_row(Some(ClientName::Awc), 480.0, 2_000.0, 0),
+        ];
+        results
+    }
+
+    /// Panics unless `markers` are found in `text` one after the other.
+    fn in_order(output: &str, text: &str, markers: &[&str]) {
+        let mut after = 0;
+        for marker in markers {
+            let at = text[after..]
+                .find(marker)
+                .unwrap_or_else(|| panic!("{output}: {marker:?} missing or out of order"));
+            after += at + marker.len();
+        }
+    }
+
+    #[test]
+    fn report_md_opens_with_the_answer_and_the_terminal_leaves_it_to_its_own() {
+        let results = ranked_run();
+        let rendering = Rendering::of(&results);
+        let verdict = &rendering.verdict;
+        assert!(
+            verdict.picks.iter().any(|pick| pick.undecided.is_some()),
+            "the run leaves a pick undecided"
+        );
+        let chart = charts::VERDICT_CHART;
+        // The picks in brief, the undecided, what the run told apart, then the chart, the
+        // rules in full and each criterion.
+        let markdown = markdown(&rendering, &[chart.to_owned()]);
+        let verdict_md = &markdown[markdown.find("\n## Verdict\n").unwrap()..];
+        in_order(
+            "report.md",
+            verdict_md,
+            &[
+                "\n## Verdict\n\n### verdict: a pick per use case\n\n| Use case ",
+                "| Why ",
+                answer::UNDECIDED,
+                "### verdict: what this run could and could not tell apart",
+                "| Calls from |",
+                &format!("![{chart}]({chart})"),
+                "### verdict: a pick per use case, its rule and this run's figures",
+                "### verdict: per criterion",
+                "\n## ",
+            ],
+        );
+        let brief = &verdict_md[..verdict_md.find(answer::UNDECIDED).unwrap()];
+        let told_apart = &verdict_md[verdict_md.find("### verdict: what this run").unwrap()
+            ..verdict_md.find(chart).unwrap()];
+        for pick in &verdict.picks {
+            assert!(brief.contains(&answer::brief(pick)), "{brief}");
+            assert!(
+                !brief.contains(&pick.reason),
+                "the reason in full is further down"
+            );
+            for criterion in [pick.deciding.first, pick.deciding.tie_break]
+                .into_iter()
+                .flatten()
+            {
+                assert!(
+                    told_apart.contains(&format!("| {} ", criterion.name())),
+                    "{told_apart}"
+                );
+            }
+        }
+        assert!(told_apart.contains("| Instructions per payment, whole service "));
+        assert!(
+            !told_apart.contains("| Per-call latency, https "),
+            "decides no pick"
+        );
+        // The terminal prints the answer after its tables (`answer`): its verdict holds the
+        // rules in full and each criterion, as before, and none of the summaries.
+        let terminal = terminal(&rendering);
+        in_order(
+            "terminal",
+            &terminal,
+            &[
+                "\nverdict: a pick per use case, its rule and this run's figures\n",
+                "\nverdict: per criterion",
+            ],
+        );
+        for summary in [
+            "verdict: a pick per use case\n",
+            answer::UNDECIDED,
+            "what this run could and could not tell apart",
+        ] {
+            assert!(!terminal.contains(summary), "{summary:?} in the terminal");
+        }
+    }
+
+    #[test]
+    fn the_page_opens_with_the_pick_table_each_row_linked_to_its_rule() {
+        let results = ranked_run();
+        let rendering = Rendering::of(&results);
+        let dir = tempfile::tempdir().unwrap();
+        let charts = write_charts(&rendering, dir.path()).unwrap();
+        assert!(charts.iter().any(|name| name == charts::VERDICT_CHART));
+        let inline = [Chart {
+            name: charts::VERDICT_CHART.to_owned(),
+            svg: std::fs::read_to_string(dir.path().join(charts::VERDICT_CHART)).unwrap(),
+        }];
+        let page = html(&rendering, &inline);
+        assert_eq!(page.find("<table"), page.find("<table id=\"picks\">"));
+        in_order(
+            "report.html",
+            &page,
+            &[
+                "<section id=\"verdict\"",
+                "<table id=\"picks\">",
+                answer::UNDECIDED,
+                "<table id=\"told-apart\">",
+                "<figure class=\"chart\" id=\"chart-verdict-svg\">",
+                "<tr id=\"rules-",
+                "<h3>verdict: per criterion",
+                "</section>",
+            ],
+        );
+        let picks = &page[page.find("<table id=\"picks\">").unwrap()..];
+        let picks = &picks[..picks.find("</table>").unwrap()];
+        for pick in &rendering.verdict.picks {
+            let id = format!("rules-{}", pick.use_case.to_lowercase().replace(' ', "-"));
+            assert!(picks.contains(&format!("<a href=\"#{id}\">")), "{picks}");
+            assert!(page.contains(&format!("<tr id=\"{id}\">")), "{id} missing");
+        }
+    }
 }

@@ -26,6 +26,13 @@ pub enum Part {
     Marked(Table, Vec<Vec<Mark>>),
     /// A table only report.md has room for.
     DetailTable(Table),
+    /// A table report.md and report.html open with and the terminal leaves out: it prints
+    /// the answer its own way after its tables (`report::answer`), and holds every figure of
+    /// such a table in one it shows.
+    Summary(Summary),
+    /// A table, in both, whose rows report.html gives ids, `{id}-{slug of the row's first
+    /// cell}`: what a [`Summary`] links each of its rows to.
+    Anchored(Table, &'static str),
     /// A paragraph, in both.
     Text(String),
     /// Lines, in both (a bulleted list in report.md).
@@ -34,6 +41,17 @@ pub enum Part {
     Prose(String),
     /// SVG files beside report.md, shown there.
     Charts(Vec<String>),
+}
+
+/// A [`Part::Summary`]: the table, its id in report.html, and where each row is in full.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub table: Table,
+    /// The table's id in report.html, for a link (or a check) to find it.
+    pub id: &'static str,
+    /// The id of the [`Part::Anchored`] table holding each row in full, and the text of the
+    /// link to it report.html adds to each row, in a last column.
+    pub full: Option<(&'static str, &'static str)>,
 }
 
 /// How a cell of a [`Part::Marked`] table turned out, shown in report.html as its colour.
@@ -103,7 +121,7 @@ impl Section {
         let mut out = String::new();
         for part in &self.parts {
             match part {
-                Part::Table(table) | Part::Marked(table, _) => {
+                Part::Table(table) | Part::Marked(table, _) | Part::Anchored(table, _) => {
                     let _ = write!(out, "\n{}\n\n{}", table.title, table.render());
                 }
                 Part::Text(text) => {
@@ -114,7 +132,7 @@ impl Section {
                         let _ = writeln!(out, "{note}");
                     }
                 }
-                Part::DetailTable(_) | Part::Prose(_) | Part::Charts(_) => {}
+                Part::DetailTable(_) | Part::Summary(_) | Part::Prose(_) | Part::Charts(_) => {}
             }
         }
         out
@@ -124,7 +142,11 @@ impl Section {
         let mut out = format!("\n## {}\n", self.title);
         for part in &self.parts {
             match part {
-                Part::Table(table) | Part::Marked(table, _) | Part::DetailTable(table) => {
+                Part::Table(table)
+                | Part::Marked(table, _)
+                | Part::DetailTable(table)
+                | Part::Summary(Summary { table, .. })
+                | Part::Anchored(table, _) => {
                     let _ = write!(out, "\n### {}\n\n{}", table.title, table.render());
                 }
                 Part::Text(text) | Part::Prose(text) => {
@@ -161,6 +183,11 @@ mod tests {
             rows: vec![vec!["hyper".to_owned()]],
         };
         let section = Section::new("latency")
+            .with(Part::Summary(Summary {
+                table: table("at a glance"),
+                id: "glance",
+                full: Some(("rows", "in full")),
+            }))
             .with(Part::Table(table("main")))
             .with(Part::Text("Allocations: Rust heap only.".to_owned()))
             .with(Part::Prose("How the calls were made.".to_owned()))
@@ -170,20 +197,23 @@ mod tests {
             .with_charts(
                 &["latency_mean.svg".to_owned(), "decode_small.svg".to_owned()],
                 "latency",
-            );
+            )
+            .with(Part::Anchored(table("rows"), "rows"));
         let terminal = section.terminal();
         assert_eq!(
             terminal,
             "\nmain\n\n| Client |\n| ------ |\n| hyper  |\nAllocations: Rust heap only.\n\
-             hyper: 1 of 5 calls failed\n"
+             hyper: 1 of 5 calls failed\n\nrows\n\n| Client |\n| ------ |\n| hyper  |\n"
         );
         let markdown = section.markdown();
-        assert!(markdown.starts_with("\n## latency\n\n### main\n\n| Client |"));
+        assert!(markdown.starts_with("\n## latency\n\n### at a glance\n\n| Client |"));
         for text in [
+            "### main\n\n| Client |",
             "\nHow the calls were made.\n",
             "### every row",
             "- hyper: 1 of 5 calls failed",
             "![latency_mean.svg](latency_mean.svg)",
+            "### rows\n\n| Client |",
         ] {
             assert!(markdown.contains(text), "{text:?} missing from {markdown}");
         }

@@ -1,24 +1,66 @@
-//! The verdict's section, first in the terminal and the report: the picks, then each
-//! criterion. Computed by `crate::verdict` from this run's results, once per rendering
+//! The verdict's section, first in the terminal and the report. report.md and report.html
+//! open with the answer: a pick per use case with its reason in a clause, what decides the
+//! picks the run left undecided, and what the run could tell apart on the criteria that decide
+//! them; then the verdict's chart, each pick's rule and figures in full, and each criterion.
+//! Computed by `crate::verdict` from this run's results, once per rendering
 //! (`report::Rendering`); nothing here decides.
 
+use crate::report::answer;
 use crate::report::reasons;
-use crate::report::section::{Part, Section};
+use crate::report::section::{Part, Section, Summary};
 use crate::report::table::{Align, Table};
-use crate::verdict::{Agreement, Judgement, Outcome, Resolution, Verdict, percent};
+use crate::verdict::{Agreement, Criterion, Judgement, Outcome, Resolution, Verdict, percent};
 use bench_model::Results;
 
 /// The section's title (its anchor in report.html is `verdict`).
 pub const TITLE: &str = "Verdict";
+
+/// The id of the pick table in report.html, the first thing on the page.
+pub const PICKS_ID: &str = "picks";
+
+/// The id of the table of each pick's rule and figures in report.html; its rows are
+/// `rules-{slug of the use case}`.
+const RULES_ID: &str = "rules";
 
 /// The section of `verdict`, the verdict of `results`; `charts` are the SVG files written
 /// beside report.md, the verdict's picture among them first.
 pub fn section(results: &Results, verdict: &Verdict, charts: &[String]) -> Section {
     let environment = &results.environment;
     let unchecked = reasons::unchecked_rows(results);
-    let mut section = Section::new(TITLE)
+    let mut section = Section::new(TITLE).with(Part::Summary(Summary {
+        table: picks_in_brief(verdict),
+        id: PICKS_ID,
+        full: Some((RULES_ID, "rule and figures")),
+    }));
+    let undecided: Vec<String> = verdict
+        .picks
+        .iter()
+        .filter_map(answer::undecided)
+        .map(|line| format!("- {line}"))
+        .collect();
+    if !undecided.is_empty() {
+        section = section.with(Part::Prose(format!(
+            "{}\n\n{}",
+            answer::UNDECIDED,
+            undecided.join("\n")
+        )));
+    }
+    let mut section = section
+        .with(Part::Summary(Summary {
+            table: told_apart(verdict),
+            id: "told-apart",
+            full: None,
+        }))
+        .with(Part::Prose(
+            "Each criterion's two best among every client it measured, the rows of a \
+             documented setting among them; a rule weighs its own candidates, so a pick can be \
+             beyond the noise where its criterion's two best tie (each pick's rule and figures \
+             are below). **Calls from** is the smallest margin this run could have called \
+             between those two."
+                .to_owned(),
+        ))
         .with_charts(charts, "verdict")
-        .with(Part::Table(picks(verdict)))
+        .with(Part::Anchored(picks(verdict), RULES_ID))
         .with(Part::Table(criteria(verdict)))
         .with(Part::DetailTable(sources(verdict)));
     if !unchecked.is_empty() {
@@ -213,10 +255,88 @@ fn run_names(count: usize) -> &'static [&'static str] {
     &NAMES[..count.min(MAX_RUNS)]
 }
 
-fn picks(verdict: &Verdict) -> Table {
+/// The pick per use case with its reason in a clause or two, as the terminal's answer has it.
+fn picks_in_brief(verdict: &Verdict) -> Table {
     use Align::Left;
     Table {
         title: "verdict: a pick per use case".to_owned(),
+        columns: vec![
+            ("Use case", Left),
+            ("Pick", Left),
+            ("With documented settings", Left),
+            ("Why", Left),
+        ],
+        rows: verdict
+            .picks
+            .iter()
+            .map(|pick| {
+                vec![
+                    pick.use_case.to_owned(),
+                    pick.choice.to_string(),
+                    pick.configured.choice.to_string(),
+                    answer::brief(pick),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// The criteria that decide the picks (each rule's first, then the tie-breaks), with this
+/// run's margin between the two best, whether it beat the noise, and the smallest margin the
+/// run could have called: what it could and could not tell apart.
+fn told_apart(verdict: &Verdict) -> Table {
+    use Align::{Left, Right};
+    let firsts = verdict.picks.iter().filter_map(|pick| pick.deciding.first);
+    let tie_breaks = verdict
+        .picks
+        .iter()
+        .filter_map(|pick| pick.deciding.tie_break);
+    let mut deciding: Vec<Criterion> = Vec::new();
+    for criterion in firsts.chain(tie_breaks) {
+        if !deciding.contains(&criterion) {
+            deciding.push(criterion);
+        }
+    }
+    Table {
+        title: "verdict: what this run could and could not tell apart, on the criteria that \
+                decide the picks"
+            .to_owned(),
+        columns: vec![
+            ("Criterion", Left),
+            ("Best, runner-up", Left),
+            ("Margin", Right),
+            ("Beyond noise", Left),
+            ("Calls from", Right),
+        ],
+        rows: deciding
+            .into_iter()
+            .filter_map(|criterion| {
+                verdict
+                    .criteria
+                    .iter()
+                    .find(|judgement| judgement.criterion == criterion)
+            })
+            .map(|judgement| {
+                let cells = CriterionCells::of(judgement);
+                let (two_best, beyond) = match &judgement.outcome {
+                    Outcome::NotMeasured(_) => ("-".to_owned(), "not measured".to_owned()),
+                    Outcome::Alone(figure) => (figure.client.to_string(), cells.beyond),
+                    Outcome::Ranked(ranking) => (
+                        format!("{}, {}", ranking.best.client, ranking.runner_up.client),
+                        cells.beyond,
+                    ),
+                };
+                vec![cells.name, two_best, cells.margin, beyond, cells.calls_from]
+            })
+            .collect(),
+    }
+}
+
+/// Each pick with its rule and how this run's figures made it, in full.
+fn picks(verdict: &Verdict) -> Table {
+    use Align::Left;
+    Table {
+        title: "verdict: a pick per use case, its rule and this run's figures".to_owned(),
         columns: vec![
             ("Use case", Left),
             ("Pick", Left),
@@ -262,7 +382,11 @@ fn criteria(verdict: &Verdict) -> Table {
             ("Beyond noise", Left),
             ("Calls from", Right),
         ],
-        rows: verdict.criteria.iter().map(criterion_row).collect(),
+        rows: verdict
+            .criteria
+            .iter()
+            .map(|judgement| CriterionCells::of(judgement).row())
+            .collect(),
     }
 }
 
@@ -295,38 +419,65 @@ fn moved(judgement: &Judgement) -> String {
     )
 }
 
-fn criterion_row(judgement: &Judgement) -> Vec<String> {
-    let name = judgement.criterion.name();
-    let shown = |figure: &crate::verdict::Figure| format!("{} {}", figure.client, figure.shown);
-    let resolution = judgement
-        .resolution()
-        .map_or_else(|| "-".to_owned(), Resolution::describe);
-    let mut row = match &judgement.outcome {
-        Outcome::NotMeasured(_) => vec![
-            name,
-            "not measured".to_owned(),
-            "-".to_owned(),
-            "-".to_owned(),
-            "-".to_owned(),
-            "-".to_owned(),
-        ],
-        Outcome::Alone(figure) => vec![
-            name,
-            shown(figure),
-            "-".to_owned(),
-            "-".to_owned(),
-            moved(judgement),
-            "one client only".to_owned(),
-        ],
-        Outcome::Ranked(ranking) => vec![
-            name,
-            shown(&ranking.best),
-            shown(&ranking.runner_up),
-            percent(ranking.margin),
-            moved(judgement),
-            if ranking.decisive { "yes" } else { "no: a tie" }.to_owned(),
-        ],
-    };
-    row.push(resolution);
-    row
+/// A criterion's row of the criteria table, cell by cell.
+struct CriterionCells {
+    name: String,
+    best: String,
+    runner_up: String,
+    margin: String,
+    moved: String,
+    beyond: String,
+    calls_from: String,
+}
+
+impl CriterionCells {
+    fn of(judgement: &Judgement) -> Self {
+        let shown = |figure: &crate::verdict::Figure| format!("{} {}", figure.client, figure.shown);
+        let none = || "-".to_owned();
+        let calls_from = judgement
+            .resolution()
+            .map_or_else(none, Resolution::describe);
+        let name = judgement.criterion.name();
+        match &judgement.outcome {
+            Outcome::NotMeasured(_) => Self {
+                name,
+                best: "not measured".to_owned(),
+                runner_up: none(),
+                margin: none(),
+                moved: none(),
+                beyond: none(),
+                calls_from,
+            },
+            Outcome::Alone(figure) => Self {
+                name,
+                best: shown(figure),
+                runner_up: none(),
+                margin: none(),
+                moved: moved(judgement),
+                beyond: "one client only".to_owned(),
+                calls_from,
+            },
+            Outcome::Ranked(ranking) => Self {
+                name,
+                best: shown(&ranking.best),
+                runner_up: shown(&ranking.runner_up),
+                margin: percent(ranking.margin),
+                moved: moved(judgement),
+                beyond: if ranking.decisive { "yes" } else { "no: a tie" }.to_owned(),
+                calls_from,
+            },
+        }
+    }
+
+    fn row(self) -> Vec<String> {
+        vec![
+            self.name,
+            self.best,
+            self.runner_up,
+            self.margin,
+            self.moved,
+            self.beyond,
+            self.calls_from,
+        ]
+    }
 }

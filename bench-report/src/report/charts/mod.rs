@@ -103,7 +103,7 @@ pub const VERDICT_CHART: &str = "verdict.svg";
 pub fn write_charts(rendering: &Rendering, dir: &Path) -> Result<Vec<String>, ReportError> {
     let results = &rendering.checked;
     let mut written = Vec::new();
-    // The verdict's picture first: report.html opens with it.
+    // The verdict's picture first: the verdict's section shows it after the answer.
     if let Some(svg) = verdict::svg(&rendering.verdict) {
         let path = dir.join(VERDICT_CHART);
         std::fs::write(&path, svg).map_err(|source| ReportError::io(&path, source))?;

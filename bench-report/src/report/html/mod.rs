@@ -7,7 +7,7 @@ mod text;
 use std::fmt::Write as _;
 
 use crate::report::html::text::{blocks, escape, inline, slug};
-use crate::report::section::{Mark, Part, Section};
+use crate::report::section::{Mark, Part, Section, Summary};
 use crate::report::table::{Align, Table};
 
 /// A chart written beside the page: its file name and its SVG.
@@ -82,12 +82,43 @@ fn render_section(out: &mut String, section: &Section, id: &str, charts: &[Chart
     );
     for part in &section.parts {
         match part {
-            Part::Table(table) => render_table(out, table, &[], false),
+            Part::Table(table) => render_table(out, table, &Shape::default()),
             Part::Marked(table, marks) => {
-                render_table(out, table, marks, false);
+                render_table(
+                    out,
+                    table,
+                    &Shape {
+                        marks,
+                        ..Shape::default()
+                    },
+                );
                 out.push_str(LEGEND);
             }
-            Part::DetailTable(table) => render_table(out, table, &[], true),
+            Part::DetailTable(table) => render_table(
+                out,
+                table,
+                &Shape {
+                    detail: true,
+                    ..Shape::default()
+                },
+            ),
+            Part::Summary(Summary { table, id, full }) => render_table(
+                out,
+                table,
+                &Shape {
+                    id: Some(id),
+                    links: *full,
+                    ..Shape::default()
+                },
+            ),
+            Part::Anchored(table, id) => render_table(
+                out,
+                table,
+                &Shape {
+                    row_ids: Some(id),
+                    ..Shape::default()
+                },
+            ),
             Part::Text(text) => {
                 let _ = writeln!(out, "<p>{}</p>", inline(text));
             }
@@ -114,8 +145,44 @@ const LEGEND: &str = "<p class=\"legend\"><span class=\"expected\">as expected</
     <span class=\"unexpected\">not as expected</span> \
     <span class=\"doubtful\">hung, or the next call failed</span></p>\n";
 
-/// A table under its title; `marks` colour its cells; a detail table folds away.
-fn render_table(out: &mut String, table: &Table, marks: &[Vec<Mark>], detail: bool) {
+/// How a table is rendered beyond its cells.
+#[derive(Default)]
+struct Shape<'a> {
+    /// The colours of its cells, a row of marks per row.
+    marks: &'a [Vec<Mark>],
+    /// Folded away under its title.
+    detail: bool,
+    /// The table's id: a summary's, whose short cells but the last column's stay on one line.
+    id: Option<&'a str>,
+    /// Each row's id is `{this}-{slug of its first cell}`.
+    row_ids: Option<&'a str>,
+    /// A last column, headed [`IN_FULL`], linking each row to the row `{.0}-{slug of its first
+    /// cell}` (of a table with `row_ids` `.0`) by a link reading `.1`.
+    links: Option<(&'a str, &'a str)>,
+}
+
+/// The longest cell of a summary kept on one line, in characters: a use case's name (the
+/// longest is 40), a pick; a longer cell (a tie of many clients) wraps, leaving the reason its
+/// room.
+const KEPT_WHOLE: usize = 40;
+
+/// The header of a summary's column of links to each row in full.
+const IN_FULL: &str = "In full";
+
+/// The id of the row of a table with row ids `prefix` whose first cell is `first`.
+fn row_id(prefix: &str, first: Option<&String>) -> String {
+    format!("{prefix}-{}", slug(first.map_or("", String::as_str)))
+}
+
+/// A table under its title, shaped by `shape`.
+fn render_table(out: &mut String, table: &Table, shape: &Shape) {
+    let Shape {
+        marks,
+        detail,
+        id,
+        row_ids,
+        links,
+    } = *shape;
     if detail {
         let _ = writeln!(
             out,
@@ -129,13 +196,27 @@ fn render_table(out: &mut String, table: &Table, marks: &[Vec<Mark>], detail: bo
         Align::Left => "",
         Align::Right => " class=\"num\"",
     };
-    out.push_str("<div class=\"scroll\"><table>\n<thead><tr>");
+    match id {
+        Some(id) => {
+            let _ = write!(out, "<div class=\"scroll\"><table id=\"{}\">", escape(id));
+        }
+        None => out.push_str("<div class=\"scroll\"><table>"),
+    }
+    out.push_str("\n<thead><tr>");
     for (header, column) in &table.columns {
         let _ = write!(out, "<th{}>{}</th>", align(*column), escape(header));
     }
+    if links.is_some() {
+        let _ = write!(out, "<th>{IN_FULL}</th>");
+    }
     out.push_str("</tr></thead>\n<tbody>\n");
     for (index, row) in table.rows.iter().enumerate() {
-        out.push_str("<tr>");
+        match row_ids {
+            Some(prefix) => {
+                let _ = write!(out, "<tr id=\"{}\">", escape(&row_id(prefix, row.first())));
+            }
+            None => out.push_str("<tr>"),
+        }
         for (column, cell) in row.iter().enumerate() {
             let mark = marks
                 .get(index)
@@ -146,8 +227,14 @@ fn render_table(out: &mut String, table: &Table, marks: &[Vec<Mark>], detail: bo
                 .columns
                 .get(column)
                 .is_some_and(|(_, align)| *align == Align::Right);
+            // A summary is read across: each short cell stays on one line but the last
+            // column's (the reason, say), which wraps in the width the others leave.
+            let kept_whole = id.is_some()
+                && column + 1 < table.columns.len()
+                && cell.chars().count() <= KEPT_WHOLE;
             let classes: Vec<&str> = [
                 right.then_some("num"),
+                kept_whole.then_some("nowrap"),
                 match mark {
                     Mark::Plain => None,
                     Mark::Expected => Some("expected"),
@@ -168,6 +255,14 @@ fn render_table(out: &mut String, table: &Table, marks: &[Vec<Mark>], detail: bo
                     escape(cell)
                 );
             }
+        }
+        if let Some((target, text)) = links {
+            let _ = write!(
+                out,
+                "<td class=\"link\"><a href=\"#{}\">{}</a></td>",
+                escape(&row_id(target, row.first())),
+                escape(text)
+            );
         }
         out.push_str("</tr>\n");
     }
@@ -206,10 +301,14 @@ fn render_chart(out: &mut String, name: &str, charts: &[Chart]) {
 
 const STYLE: &str = "\
 body { font: 15px/1.45 system-ui, sans-serif; color: #1b1b1b; margin: 0 auto; padding: 0 1.5rem 3rem; max-width: 110rem; }
-h1 { font-size: 1.6rem; margin: 1.5rem 0 1rem; }
+h1 { font-size: 1.6rem; margin: 1.2rem 0 .5rem; }
 h2 { font-size: 1.35rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; margin-top: 2.5rem; }
 h3 { font-size: 1rem; margin: 1.5rem 0 .4rem; }
-nav ol { columns: 3 14rem; }
+nav#contents { font-size: .85rem; }
+nav#contents h2 { display: inline; font-size: inherit; border: 0; margin: 0 .5rem 0 0; padding: 0; }
+nav#contents ol, nav#contents li { display: inline; padding: 0; margin: 0; }
+nav#contents li + li::before { content: \"\\00b7\"; color: #888; margin: 0 .4rem; }
+main > section:first-child > h2 { margin-top: 1rem; }
 code { font: .9em ui-monospace, monospace; background: #f2f2f2; padding: 0 .2em; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: .9rem; margin: .3rem 0 1rem; }
@@ -223,6 +322,8 @@ tbody tr:nth-child(even) { background: #fafafa; }
 .legend span { padding: .1rem .5rem; margin-right: .4rem; border: 1px solid #ccc; }
 details { margin: .8rem 0; }
 summary { cursor: pointer; font-weight: 600; }
+td.nowrap, td.link { white-space: nowrap; }
+tr:target { background: #fff1b8; }
 figure.chart { margin: 1rem 0; }
 figure.chart svg { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: .8rem; color: #666; }

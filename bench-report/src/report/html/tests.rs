@@ -139,3 +139,58 @@ fn repeated_titles_get_distinct_ids() {
         ["load", "load-2", "environment-2", "contents-2"]
     );
 }
+
+#[test]
+fn a_summary_links_each_row_to_its_row_in_full() {
+    let rows = |title: &str| Table {
+        title: title.to_owned(),
+        columns: vec![
+            ("Use case", Align::Left),
+            ("Pick", Align::Left),
+            ("Why", Align::Left),
+        ],
+        rows: vec![
+            vec![
+                "Blocking or CLI code".to_owned(),
+                "reqwest-blocking".to_owned(),
+                "latency http 40.5 us against ureq 52.0 us (+28%)".to_owned(),
+            ],
+            vec![
+                "The smallest <binary>".to_owned(),
+                "a tie: hyper, awc, reqwest, ureq, reqwest-blocking, isahc".to_owned(),
+                "binary size: a tie".to_owned(),
+            ],
+        ],
+    };
+    let html = page(
+        "x",
+        &[Section::new("Verdict")
+            .with(Part::Summary(Summary {
+                table: rows("picks"),
+                id: "picks",
+                full: Some(("rules", "rule and figures")),
+            }))
+            .with(Part::Anchored(rows("rules in full"), "rules"))],
+        &[],
+        &[],
+    );
+    for text in [
+        "<h3>picks</h3>\n<div class=\"scroll\"><table id=\"picks\">\n<thead><tr><th>Use case</th>\
+         <th>Pick</th><th>Why</th><th>In full</th></tr></thead>",
+        // Read across: every cell on one line but the reason, which wraps.
+        "<tr><td class=\"nowrap\">Blocking or CLI code</td><td class=\"nowrap\">reqwest-blocking\
+         </td><td>latency http 40.5 us against ureq 52.0 us (+28%)</td><td class=\"link\">\
+         <a href=\"#rules-blocking-or-cli-code\">rule and figures</a></td></tr>",
+        // A long cell wraps, leaving the reason its room.
+        "<td class=\"nowrap\">The smallest &lt;binary&gt;</td><td>a tie: hyper, awc, reqwest, \
+         ureq, reqwest-blocking, isahc</td><td>binary size: a tie</td><td class=\"link\">\
+         <a href=\"#rules-the-smallest-binary\">",
+        "<div class=\"scroll\"><table>\n<thead><tr><th>Use case</th><th>Pick</th><th>Why</th>\
+         </tr></thead>",
+        "<tr id=\"rules-blocking-or-cli-code\"><td>Blocking or CLI code</td>",
+        "<tr id=\"rules-the-smallest-binary\"><td>The smallest &lt;binary&gt;</td>",
+    ] {
+        assert!(html.contains(text), "{text:?} missing from {html}");
+    }
+    assert_eq!(html.matches("class=\"link\"").count(), 2);
+}
