@@ -11,7 +11,10 @@ fails on:
     pointing at http(s):// or //host, and a page with one is not opened at all;
   - a suite that ran (settings.suites of the results.json beside the page) without its
     section (section[data-suite=NAME]) in the rendered DOM, no section#verdict, a verdict that
-    is not the first section, or a contents link to an id the page lacks.
+    is not the first section, or a contents link to an id the page lacks;
+  - no pick table (table#picks, with rows, shown) within the first screen: laid out at a
+    1400x900 viewport (the DevTools protocol sets the window's metrics), the table must end
+    within the page's first 900 CSS pixels, so that the page opens with the answer.
 
     check-report-html.py REPORT.html [--results RESULTS.json]
     check-report-html.py --self-test [REPORT.html [--results RESULTS.json]]
@@ -54,6 +57,8 @@ FLAGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND",
     "--remote-debugging-pipe",
 ]
+# The first screen the pick table must lie within: a 1400x900 window, in CSS pixels.
+FIRST_SCREEN = {"width": 1400, "height": 900}
 # How long a page may take to load, and how long to wait after its load event for late errors.
 LOAD_TIMEOUT_S = 30.0
 SETTLE_S = 0.3
@@ -216,6 +221,21 @@ DOM_QUERY = """JSON.stringify({
     .filter(id => !document.getElementById(id)),
   svgs: document.querySelectorAll("figure.chart svg").length,
   images: document.querySelectorAll("img").length,
+  viewport: {width: innerWidth, height: innerHeight},
+  picks: (() => {
+    const table = document.getElementById("picks");
+    if (!table) return null;
+    const box = table.getBoundingClientRect();
+    return {
+      tag: table.tagName.toLowerCase(),
+      rows: table.querySelectorAll("tbody tr").length,
+      shown: table.checkVisibility
+        ? table.checkVisibility({opacityProperty: true, visibilityProperty: true})
+        : getComputedStyle(table).visibility === "visible",
+      // From the top of the page, however it was scrolled.
+      top: box.top + scrollY, bottom: box.bottom + scrollY, height: box.height,
+    };
+  })(),
 })"""
 
 
@@ -232,6 +252,11 @@ def load(browser, pages):
             tabs.append((target, session))
             for domain in ("Runtime", "Log", "Network", "Page"):
                 browser.call(f"{domain}.enable", session=session)
+            browser.call(
+                "Emulation.setDeviceMetricsOverride",
+                {**FIRST_SCREEN, "deviceScaleFactor": 1, "mobile": False},
+                session=session,
+            )
         start = len(browser.events)
         for page, (_, session) in zip(pages, tabs):
             browser.call("Page.navigate", {"url": page.resolve().as_uri()}, session=session)
@@ -312,6 +337,7 @@ def in_the_dom(dom, suites):
         problems.append("no section#verdict")
     elif sections[0]["id"] != "verdict":
         problems.append(f'the first section is "{sections[0]["id"]}", not the verdict')
+    problems.extend(on_the_first_screen(dom))
     for id in dom["brokenLinks"]:
         problems.append(f"a link to #{id}, which the page lacks")
     if dom["images"]:
@@ -319,6 +345,26 @@ def in_the_dom(dom, suites):
     if not dom["title"]:
         problems.append("no title")
     return problems
+
+
+def on_the_first_screen(dom):
+    """What keeps the pick table off the first screen: the page must open with the answer."""
+    picks = dom["picks"]
+    viewport = dom["viewport"]
+    if viewport != FIRST_SCREEN:
+        # The metrics were not applied: a layout measured at another size proves nothing.
+        return [f"laid out at {viewport['width']}x{viewport['height']}, not "
+                f"{FIRST_SCREEN['width']}x{FIRST_SCREEN['height']}"]
+    if picks is None:
+        return ["no pick table (#picks)"]
+    if picks["tag"] != "table" or not picks["rows"]:
+        return [f"#picks is a <{picks['tag']}> with {picks['rows']} rows, not the pick table"]
+    if not picks["shown"] or picks["height"] <= 0:
+        return ["the pick table (#picks) is not shown"]
+    if picks["bottom"] > FIRST_SCREEN["height"]:
+        return [f"the pick table ends {picks['bottom']:.0f} px down the page, below the first "
+                f"screen ({FIRST_SCREEN['width']}x{FIRST_SCREEN['height']})"]
+    return []
 
 
 def check(browser, pages):
@@ -346,7 +392,8 @@ def run_check(page, results):
         return 1
     print(
         f"report.html check passed: {page} (sections for {', '.join(suites_of(results))} and "
-        "the verdict, no console error or exception, no request)"
+        "the verdict, the pick table on the first screen, no console error or exception, no "
+        "request)"
     )
     return 0
 
@@ -377,7 +424,9 @@ SMALL_PAGE = """<!DOCTYPE html>
 <nav id="contents"><ol><li><a href="#verdict">Verdict</a></li><li><a href="#latency">latency</a></li>
 <li><a href="#faults">faults</a></li></ol></nav>
 <main>
-<section id="verdict" data-suite=""><h2>Verdict</h2><p>hyper</p></section>
+<section id="verdict" data-suite=""><h2>Verdict</h2>
+<table id="picks"><thead><tr><th>Use case</th><th>Pick</th></tr></thead>
+<tbody><tr><td>Blocking or CLI code</td><td>ureq</td></tr></tbody></table></section>
 <section id="latency" data-suite="latency"><h2>latency</h2>
 <figure class="chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="5" height="5"/></svg></figure>
 </section>
@@ -385,7 +434,11 @@ SMALL_PAGE = """<!DOCTYPE html>
 </main></body></html>
 """
 
-VERDICT = '<section id="verdict" data-suite=""><h2>Verdict</h2><p>added by the self-test</p></section>\n'
+VERDICT = (
+    '<section id="verdict" data-suite=""><h2>Verdict</h2>'
+    '<table id="picks"><tbody><tr><td>added by the self-test</td></tr></tbody></table>'
+    "</section>\n"
+)
 
 
 def with_verdict(source):
@@ -444,6 +497,14 @@ def self_test(given, results):
             ("the verdict removed", without_section(base, id="verdict"), "no section#verdict"),
             ("the verdict last", without_section(base, id="verdict").replace(
                 "</main>", VERDICT + "</main>", 1), "the first section is"),
+            ("the pick table pushed below the first screen", base.replace(
+                "<body>", '<body>\n<div style="height: 900px">planted</div>', 1),
+             "the pick table ends"),
+            ("the pick table without its id", base.replace('id="picks"', 'id="planted"', 1),
+             "no pick table (#picks)"),
+            ("the pick table hidden", base.replace(
+                "</head>", "<style>#picks { visibility: hidden }</style></head>", 1),
+             "the pick table (#picks) is not shown"),
             ("a section added only by script after load (the DOM is what counts, not the source)",
              planted(without_section(base, suite=re.escape(suites[0])),
                      'document.querySelector("main").insertAdjacentHTML("beforeend",'
