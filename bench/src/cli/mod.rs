@@ -21,10 +21,11 @@ use parse::{call_counts, parse_body_size};
 
 /// Compares the rates adapters (awc, reqwest, ureq, isahc, and hyper-util as the baseline,
 /// each with its TLS backends) through the `RatesProvider` port, against local mock-rates
-/// servers started as child processes. With no flags it runs every suite but adoption at its
-/// default size, prints the verdict and the tables, and writes results.json, report.md,
-/// report.html and SVG charts. `--adoption` adds the adoption suite's clean builds. How long a
-/// run and each suite take, measured: README.md ("How long") and docs/suites.md.
+/// servers started as child processes. With no flags it runs every suite but adoption and
+/// releases at its default size, prints the pick per use case (and with --tables every
+/// table), and writes results.json, report.md, report.html and SVG charts. `--adoption` adds
+/// the adoption suite's clean builds. How long a run and each suite take, measured: README.md
+/// ("How long") and docs/suites.md.
 #[derive(Debug, Parser)]
 #[command(name = "bench", version, args_conflicts_with_subcommands = true)]
 #[allow(clippy::struct_excessive_bools)] // command-line switches are bools
@@ -49,11 +50,13 @@ pub struct Cli {
     pub releases: Vec<String>,
 
     /// Smoke run (for CI; most of its time goes to the cost suite's start-ups under callgrind
-    /// and the resilience suite): 20 warm-up calls, 5 samples x 100 calls, 10
-    /// ms decode samples, no second round for noisy decode rows; connections in 3 samples of
-    /// about 5 ms; cost runs of 20, 220 and 420 calls; load at 200 RPS for 1 s; fanout groups of 5 and 20 at 20 ms, sent once;
-    /// faults with a 500 ms upstream timeout and a storm of 40 payments per client; resilience
-    /// with 0.5 s outages, 1 s overloads and 3 s soaks. Explicit size flags still win.
+    /// and the resilience suite): 20 warm-up calls, 5 samples x 100 calls, 10 ms decode
+    /// samples, no second round for noisy decode rows; connections in 3 samples of about 5
+    /// ms; memory in 2 rounds; idle with 4 calls per gap; resolution with 10 calls; cost runs
+    /// of 20 and 420 calls and 150 payments in 2 rounds; load at 200 RPS for 1 s; fanout
+    /// groups of 5 and 20 at 20 ms, sent once; faults with a 500 ms upstream timeout and a
+    /// storm of 40 payments per client; resilience with 0.5 s outages, 1 s overloads and
+    /// 3 s soaks. Explicit size flags still win.
     #[arg(long)]
     pub quick: bool,
 

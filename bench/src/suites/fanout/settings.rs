@@ -41,9 +41,9 @@ pub struct FanoutArgs {
     pub fanout_repetitions: Option<u32>,
 
     /// fanout: times each sequential group is sent. One by default: a sequential group of N
-    /// takes N upstream latencies (265 per client at the default sizes, ~13 s at 50 ms, ~95 s
-    /// at 360 ms), so repeating it would multiply the suite's time, and N calls in a row
-    /// already average out. [default: 1]
+    /// takes N upstream latencies (265 per client at the default sizes), so repeating it
+    /// would multiply the suite's time, and N calls in a row already average out.
+    /// [default: 1]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub fanout_sequential_repetitions: Option<u32>,
 

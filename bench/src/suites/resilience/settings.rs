@@ -22,14 +22,14 @@ pub struct ResilienceArgs {
     /// CPUs by a CFS quota (cgroup `cpu.cfs_quota_us` or `cpu.max`, a 100 ms period, as a
     /// Kubernetes CPU limit sets it), after the other parts; `1`, `0.5` or `500m`, a list or
     /// the flag repeated. Needs root and a cgroup file system (said and skipped otherwise).
-    /// About 40 s per client and quota at the default size. [default: none]
+    /// What it adds to a run: docs/suites.md. [default: none]
     #[arg(long, value_name = "CPUS", value_delimiter = ',', value_parser = parse_cpus)]
     pub cpu_quota: Vec<u32>,
 
     /// resilience: every part over https and h2 too (those of `--protocol`), each against a
     /// mock-rates over TLS restarted in place with the same certificate, and a service of its
-    /// own trusting its CA; the CPU quotas stay over http. About three times the suite's time
-    /// (the pairs of each TLS backend). [default: http only]
+    /// own trusting its CA; the CPU quotas stay over http. Each TLS backend's pairs are
+    /// measured too (docs/suites.md says what it costs). [default: http only]
     #[arg(long)]
     pub resilience_tls: bool,
 
