@@ -19,8 +19,9 @@ pub(super) const UNDECIDED: &str = "Not decided in this run, and what decides it
 /// The gap between two columns.
 const GAP: &str = "  ";
 
-/// The narrowest the reason column gets, however wide the other columns are.
-const NARROWEST_REASON: usize = 36;
+/// The widest the use case and the two pick columns get (the reason takes the rest, at least
+/// 56 columns); a longer cell wraps within its column.
+const WIDEST_CELLS: [usize; 4] = [40, 28, 28, WIDTH];
 
 /// The answer of `rendering`; `dir` is where report.md and report.html were written.
 pub fn answer(rendering: &Rendering, dir: &Path) -> String {
@@ -109,8 +110,9 @@ pub(super) fn undecided(pick: &Pick) -> Option<String> {
     }
 }
 
-/// `rows` under `header` in aligned columns, the last one wrapped so that no line is wider
-/// than [`WIDTH`].
+/// `rows` under `header` in aligned columns, each cell wrapped within its column so that no
+/// line is wider than [`WIDTH`]: the use case and the picks at most [`WIDEST_CELLS`] wide, the
+/// reason in what is left.
 fn columns(header: &[String; 4], rows: &[[String; 4]]) -> String {
     let width = |index: usize| {
         rows.iter()
@@ -118,24 +120,30 @@ fn columns(header: &[String; 4], rows: &[[String; 4]]) -> String {
             .map(|row| row[index].chars().count())
             .max()
             .unwrap_or(0)
+            .min(WIDEST_CELLS[index])
     };
     let fixed = [width(0), width(1), width(2)];
     let indent = fixed.iter().sum::<usize>() + GAP.len() * fixed.len();
-    let reason_width = WIDTH.saturating_sub(indent).max(NARROWEST_REASON);
+    let widths = [fixed[0], fixed[1], fixed[2], WIDTH.saturating_sub(indent)];
     let mut out = String::new();
     for row in std::iter::once(header).chain(rows) {
-        let mut line = String::new();
-        for (cell, width) in row.iter().zip(fixed) {
-            let _ = write!(line, "{cell:<width$}{GAP}");
-        }
-        let mut parts = wrap(&row[3], reason_width).into_iter();
-        let _ = writeln!(
-            out,
-            "{}",
-            format!("{line}{}", parts.next().unwrap_or_default()).trim_end()
-        );
-        for part in parts {
-            let _ = writeln!(out, "{}{part}", " ".repeat(indent));
+        let cells: Vec<Vec<String>> = row
+            .iter()
+            .zip(widths)
+            .map(|(cell, width)| wrap(cell, width))
+            .collect();
+        let height = cells.iter().map(Vec::len).max().unwrap_or(1);
+        for line in 0..height {
+            let mut text = String::new();
+            for (index, (cell, width)) in cells.iter().zip(widths).enumerate() {
+                let part = cell.get(line).map_or("", String::as_str);
+                if index + 1 == cells.len() {
+                    text.push_str(part);
+                } else {
+                    let _ = write!(text, "{part:<width$}{GAP}");
+                }
+            }
+            let _ = writeln!(out, "{}", text.trim_end());
         }
     }
     out
@@ -221,7 +229,7 @@ mod tests {
         let rows = [[
             "A service with a small memory budget".to_owned(),
             "a tie: hyper, awc".to_owned(),
-            "a tie: hyper, awc, reqwest, reqwest-retry".to_owned(),
+            "a tie: hyper, awc, reqwest, ureq, reqwest-blocking, isahc, reqwest-retry".to_owned(),
             long.trim_end().to_owned(),
         ]];
         let header = [
@@ -238,13 +246,19 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[0].starts_with("Use case "), "{text}");
         assert!(lines[1].starts_with("A service with a small memory budget  a tie: hyper, awc"));
-        // The reason goes on under its own column.
+        // The long tie wraps within its column, and the reason goes on under its own.
+        let settings_at = lines[1].find("a tie: hyper, awc, reqwest,").unwrap();
         let at = lines[1].find("word").unwrap();
+        assert!(lines.len() > 3, "{text}");
+        assert!(lines[2][..settings_at].trim().is_empty(), "{text}");
         assert!(
-            lines.len() > 2 && lines[2][..at].trim().is_empty(),
+            lines[2][settings_at..at].contains("reqwest-blocking"),
             "{text}"
         );
-        assert_eq!(lines[2].chars().nth(at), Some('w'), "{text}");
+        for line in &lines[2..] {
+            assert_eq!(line.chars().nth(at), Some('w'), "{text}");
+        }
         assert_eq!(text.matches("word").count(), 80);
+        assert!(text.contains("reqwest-retry"), "{text}");
     }
 }

@@ -254,6 +254,20 @@ impl Judgement {
     #[must_use]
     pub fn leaving_out(mut self, left_out: Vec<(ClientName, String)>) -> Self {
         self.left_out.extend(left_out);
+        // Every client measured and none with a figure: the run measured it, so say why each
+        // is no figure rather than how to run the suite.
+        if let Outcome::NotMeasured(how) = &mut self.outcome
+            && !self.left_out.is_empty()
+        {
+            *how = format!(
+                "no client has a figure in this run: {}",
+                self.left_out
+                    .iter()
+                    .map(|(client, why)| format!("{client} ({why})"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
         self
     }
 

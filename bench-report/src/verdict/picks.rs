@@ -676,46 +676,67 @@ fn break_tie(
         reason: tie,
         brief: tie_brief,
     } = tie;
-    let broken_owned = among_or_pair(tiebreak, tied);
-    let broken: Vec<&Figure> = broken_owned.iter().collect();
-    if let Some(why) = tiebreak
-        .and_then(|tiebreak| left_out(tiebreak, tied, among(Some(tiebreak), tied).first().copied()))
-    {
-        let brief = format!(
-            "{tie_brief}: a tie; {}: a candidate has no figure",
-            tiebreak.map_or_else(String::new, |tiebreak| tiebreak.criterion.short())
-        );
-        return pick(Choice::NotDecided, format!("{tie}; {why}"), brief);
-    }
-    let (Some(tiebreak), true) = (tiebreak, broken.len() == tied.len()) else {
+    let Some(tiebreak) = tiebreak else {
         return pick(
             Choice::NotDecided,
             format!(
-                "{tie}; the tie-break was not measured for all of them: {}",
-                not_measured(tiebreak)
+                "{tie}; the tie-break was not measured: {}",
+                not_measured(None)
             ),
-            match tiebreak {
-                Some(tiebreak) if !broken.is_empty() => format!(
-                    "{tie_brief}: a tie; {} not measured for all",
-                    tiebreak.criterion.short()
-                ),
-                _ => format!("{tie_brief}: a tie; {}", unmeasured_brief(tiebreak)),
-            },
+            format!("{tie_brief}: a tie; {}", unmeasured_brief(None)),
         );
     };
+    let broken_owned = among_or_pair(Some(tiebreak), tied);
+    let broken: Vec<&Figure> = broken_owned.iter().collect();
+    // A tied client the tie-break has no figure for (a capacity its soak refuted, a row that
+    // failed) does not hold the pick up: the tie-break decides among those it measured, and
+    // the reason names each one left out, with its figure and why.
+    let missing: Vec<ClientName> = tied
+        .iter()
+        .copied()
+        .filter(|client| broken.iter().all(|figure| figure.client != *client))
+        .collect();
+    let left = left_out_of_tie_break(tiebreak, &missing);
+    let left_brief = if missing.is_empty() {
+        String::new()
+    } else {
+        format!("; {} left out", names(&missing))
+    };
     let tiebreak_short = tiebreak.criterion.short();
+    if broken.is_empty() {
+        let (detail, brief) = none_measured(tie, tie_brief, tiebreak, &left);
+        return pick(Choice::NotDecided, detail, brief);
+    }
+    let first_tie = in_table_order(tied.clone());
+    if let [only] = broken[..] {
+        return Decided {
+            tie_broken: Some(first_tie),
+            ..pick(
+                Choice::Client(only.client),
+                format!(
+                    "{tie}; {}: {} {}, the only one of them with a figure{left}",
+                    tiebreak.criterion.phrase(),
+                    only.client,
+                    only.shown
+                ),
+                format!(
+                    "{tie_brief}: a tie; {tiebreak_short} {}, the only one measured{left_brief}",
+                    only.shown
+                ),
+            )
+        };
+    }
     let (winner, next) = (broken[0], broken[1]);
     let (margin, decisive) = compare(winner, next, tiebreak.better, tiebreak.rule);
-    // The clients the tie-break chose among, in table order, for a run that leaves the tie
-    // unbroken (see `unbroken_when_quick`).
-    let first_tie = in_table_order(tied.clone());
+    // `first_tie`: the clients the tie-break chose among, in table order, for a run that
+    // leaves the tie unbroken (see `unbroken_when_quick`).
     if decisive {
         return Decided {
             tie_broken: Some(first_tie),
             ..pick(
                 Choice::Client(winner.client),
                 format!(
-                    "{tie}; {}: {} {} against {} {} ({}, beyond the noise)",
+                    "{tie}; {}: {} {} against {} {} ({}, beyond the noise){left}",
                     tiebreak.criterion.phrase(),
                     winner.client,
                     winner.shown,
@@ -724,7 +745,7 @@ fn break_tie(
                     percent(margin)
                 ),
                 format!(
-                    "{tie_brief}: a tie; {}",
+                    "{tie_brief}: a tie; {}{left_brief}",
                     against(&tiebreak_short, winner, next, margin)
                 ),
             )
@@ -737,18 +758,65 @@ fn break_tie(
         ..pick(
             Choice::Tie(still.clone()),
             format!(
-                "{tie}; {} tie on {} too ({}){}",
+                "{tie}; {} tie on {} too ({}){}{left}",
                 names(&still),
                 tiebreak.criterion.phrase(),
                 tie_resolution(&still_figures, tiebreak),
                 borrowed(&broken, &still, tiebreak)
             ),
             format!(
-                "{tie_brief}, {} on {tiebreak_short}: a tie",
+                "{tie_brief}, {} on {tiebreak_short}: a tie{left_brief}",
                 apart(&still_figures, tiebreak)
             ),
         )
     }
+}
+
+/// The reason and its brief when `tiebreak` has a figure for none of the tied clients: how to
+/// measure it, or (`left`) why each measured one is no figure.
+fn none_measured(tie: &str, tie_brief: &str, tiebreak: &Judgement, left: &str) -> (String, String) {
+    if tiebreak.left_out.is_empty() {
+        (
+            format!(
+                "{tie}; the tie-break was not measured: {}",
+                not_measured(Some(tiebreak))
+            ),
+            format!("{tie_brief}: a tie; {}", unmeasured_brief(Some(tiebreak))),
+        )
+    } else {
+        (
+            format!("{tie}{left}"),
+            format!(
+                "{tie_brief}: a tie; {}: no figure for any of them",
+                tiebreak.criterion.short()
+            ),
+        )
+    }
+}
+
+/// The tied clients `missing` from `tiebreak`, each with its figure and why it is no figure
+/// (`judgement.left_out`), or that the run did not measure it: `; left out of the tie-break,
+/// no figure for capacity: reqwest-blocking (6500 RPS, but its soak ...)`, or nothing.
+fn left_out_of_tie_break(tiebreak: &Judgement, missing: &[ClientName]) -> String {
+    if missing.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = missing
+        .iter()
+        .map(|client| {
+            let why = tiebreak
+                .left_out
+                .iter()
+                .find(|(left, _)| left == client)
+                .map_or("not measured in this run", |(_, why)| why.as_str());
+            format!("{client} ({why})")
+        })
+        .collect();
+    format!(
+        "; left out of the tie-break, no figure for {}: {}",
+        tiebreak.criterion.phrase(),
+        each.join("; ")
+    )
 }
 
 /// `best` against `next` on a criterion named `short`, in a clause: `latency http 30.9 us

@@ -548,6 +548,74 @@ fn capacities_over_tls_are_shown_not_ranked() {
 }
 
 #[test]
+fn a_tie_break_refuted_for_one_tied_client_decides_among_the_others_and_names_it() {
+    let mut results = clear_run();
+    // hyper, awc and reqwest tie on what a payment costs (within 5%).
+    results.service_cost = vec![
+        service_cost(Hyper, 130_000.0),
+        service_cost(Awc, 131_000.0),
+        service_cost(Reqwest, 132_000.0),
+    ];
+    // hyper's capacity, the highest, was refuted by its soak; awc's beats reqwest's beyond
+    // the noise.
+    results.resilience.capacity[0].refuted = Some(bench_model::Refuted::Soak {
+        percent: 50,
+        rps: 4000,
+        failed: 301,
+        unsent: 0,
+        scheduled: 84_855,
+        p99_ms: None,
+    });
+    results.resilience.capacity[1] = capacity(Awc, 8000);
+    let verdict = verdict(&results);
+    let async_pick = &verdict.picks[0];
+    assert_eq!(async_pick.choice, Choice::Client(Awc), "{async_pick:?}");
+    assert!(
+        async_pick
+            .reason
+            .contains("capacity: awc 8000 RPS against reqwest 2828 RPS")
+            && async_pick.reason.contains(
+                "left out of the tie-break, no figure for capacity: hyper (8000 RPS, but its soak"
+            ),
+        "{}",
+        async_pick.reason
+    );
+    assert!(
+        !async_pick.reason.contains("no candidate was measured"),
+        "{}",
+        async_pick.reason
+    );
+    assert!(
+        async_pick.brief.ends_with("; hyper left out"),
+        "{}",
+        async_pick.brief
+    );
+    // With every tied client's capacity missing, nothing decides, and the reason says which.
+    for row in &mut results.resilience.capacity {
+        row.refuted = Some(bench_model::Refuted::Soak {
+            percent: 50,
+            rps: 1000,
+            failed: 3,
+            unsent: 0,
+            scheduled: 100,
+            p99_ms: None,
+        });
+    }
+    let verdict = super::verdict(&results);
+    assert_eq!(verdict.picks[0].choice, Choice::NotDecided);
+    assert!(
+        verdict.picks[0]
+            .reason
+            .contains("no figure for capacity: hyper (")
+            && !verdict.picks[0]
+                .reason
+                .contains("no candidate was measured"),
+        "{}",
+        verdict.picks[0].reason
+    );
+}
+
+#[test]
 fn a_capacity_its_soak_refuted_is_not_ranked() {
     let mut results = clear_run();
     results.resilience.capacity[0].refuted = Some(bench_model::Refuted::Soak {
@@ -1278,18 +1346,29 @@ fn the_small_memory_pick_holds_the_least_with_its_pool_warm() {
         row(Reqwest, [330, 331, 332]),
     ];
     let verdict = verdict(&results);
-    // ureq and reqwest tie on the heap (7% apart, within the band); fewer crates would break
-    // it, and this run has no crate counts.
+    // ureq and reqwest tie on the heap (7% apart, within the band); fewer crates break it,
+    // and this run has reqwest's crate count missing: the tie-break decides among those it
+    // has, and names the one left out.
     let tied = verdict
         .picks
         .iter()
         .find(|pick| pick.use_case == SMALL_MEMORY)
         .expect("the use case");
-    assert_eq!(tied.choice, Choice::NotDecided, "{tied:?}");
+    assert_eq!(tied.choice, Choice::Client(Ureq), "{tied:?}");
     assert!(
-        tied.reason.contains("ureq, reqwest tie on memory held"),
+        tied.reason.contains("ureq, reqwest tie on memory held")
+            && tied.reason.contains(
+                "left out of the tie-break, no figure for dependencies: reqwest (not measured \
+                 in this run)"
+            ),
         "{}",
         tied.reason
+    );
+    assert!(
+        tied.brief
+            .ends_with("the only one measured; reqwest left out"),
+        "{}",
+        tied.brief
     );
     results.memory.pop();
     let verdict = super::verdict(&results);
