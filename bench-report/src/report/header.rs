@@ -48,6 +48,10 @@ pub fn brief_lines(results: &Results) -> Vec<String> {
         "{}, {} build",
         environment.rustc, environment.build_profile
     ));
+    // An upstream given by URL is what the run measures: named here too.
+    lines.extend(crate::report::upstream::header_lines(
+        settings.foreign_upstream.as_ref(),
+    ));
     let plan = settings.plan();
     let mut clients: Vec<ClientName> = settings
         .protocols

@@ -14,7 +14,8 @@ use rates_hyper::HyperRates;
 use crate::bench;
 
 /// Starts a long latency run and returns it with its mock child's address, read from the
-/// header line `latency: ... mock-rates: child process at http://ADDR; pinned ...`.
+/// whole header (`--tables`) line `latency: ... mock-rates: child process at http://ADDR;
+/// pinned ...`.
 fn start_long_run() -> (Child, SocketAddr) {
     let mut child = bench()
         .args([
@@ -24,6 +25,7 @@ fn start_long_run() -> (Child, SocketAddr) {
             "hyper",
             "--samples",
             "1000",
+            "--tables",
         ])
         .args(["--out", "/nonexistent/never-written"])
         .stdout(Stdio::piped())

@@ -423,8 +423,27 @@ fn a_saved_run_is_rendered_again_without_measuring() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
+    // The answer, and where the report is; the suites' tables only with --tables.
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("decode: small body"), "{stdout}");
+    assert!(
+        stdout.contains("The answer: a pick per use case")
+            && stdout.contains(&again.join("report.html").display().to_string())
+            && !stdout.contains("decode: small body"),
+        "{stdout}"
+    );
+    let tables = std::process::Command::new(env!("CARGO_BIN_EXE_bench"))
+        .arg("report")
+        .arg(first.join("results.json"))
+        .args(["--out", &again.display().to_string(), "--tables"])
+        .output()
+        .unwrap();
+    assert!(tables.status.success(), "{tables:?}");
+    let printed = String::from_utf8_lossy(&tables.stdout);
+    assert!(printed.contains("decode: small body"), "{printed}");
+    assert!(
+        printed.find("decode: small body") < printed.find("The answer: a pick per use case"),
+        "the tables, then the answer: {printed}"
+    );
     let read = |dir: &std::path::Path| std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert_eq!(
         read(&again),
