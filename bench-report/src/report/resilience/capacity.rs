@@ -79,6 +79,24 @@ pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
 /// of the rounds: the service's, mock-rates' and the bench's (the generator): what the service
 /// costs where it is busy, and how much of the machine the instrument took beside it.
 fn cpu_at_capacity(row: &ClientCapacity) -> String {
+    let (service, mock, generator) = per_request_at_capacity(row);
+    if service.is_empty() && mock.is_empty() && generator.is_empty() {
+        return "-".to_owned();
+    }
+    let shown = |values: &[f64]| {
+        median_of(values).map_or_else(|| "-".to_owned(), |median| format!("{median:.0}"))
+    };
+    format!(
+        "{} / {} / {} us",
+        shown(&service),
+        shown(&mock),
+        shown(&generator)
+    )
+}
+
+/// Each process's CPU per answered request (us) in each round's confirmation stretch that
+/// held at the round's capacity: the service's, mock-rates' and the generator's.
+pub(super) fn per_request_at_capacity(row: &ClientCapacity) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let mut service = Vec::new();
     let mut mock = Vec::new();
     let mut generator = Vec::new();
@@ -96,18 +114,7 @@ fn cpu_at_capacity(row: &ClientCapacity) -> String {
         mock.extend(of_mock);
         generator.extend(of_generator);
     }
-    if service.is_empty() && mock.is_empty() && generator.is_empty() {
-        return "-".to_owned();
-    }
-    let shown = |values: &[f64]| {
-        median_of(values).map_or_else(|| "-".to_owned(), |median| format!("{median:.0}"))
-    };
-    format!(
-        "{} / {} / {} us",
-        shown(&service),
-        shown(&mock),
-        shown(&generator)
-    )
+    (service, mock, generator)
 }
 
 /// How the soak at half of the capacity went and, where it failed, each lower rate the suite

@@ -2,8 +2,10 @@
 //! CPU each took per request beside the service's.
 
 use crate::report::reasons;
+use crate::report::resilience::capacity::per_request_at_capacity;
 use crate::report::table::{Align, Table};
-use bench_model::{GeneratorRow, ResilienceResults};
+use bench_model::stats::quantile::median_of;
+use bench_model::{GeneratorRow, Protocol, ResilienceResults, Scenario};
 
 /// The table, when the suite measured it.
 pub(super) fn generator_table(rows: &ResilienceResults) -> Option<Table> {
@@ -63,6 +65,43 @@ pub(super) fn generator_table(rows: &ResilienceResults) -> Option<Table> {
             })
             .collect(),
     })
+}
+
+/// The generator's CPU per request in the open model, at each capacity over http (every
+/// client's confirmations that held at its rounds' capacities, no CPU quota), against its
+/// closed loop's and wrk's on the payment: what the open model costs beyond sending as fast
+/// as the answers come. `None` without both figures.
+pub(super) fn open_against_closed(rows: &ResilienceResults) -> Option<String> {
+    let at_capacity: Vec<f64> = rows
+        .capacity
+        .iter()
+        .filter(|row| row.protocol == Protocol::Http && row.cpu_quota_millicpus.is_none())
+        .flat_map(|row| per_request_at_capacity(row).2)
+        .collect();
+    let open = median_of(&at_capacity)?;
+    let lowest = at_capacity.iter().copied().fold(f64::INFINITY, f64::min);
+    let highest = at_capacity
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max);
+    let payment = |tool: &str| {
+        rows.generator
+            .iter()
+            .find(|row| matches!(row.scenario, Scenario::Payments(_)) && row.tool == tool)
+            .and_then(|row| row.per_request_us(row.tool_cpu_s))
+    };
+    let closed = payment("bench")?;
+    let wrk = payment("wrk").map_or_else(
+        || "wrk's not measured".to_owned(),
+        |wrk| format!("wrk's {wrk:.1} us"),
+    );
+    Some(format!(
+        "resilience: the generator's CPU per request in the open model at each capacity: \
+         {open:.1} us (the median of {} confirmations, {lowest:.1} to {highest:.1} us), {:.2}x \
+         its closed loop's {closed:.1} us on the payment; {wrk}.",
+        at_capacity.len(),
+        open / closed
+    ))
 }
 
 /// What the table shows, and what it does not.
@@ -128,6 +167,63 @@ mod tests {
         assert!(
             rendered.contains("not measured: wrk could not be run"),
             "{rendered}"
+        );
+    }
+
+    #[test]
+    fn the_open_model_at_capacity_is_set_against_the_closed_loop_and_wrk() {
+        use bench_model::{CapacityRound, ClientCapacity, PhaseCounts, RampStep, StretchCpu};
+        let payment = Scenario::Payments(ClientName::Hyper);
+        let mut rows = ResilienceResults {
+            generator: vec![
+                row(payment, "bench", 40_000, 0.8),
+                row(payment, "wrk", 80_000, 0.8),
+            ],
+            ..ResilienceResults::default()
+        };
+        assert_eq!(open_against_closed(&rows), None, "no capacity yet");
+        // Rounds that held 4000 requests at their capacity with 0.1, 0.12 and 0.08 s of the
+        // generator's CPU: 25, 30 and 20 us per request.
+        let round = |generator_s: f64| {
+            let step = RampStep {
+                rps: 2_000,
+                requests: PhaseCounts {
+                    sent: 4_000,
+                    ok: 4_000,
+                    ..PhaseCounts::default()
+                },
+                cpu: Some(StretchCpu {
+                    service_s: Some(0.2),
+                    mock_s: None,
+                    generator_s: Some(generator_s),
+                }),
+            };
+            CapacityRound {
+                capacity_rps: Some(2_000),
+                steps: Vec::new(),
+                confirmations: vec![step],
+            }
+        };
+        rows.capacity = vec![ClientCapacity {
+            client: ClientName::Hyper,
+            protocol: Protocol::Http,
+            capacity_rps: Some(2_000),
+            latency_objective_ms: 25.0,
+            rounds: vec![round(0.1), round(0.12), round(0.08)],
+            refuted: None,
+            step_downs: Vec::new(),
+            cpu_quota_millicpus: None,
+            tls: None,
+            unchecked: None,
+        }];
+        let line = open_against_closed(&rows).expect("both figures");
+        // The closed loop: 0.8 s over 40 000 is 20 us; wrk 0.8 s over 80 000, 10 us.
+        assert!(
+            line.contains(
+                "25.0 us (the median of 3 confirmations, 20.0 to 30.0 us), 1.25x its \
+                           closed loop's 20.0 us on the payment; wrk's 10.0 us."
+            ),
+            "{line}"
         );
     }
 }

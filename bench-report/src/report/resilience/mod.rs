@@ -10,7 +10,7 @@ mod notes;
 mod parts;
 
 use capacity::{QUOTA, capacity_table, quota_table};
-use generator::{GENERATOR, generator_table};
+use generator::{GENERATOR, generator_table, open_against_closed};
 use notes::notes;
 use parts::{overload_table, restart_table, slow_line, slow_table, soak_table};
 
@@ -37,6 +37,9 @@ pub fn section(results: &Results) -> Option<Section> {
             crate::verdict::service_cpus(results)
         )))
         .with(Part::Table(capacity_table(rows)));
+    if let Some(line) = open_against_closed(rows) {
+        section = section.with(Part::Text(line));
+    }
     if rows
         .capacity
         .iter()

@@ -192,7 +192,6 @@ pub fn run(settings: &Run, stacks: &[Stack<'_>]) -> Result<Vec<LoadRow>, BenchEr
     );
     let (runtime, client) = generator("load-generator")
         .map_err(|error| BenchError::Load(format!("cannot start the generator: {error}")))?;
-    let _slack = open::TimerSlack::tighten();
 
     for round in 0..rounds {
         for run in &mut runs {
@@ -257,7 +256,8 @@ fn large_body_service(
     };
     if stack.mock.is_foreign() || stack.api.pid().is_none() {
         eprintln!(
-            "bench: load: payments with a {} answer not measured: they need mock-rates and a              service of the bench's own",
+            "bench: load: payments with a {} answer not measured: they need mock-rates and a \
+             service of the bench's own",
             size_name(large.bytes)
         );
         return Ok(None);

@@ -1,35 +1,47 @@
 //! The open model: requests leave on a fixed timetable whatever the server does, as wrk2 and
 //! NBomber's `inject` send them, so a slow response delays no later request.
 //!
-//! The timetable is kept by the calling thread, not by a tokio timer (whose 1 ms resolution
-//! would add up to a millisecond to every request): it sleeps until shortly before each due
-//! time and spins the rest, then hands the request to the runtime as a task of its own. The
-//! task notes when it really starts sending; the request's latency is measured from its due
-//! time (corrected for coordinated omission) and from that start (uncorrected).
+//! The timetable is shared out among connections, as wrk2 does: request `i` belongs to
+//! connection `i mod C`, and each connection is one task that waits for its next request's due
+//! time, sends it, reads and checks the answer, and goes on to the next. No task, channel or
+//! wake-up from another thread per request: a request costs the generator what a closed loop's
+//! costs, plus one timer. The timer is a `timerfd` per connection set to the due time on
+//! CLOCK_MONOTONIC (no timer slack, and none of tokio's 1 ms timer wheel, which would add up to
+//! a millisecond to every request). A request's latency is measured from its due time
+//! (corrected for coordinated omission: a connection still waiting for an answer sends its
+//! next request late, and the wait counts) and from when it really left (uncorrected).
+//! [`connections`] gives each connection room for an answer of twice the capacity's latency
+//! objective before its next request is due; a request its connection reaches more than
+//! [`SEND_LIMIT`] after its due time is not sent, and counted unsent.
 
-use std::fs;
+use std::os::fd::{AsFd as _, AsRawFd, RawFd};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use nix::sys::time::TimeSpec;
+use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
+use tokio::io::unix::AsyncFd;
 use tokio::runtime::Runtime;
-use tokio::sync::{Semaphore, mpsc};
 
 use crate::error::BenchError;
 use crate::suites::load::http::{self, LoadClient, ReadyScenario};
 use crate::suites::load::schedule::Timetable;
 use crate::suites::load::tally::{RequestRecord, Tally};
 
-/// Most requests in flight at once; one more is skipped (and counted), not queued. Each one in
-/// flight holds a connection and a file descriptor, so this is the generator's connection cap.
+/// Most connections the generator keeps, so most requests in flight at once: each holds a
+/// connection and a file descriptor (and its connection's timer another).
 pub const MAX_IN_FLIGHT: usize = 1024;
+/// Fewest connections the generator keeps.
+const MIN_CONNECTIONS: usize = 16;
+/// Each connection has this long between two of its requests at the timetable's peak rate:
+/// twice the capacity's latency objective, so that an answer that slow delays no later
+/// request.
+const ROOM_PER_ANSWER: Duration = Duration::from_millis(50);
+/// A request its connection reaches later than this after its due time is not sent: the
+/// answers before it took that long, and the generator would only be sending a backlog.
+pub const SEND_LIMIT: Duration = Duration::from_secs(1);
 /// The first request is due this long after the run is set up, so it is not late by set-up.
 const LEAD: Duration = Duration::from_millis(2);
-/// The last stretch before a due time is spun, not slept: a sleep can overshoot by tens of
-/// microseconds.
-const SPIN: Duration = Duration::from_micros(100);
-/// Requests due closer together than this are not spun for: above 1000 RPS spinning would keep
-/// a CPU busy between sends, which on a small machine is a CPU taken from the service.
-const SPIN_FROM_GAP: Duration = Duration::from_millis(1);
 
 /// Where an open-model run's records go: a [`Tally`], or a suite's own timeline.
 pub trait Collector: Send + 'static {
@@ -58,10 +70,18 @@ pub fn run(
     Ok(tally)
 }
 
+/// The connections a timetable whose peak is `peak_rps` is sent on: enough that each has
+/// [`ROOM_PER_ANSWER`] between two of its requests, within [`MIN_CONNECTIONS`] and
+/// [`MAX_IN_FLIGHT`].
+pub fn connections(peak_rps: u32) -> usize {
+    let wanted = (f64::from(peak_rps) * ROOM_PER_ANSWER.as_secs_f64()).ceil() as usize;
+    wanted.clamp(MIN_CONNECTIONS, MAX_IN_FLIGHT)
+}
+
 /// Sends `timetable` to `target`, each completed request to the collector that `collector`
 /// makes from the run's start (the first request's due time), and returns the collector once
-/// every request has completed, with the requests skipped because [`MAX_IN_FLIGHT`] were in
-/// flight.
+/// every request has completed, with the requests not sent because their connection reached
+/// them more than [`SEND_LIMIT`] late.
 pub fn run_into<C: Collector>(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
@@ -69,93 +89,183 @@ pub fn run_into<C: Collector>(
     timetable: impl Timetable,
     collector: impl FnOnce(Instant) -> C + Send + 'static,
 ) -> Result<(C, u64), BenchError> {
-    let (records, mut received) = mpsc::unbounded_channel::<RequestRecord>();
-    let in_flight = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
+    let count = timetable.count();
+    let lanes = connections(timetable.peak_rps()).min(usize::try_from(count).unwrap_or(1).max(1));
     let start = Instant::now() + LEAD;
-    let collector = runtime.spawn(async move {
-        let mut collector = collector(start);
-        while let Some(record) = received.recv().await {
+    let clock = Monotonic::now()?;
+    let outcomes = runtime.block_on(async {
+        let tasks: Vec<_> = (0..lanes as u64)
+            .map(|lane| {
+                let (client, target) = (Arc::clone(client), Arc::clone(target));
+                tokio::spawn(connection(
+                    client,
+                    target,
+                    Lane {
+                        first: lane,
+                        step: lanes as u64,
+                        count,
+                    },
+                    start,
+                    clock,
+                    timetable,
+                ))
+            })
+            .collect();
+        let mut outcomes = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            outcomes.push(task.await);
+        }
+        outcomes
+    });
+    let mut collector = collector(start);
+    let mut skipped = 0;
+    for outcome in outcomes {
+        let sent = outcome
+            .map_err(|error| BenchError::Load(format!("a generator connection failed: {error}")))?
+            .map_err(|error| BenchError::Load(format!("the generator's timer failed: {error}")))?;
+        skipped += sent.skipped;
+        for record in sent.records {
             collector.add(record);
         }
-        collector
-    });
-
-    let mut skipped = 0;
-    let mut previous = start;
-    for index in 0..timetable.count() {
-        let due = start + timetable.offset(index);
-        let spin = due.saturating_duration_since(previous) >= SPIN_FROM_GAP;
-        previous = due;
-        wait_until(due, spin);
-        let Ok(permit) = Arc::clone(&in_flight).try_acquire_owned() else {
-            skipped += 1;
-            continue;
-        };
-        let (client, target, records) = (Arc::clone(client), Arc::clone(target), records.clone());
-        runtime.spawn(async move {
-            let sent = Instant::now();
-            let exchange = http::exchange(&client, &target, index).await;
-            let done = Instant::now();
-            drop(permit);
-            // The collector outlives every sender; a send error cannot happen.
-            let _ = records.send(RequestRecord {
-                due,
-                sent,
-                done,
-                exchange,
-            });
-        });
     }
-    drop(records);
-    let collector = runtime
-        .block_on(collector)
-        .map_err(|error| BenchError::Load(format!("the load collector failed: {error}")))?;
     Ok((collector, skipped))
 }
 
-/// Blocks the calling thread until `due`: sleeps while more than [`SPIN`] is left, then spins;
-/// without `spin`, sleeps all the way.
-fn wait_until(due: Instant, spin: bool) {
-    loop {
-        let left = due.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return;
-        }
-        if !spin {
-            std::thread::sleep(left);
-        } else if left > SPIN {
-            std::thread::sleep(left.saturating_sub(SPIN));
+/// The requests of one connection: `first`, `first + step`, ... below `count`.
+#[derive(Clone, Copy, Debug)]
+struct Lane {
+    first: u64,
+    step: u64,
+    count: u64,
+}
+
+/// What one connection sent.
+#[derive(Debug, Default)]
+struct Sent {
+    records: Vec<RequestRecord>,
+    skipped: u64,
+}
+
+/// One connection's share of the timetable: each request at its due time (or as soon as the
+/// answer before it has come), unless that is more than [`SEND_LIMIT`] late.
+async fn connection(
+    client: Arc<LoadClient>,
+    target: Arc<ReadyScenario>,
+    lane: Lane,
+    start: Instant,
+    clock: Monotonic,
+    timetable: impl Timetable,
+) -> nix::Result<Sent> {
+    let alarm = Alarm::new()?;
+    let mut sent = Sent {
+        records: Vec::with_capacity(usize::try_from(lane.count / lane.step + 1).unwrap_or(0)),
+        skipped: 0,
+    };
+    let mut index = lane.first;
+    while index < lane.count {
+        let due = start + timetable.offset(index);
+        alarm.wait_until(clock.at(due)).await?;
+        let now = Instant::now();
+        if now.saturating_duration_since(due) > SEND_LIMIT {
+            sent.skipped += 1;
         } else {
-            std::hint::spin_loop();
+            let exchange = http::exchange(&client, &target, index).await;
+            sent.records.push(RequestRecord {
+                due,
+                sent: now,
+                done: Instant::now(),
+                exchange,
+            });
         }
+        index += lane.step;
+    }
+    Ok(sent)
+}
+
+/// An [`Instant`] on CLOCK_MONOTONIC, the clock a `timerfd` is set on (and the one `Instant`
+/// reads on Linux): the two read together once, so that a due time converts by its distance
+/// from that reading.
+#[derive(Clone, Copy, Debug)]
+struct Monotonic {
+    instant: Instant,
+    clock: Duration,
+}
+
+impl Monotonic {
+    fn now() -> Result<Self, BenchError> {
+        // The instant first: the clock read after it maps a due time a few nanoseconds late,
+        // never early.
+        let instant = Instant::now();
+        let clock = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+            .map_err(|error| BenchError::Load(format!("cannot read CLOCK_MONOTONIC: {error}")))?;
+        Ok(Self {
+            instant,
+            clock: Duration::from(clock),
+        })
+    }
+
+    /// `instant` on CLOCK_MONOTONIC (a past instant as the reading, which a timer takes as
+    /// due at once).
+    fn at(self, instant: Instant) -> Duration {
+        self.clock + instant.saturating_duration_since(self.instant)
     }
 }
 
-/// The main thread's timer slack, lowered to 1 ns while the guard lives (Linux sleeps overshoot
-/// by up to the slack, 50 us by default), then restored. Best effort, and only on the main
-/// thread: /proc/self/timerslack_ns is the main thread's.
+/// A `timerfd` on CLOCK_MONOTONIC, awaited through the runtime's I/O driver.
 #[derive(Debug)]
-pub struct TimerSlack {
-    previous: Option<String>,
-}
+struct Alarm(AsyncFd<Timer>);
 
-const TIMER_SLACK: &str = "/proc/self/timerslack_ns";
+/// The timer, as the runtime's I/O driver watches it.
+#[derive(Debug)]
+struct Timer(TimerFd);
 
-impl TimerSlack {
-    pub fn tighten() -> Self {
-        let on_main_thread = std::thread::current().name() == Some("main");
-        let previous = on_main_thread
-            .then(|| fs::read_to_string(TIMER_SLACK).ok())
-            .flatten()
-            .filter(|_| fs::write(TIMER_SLACK, "1").is_ok());
-        Self { previous }
+impl AsRawFd for Timer {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0.as_fd().as_raw_fd()
     }
 }
 
-impl Drop for TimerSlack {
-    fn drop(&mut self) {
-        if let Some(previous) = &self.previous {
-            let _ = fs::write(TIMER_SLACK, previous.trim());
+impl Alarm {
+    fn new() -> nix::Result<Self> {
+        let timer = TimerFd::new(
+            ClockId::CLOCK_MONOTONIC,
+            TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
+        )?;
+        // `AsyncFd::new` is deprecated (tokio#8587) because a `T` that does not own its
+        // descriptor could close it while the runtime watches it; `Timer` owns its `TimerFd`,
+        // and the `AsyncFd` owns the `Timer`, deregistering it before it is dropped. The safe
+        // constructor is the one left for that (`register` is `unsafe`, which this crate
+        // denies).
+        #[allow(deprecated)]
+        let registered = AsyncFd::new(Timer(timer));
+        registered
+            .map(Self)
+            .map_err(|error| nix::errno::Errno::from_raw(error.raw_os_error().unwrap_or(0)))
+    }
+
+    /// Returns at `due` (on CLOCK_MONOTONIC), or at once when it has passed.
+    async fn wait_until(&self, due: Duration) -> nix::Result<()> {
+        let now = Duration::from(nix::time::clock_gettime(
+            nix::time::ClockId::CLOCK_MONOTONIC,
+        )?);
+        if due <= now {
+            return Ok(());
+        }
+        self.0.get_ref().0.set(
+            Expiration::OneShot(TimeSpec::from(due)),
+            TimerSetTimeFlags::TFD_TIMER_ABSTIME,
+        )?;
+        loop {
+            let mut ready =
+                self.0.readable().await.map_err(|error| {
+                    nix::errno::Errno::from_raw(error.raw_os_error().unwrap_or(0))
+                })?;
+            // The expirations since the timer was set: one, or none yet (a spurious wake-up).
+            match nix::unistd::read(self.0.get_ref().0.as_fd(), &mut [0_u8; 8]) {
+                Ok(_) => return Ok(()),
+                Err(nix::errno::Errno::EAGAIN) => ready.clear_ready(),
+                Err(error) => return Err(error),
+            }
         }
     }
 }
@@ -165,19 +275,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn waits_until_the_due_time() {
-        let due = Instant::now() + Duration::from_millis(3);
-        wait_until(due, true);
-        assert!(Instant::now() >= due);
-        let slept = Instant::now() + Duration::from_millis(2);
-        wait_until(slept, false);
-        assert!(Instant::now() >= slept);
-        // A due time in the past returns at once.
-        wait_until(
-            Instant::now()
-                .checked_sub(Duration::from_secs(1))
-                .unwrap_or_else(Instant::now),
-            true,
-        );
+    fn connections_leave_room_for_an_answer_of_twice_the_objective() {
+        assert_eq!(connections(50), MIN_CONNECTIONS);
+        assert_eq!(connections(480), 24);
+        assert_eq!(connections(8_000), 400);
+        assert_eq!(connections(64_000), MAX_IN_FLIGHT);
+    }
+
+    #[test]
+    fn the_alarm_waits_until_the_due_time_and_not_for_a_past_one() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let clock = Monotonic::now().unwrap();
+        runtime.block_on(async {
+            let alarm = Alarm::new().unwrap();
+            for wait in [Duration::from_millis(3), Duration::from_micros(300)] {
+                let due = Instant::now() + wait;
+                alarm.wait_until(clock.at(due)).await.unwrap();
+                assert!(Instant::now() >= due);
+            }
+            // A due time in the past returns at once.
+            let past = Instant::now();
+            alarm.wait_until(clock.at(past)).await.unwrap();
+        });
     }
 }

@@ -58,6 +58,8 @@ pub trait Timetable: Copy + Send + 'static {
     fn count(self) -> u64;
     /// When request `index` is due, after the start.
     fn offset(self, index: u64) -> Duration;
+    /// The highest rate on the timetable, in requests per second.
+    fn peak_rps(self) -> u32;
 }
 
 impl Timetable for Schedule {
@@ -67,6 +69,10 @@ impl Timetable for Schedule {
 
     fn offset(self, index: u64) -> Duration {
         Schedule::offset(self, index)
+    }
+
+    fn peak_rps(self) -> u32 {
+        self.rate
     }
 }
 
@@ -107,6 +113,14 @@ impl<const N: usize> Timetable for Phases<N> {
             before += schedule.span();
         }
         before
+    }
+
+    fn peak_rps(self) -> u32 {
+        self.0
+            .iter()
+            .map(|schedule| schedule.rate)
+            .max()
+            .unwrap_or(1)
     }
 }
 
@@ -188,6 +202,7 @@ mod tests {
         assert_eq!(phases.span(), Duration::from_millis(2_500));
         // Past the end: where the last phase ends.
         assert_eq!(phases.offset(400), Duration::from_millis(2_500));
+        assert_eq!(phases.peak_rps(), 400);
     }
 
     #[test]

@@ -97,7 +97,6 @@ pub fn run(settings: &Run) -> Result<Measured, BenchError> {
     let exe = crate::error::bench_executable()?;
     let (runtime, client) = generator("resilience-generator")
         .map_err(|error| BenchError::Resilience(format!("cannot start the generator: {error}")))?;
-    let _slack = open::TimerSlack::tighten();
     let sizes = &settings.resilience;
     let rounds = settings.rounds.max(1);
     let run_plan = settings.plan();
