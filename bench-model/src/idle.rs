@@ -28,10 +28,10 @@ pub struct IdleSettings {
 impl Default for IdleSettings {
     fn default() -> Self {
         Self {
-            server_idle_ms: 250,
+            server_idle_ms: 150,
             gaps_permille: vec![900, 1_000, 1_100],
-            calls_per_gap: 12,
-            client_idle_below_ms: 125,
+            calls_per_gap: 8,
+            client_idle_below_ms: 75,
             client_idle_above_ms: 4_000,
             forced_race: true,
         }
@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn gaps_sit_under_at_and_over_the_server_timeout() {
-        assert_eq!(IdleSettings::default().gaps_ms(), [225, 250, 275]);
+        assert_eq!(IdleSettings::default().gaps_ms(), [135, 150, 165]);
     }
 
     #[test]
@@ -150,12 +150,12 @@ mod tests {
         let settings = IdleSettings::default();
         assert_eq!(
             settings.plan(settings.client_idle_above_ms),
-            [(Timer, 225), (Timer, 250), (Timer, 275), (OnArrival, 275)]
+            [(Timer, 135), (Timer, 150), (Timer, 165), (OnArrival, 165)]
         );
         // Below the server's timeout, the forced race only.
         assert_eq!(
             settings.plan(settings.client_idle_below_ms),
-            [(OnArrival, 275)]
+            [(OnArrival, 165)]
         );
         let settings = IdleSettings {
             forced_race: false,

@@ -434,7 +434,7 @@ pub fn resolve(cli: &Cli) -> RunSettings {
             ..MemorySettings::default()
         },
         idle: IdleSettings {
-            calls_per_gap: if cli.quick { 4 } else { 12 },
+            calls_per_gap: if cli.quick { 4 } else { 8 },
             ..IdleSettings::default()
         },
         resolution: ResolutionSettings {
