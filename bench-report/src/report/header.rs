@@ -62,15 +62,19 @@ pub fn brief_lines(results: &Results) -> Vec<String> {
     clients.dedup();
     let clients = clients.len();
     lines.push(format!(
-        "{} suites ({}), {clients} clients over {}{}; every setting, version and server in \
-         report.md (or --tables)",
-        settings.suites.len(),
+        "{} ({}), {clients} client{} over {}{}; every setting, version and server in report.md \
+         (or --tables)",
+        match settings.suites.len() {
+            1 => "1 suite".to_owned(),
+            count => format!("{count} suites"),
+        },
         settings
             .suites
             .iter()
             .map(|suite| suite.as_str())
             .collect::<Vec<_>>()
             .join(", "),
+        if clients == 1 { "" } else { "s" },
         settings
             .protocols
             .iter()
