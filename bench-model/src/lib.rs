@@ -74,9 +74,9 @@ pub use releases::{
     ResolvedCrate, compare_versions,
 };
 pub use resilience::{
-    BUDGET_PERIOD_US, CapacityRound, ClientCapacity, GeneratorRow, OverloadRow, PhaseCounts,
-    RampStep, ResilienceResults, ResilienceSettings, RestartRow, SlowClientsRow, SlowConnections,
-    SoakRow, SoakSample, StepDown, StretchCpu, millis,
+    BUDGET_PERIOD_US, Beside, CapacityRound, ClientCapacity, CpuBeside, GeneratorRow, OverloadRow,
+    PhaseCounts, RampStep, ResilienceResults, ResilienceSettings, RestartRow, SlowClientsRow,
+    SlowConnections, SoakRow, SoakSample, StepDown, StretchCpu, millis,
 };
 pub use resolution::{ResolutionRow, ResolutionSettings, resolution_cost_us};
 pub use results::{NotRun, NotRunWhy, Results, SCHEMA_VERSION, SCHEMA_VERSIONS_READ, SuitePart};

@@ -291,6 +291,40 @@ pub struct CapacityRound {
     pub steps: Vec<RampStep>,
     /// The confirmation stretches, in the order tried (each `confirm_ms`).
     pub confirmations: Vec<RampStep>,
+    /// The reference service driven beside the round, in the same stretches (runs before
+    /// 2026-12-07 measured each client alone and have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beside: Option<Beside>,
+}
+
+/// The reference service beside a round: a second payment service with a mock-rates of its
+/// own, held to the same CPU budget, serving the reference client (hyper), driven at the same
+/// rate as the client's service in every stretch of the round, the two timetables started
+/// together. Both services meet the machine's slowdowns at once, so the ratio of their CPU per
+/// payment in a stretch does not move with them (see [`ClientCapacity::cpu_beside`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Beside {
+    pub reference: ClientName,
+    /// Which of the suite's two services ran the client this round (0 or 1; the reference ran
+    /// on the other): the sides alternate between rounds.
+    pub side: u8,
+    /// What the reference gave in each of the round's ramp steps, in order.
+    pub steps: Vec<RampStep>,
+    /// What the reference gave in each of the round's confirmation stretches, in order.
+    pub confirmations: Vec<RampStep>,
+}
+
+/// One round's service CPU per payment beside the reference's: over the ramp steps both sides
+/// sustained (every request answered 200, p99 within the objective), at the same rate in the
+/// same stretch, the median of the steps' ratios of the client's service CPU per answered
+/// payment to the reference's, and the median of each side's own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CpuBeside {
+    pub ratio: f64,
+    pub own_us: f64,
+    pub reference_us: f64,
+    /// The ramp steps it is the median of.
+    pub steps: usize,
 }
 
 /// A client's capacity as the suite measured it, which sizes its overload and soak: the
@@ -369,6 +403,48 @@ impl ClientCapacity {
                 .find(|step| step.refuted.is_none())
                 .map(|step| step.rps),
         }
+    }
+
+    /// Per round, the service's CPU per payment beside the reference's (see [`CpuBeside`]);
+    /// `None` for a round with no reference beside it or no ramp step both sides sustained.
+    pub fn cpu_beside(&self) -> Vec<Option<CpuBeside>> {
+        let sustained = |step: &RampStep| {
+            let requests = &step.requests;
+            requests.ok > 0
+                && requests.ok == requests.sent
+                && requests
+                    .ok_p99_ms
+                    .is_some_and(|p99| p99 <= self.latency_objective_ms)
+        };
+        let per_payment = |step: &RampStep| {
+            let (service_us, _, _) = step.cpu?.per_request_us(step.requests.ok);
+            service_us.filter(|&us| us > 0.0)
+        };
+        let median = crate::stats::quantile::median_of;
+        self.rounds
+            .iter()
+            .map(|round| {
+                let beside = round.beside.as_ref()?;
+                let pairs: Vec<(f64, f64)> = round
+                    .steps
+                    .iter()
+                    .zip(&beside.steps)
+                    .filter(|(own, theirs)| {
+                        own.rps == theirs.rps && sustained(own) && sustained(theirs)
+                    })
+                    .filter_map(|(own, theirs)| Some((per_payment(own)?, per_payment(theirs)?)))
+                    .collect();
+                let ratios: Vec<f64> = pairs.iter().map(|(own, theirs)| own / theirs).collect();
+                let own: Vec<f64> = pairs.iter().map(|&(own, _)| own).collect();
+                let theirs: Vec<f64> = pairs.iter().map(|&(_, theirs)| theirs).collect();
+                Some(CpuBeside {
+                    ratio: median(&ratios)?,
+                    own_us: median(&own)?,
+                    reference_us: median(&theirs)?,
+                    steps: pairs.len(),
+                })
+            })
+            .collect()
     }
 
     /// Whether the verdict ranks this capacity: over http, without a CPU quota (the rows over

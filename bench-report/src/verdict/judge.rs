@@ -14,6 +14,9 @@ pub enum Criterion {
     /// The capacity with the service held to a CPU quota, in millicpus.
     CapacityUnderQuota(u32),
     CpuPerRequest,
+    /// The service's CPU per payment as a ratio to the reference's, measured beside it at the
+    /// same rate in the same stretches (the resilience suite's paired capacity ramps).
+    CpuBeside,
     /// The service's CPU per payment with a larger upstream answer, of so many bytes.
     CpuPerRequestOfAnswer(u64),
     /// The whole service's CPU instructions per payment under callgrind (the cost suite).
@@ -51,6 +54,7 @@ impl Criterion {
                 format!("Capacity at {} CPU", f64::from(millicpus) / 1_000.0)
             }
             Self::CpuPerRequest => "CPU per request".to_owned(),
+            Self::CpuBeside => "CPU per payment beside hyper".to_owned(),
             Self::CpuPerRequestOfAnswer(bytes) => {
                 format!("CPU per request, {} answer", size_name(bytes))
             }
@@ -84,6 +88,7 @@ impl Criterion {
                 format!("capacity at {} CPU", f64::from(millicpus) / 1_000.0)
             }
             Self::CpuPerRequest => "CPU/request".to_owned(),
+            Self::CpuBeside => "CPU/payment beside hyper".to_owned(),
             Self::CpuPerRequestOfAnswer(bytes) => format!("CPU/request {}", size_name(bytes)),
             Self::InstructionsPerPayment => "instructions/payment".to_owned(),
             Self::Instructions(protocol) => format!("instructions/call {protocol}"),

@@ -25,6 +25,7 @@ fn capacity(client: ClientName, rps: u32) -> ClientCapacity {
         capacity_rps: Some(rps),
         steps: Vec::new(),
         confirmations: Vec::new(),
+        beside: None,
     };
     ClientCapacity {
         client,
@@ -208,6 +209,7 @@ fn capacity_rounds(client: ClientName, rounds: &[u32]) -> ClientCapacity {
                 capacity_rps: Some(rps),
                 steps: Vec::new(),
                 confirmations: Vec::new(),
+                beside: None,
             })
             .collect(),
         ..capacity(client, 1)
@@ -1423,4 +1425,103 @@ fn a_quick_run_leaves_a_first_tie_unbroken() {
     );
     // A pick the first criterion makes beyond the noise stands in a quick run too.
     assert_eq!(pick(&verdict, SMALLEST), Some(Ureq));
+}
+
+/// A ramp step at `rps`, every request answered within the objective, the service taking
+/// `service_us` of CPU per payment.
+fn step_costing(rps: u32, service_us: f64) -> RampStep {
+    let answered = u64::from(rps) / 4;
+    RampStep {
+        rps,
+        requests: PhaseCounts {
+            sent: answered,
+            ok: answered,
+            ok_p99_ms: Some(5.0),
+            ..PhaseCounts::default()
+        },
+        cpu: Some(bench_model::StretchCpu {
+            service_s: Some(service_us * answered as f64 / 1e6),
+            mock_s: None,
+            generator_s: None,
+        }),
+    }
+}
+
+/// A capacity of `rps` whose rounds' ramps cost `own` us per payment at 1000 and 2000 RPS,
+/// each beside a reference that cost `reference` us in the same steps.
+fn beside(client: ClientName, rps: u32, own: &[f64], reference: &[f64]) -> ClientCapacity {
+    let mut row = capacity(client, rps);
+    for ((round, &own), (&theirs, side)) in row
+        .rounds
+        .iter_mut()
+        .zip(own)
+        .zip(reference.iter().zip(0u8..))
+    {
+        round.steps = vec![step_costing(1_000, own), step_costing(2_000, own)];
+        round.beside = Some(bench_model::Beside {
+            reference: Hyper,
+            side: side % 2,
+            steps: vec![step_costing(1_000, theirs), step_costing(2_000, theirs)],
+            confirmations: Vec::new(),
+        });
+    }
+    row
+}
+
+#[test]
+fn cpu_per_payment_beside_the_reference_is_ranked_by_its_ratio_in_the_same_steps() {
+    let mut results = clear_run();
+    // The machine slowed down in round 2 for both sides alike: the CPU per payment overlaps,
+    // its ratio to the reference's in the same steps does not.
+    results.resilience.capacity = vec![
+        beside(Awc, 8_000, &[60.0, 90.0, 62.0], &[60.0, 90.0, 61.0]),
+        beside(Reqwest, 7_000, &[70.0, 104.0, 71.0], &[60.0, 90.0, 61.0]),
+    ];
+    let verdict = verdict(&results);
+    let cpu = ranking(&verdict, Criterion::CpuBeside);
+    assert_eq!((cpu.best.client, cpu.runner_up.client), (Awc, Reqwest));
+    assert_eq!(cpu.best.shown, "1.00x hyper's (1.00 / 1.00 / 1.02)");
+    assert_eq!(cpu.runner_up.shown, "1.16x hyper's (1.17 / 1.16 / 1.16)");
+    assert!(cpu.decisive, "1.00-1.02 against 1.16-1.17");
+    assert!(
+        judged(&verdict, Criterion::CpuBeside)
+            .source
+            .contains("as a ratio to hyper's on a second service beside it"),
+        "{}",
+        judged(&verdict, Criterion::CpuBeside).source
+    );
+    // The capacity stays the rate itself.
+    assert_eq!(
+        ranking(&verdict, Criterion::Capacity).best.shown,
+        "8000 RPS"
+    );
+    let table = crate::report::markdown(&crate::report::Rendering::of(&results), &[]);
+    assert!(
+        table.contains("1.16x hyper's (1.17 / 1.16 / 1.16)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("the service's CPU per payment moved 49% between a client's rounds"),
+        "{table}"
+    );
+    assert!(
+        table.contains("its ratio to hyper's in the same steps 1%"),
+        "{table}"
+    );
+
+    // A step the reference did not sustain is no step of the ratio; a round with none, no
+    // round of it.
+    let mut row = beside(Ureq, 1_000, &[100.0, 100.0, 100.0], &[50.0, 50.0, 50.0]);
+    let reference = row.rounds[1].beside.as_mut().unwrap();
+    reference.steps[0].requests.ok -= 1;
+    reference.steps[1].requests.ok_p99_ms = Some(30.0);
+    let rounds = row.cpu_beside();
+    assert_eq!(rounds[0].map(|round| round.ratio), Some(2.0));
+    assert_eq!(rounds[1], None);
+    // Without a reference beside it (runs before the pairing): not measured.
+    let verdict = super::verdict(&clear_run());
+    assert!(matches!(
+        judged(&verdict, Criterion::CpuBeside).outcome,
+        Outcome::NotMeasured(_)
+    ));
 }

@@ -4,7 +4,7 @@ use crate::report::format::format_ms;
 use crate::report::reasons;
 use crate::report::table::{Align, Table};
 use bench_model::stats::quantile::median_of;
-use bench_model::{ClientCapacity, ClientName, Protocol, ResilienceResults};
+use bench_model::{ClientCapacity, ClientName, CpuBeside, Protocol, ResilienceResults};
 
 pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
     Table {
@@ -22,6 +22,7 @@ pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
             ("p99 of the confirmations", Align::Left),
             ("Soak at half of it", Align::Left),
             ("Sustained", Align::Right),
+            ("CPU per payment beside hyper: median (rounds)", Align::Left),
             (
                 "CPU per request at it: service / mock / generator",
                 Align::Right,
@@ -68,11 +69,74 @@ pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
                     p99s.join(" / "),
                     soak_outcome(row),
                     sustained,
+                    against_reference(row),
                     cpu_at_capacity(row),
                 ]
             })
             .collect(),
     }
+}
+
+/// The service's CPU per payment as a ratio to the reference's beside it, the median and each
+/// round's: `1.16x hyper's (1.15 / 1.19 / 1.16)`; `-` where the rounds were not paired.
+fn against_reference(row: &ClientCapacity) -> String {
+    let Some(beside) = row.rounds.iter().find_map(|round| round.beside.as_ref()) else {
+        return "-".to_owned();
+    };
+    let rounds = row.cpu_beside();
+    let ratios: Vec<f64> = rounds.iter().flatten().map(|round| round.ratio).collect();
+    let Some(median) = median_of(&ratios) else {
+        return "no step both sustained".to_owned();
+    };
+    let shown: Vec<String> = rounds
+        .iter()
+        .map(|round| round.map_or_else(|| "-".to_owned(), |round| format!("{:.2}", round.ratio)))
+        .collect();
+    format!(
+        "{median:.2}x {}'s ({})",
+        beside.reference,
+        shown.join(" / ")
+    )
+}
+
+/// How far the service's CPU per payment moved between the rounds against its ratio to the
+/// reference's beside it, where the rounds were paired: per client the spread of its rounds
+/// ((highest - lowest) / lowest) of each, the median over the clients; `None` without two
+/// paired rounds for any client.
+pub(super) fn pairing_line(rows: &ResilienceResults) -> Option<String> {
+    let spread = |values: &[f64]| {
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (values.len() >= 2 && low > 0.0).then(|| (high - low) / low)
+    };
+    let mut of_own = Vec::new();
+    let mut of_ratio = Vec::new();
+    let mut reference = None;
+    for row in rows.capacity.iter().filter(|row| row.is_ranked()) {
+        let rounds: Vec<CpuBeside> = row.cpu_beside().into_iter().flatten().collect();
+        let own: Vec<f64> = rounds.iter().map(|round| round.own_us).collect();
+        let ratios: Vec<f64> = rounds.iter().map(|round| round.ratio).collect();
+        if let (Some(own), Some(ratio)) = (spread(&own), spread(&ratios)) {
+            of_own.push(own);
+            of_ratio.push(ratio);
+            reference = row
+                .rounds
+                .iter()
+                .find_map(|round| round.beside.as_ref())
+                .map(|beside| beside.reference);
+        }
+    }
+    let reference = reference?;
+    Some(format!(
+        "resilience: every capacity stretch drove {reference} on a second service beside the \
+         client's, with the same budget, at the same rate at the same time, the sides \
+         alternated between rounds. Over the ramp steps both sustained, the service's CPU per \
+         payment moved {:.0}% between a client's rounds (the median over {} clients of \
+         (highest - lowest) / lowest), its ratio to {reference}'s in the same steps {:.0}%.",
+        median_of(&of_own)? * 100.0,
+        of_own.len(),
+        median_of(&of_ratio)? * 100.0
+    ))
 }
 
 /// Each process's CPU per answered request in the confirmation stretch that held, the median
@@ -253,6 +317,7 @@ mod tests {
                 },
                 step,
             ],
+            beside: None,
         }
     }
 
@@ -281,6 +346,7 @@ mod tests {
                 capacity_rps: None,
                 steps: Vec::new(),
                 confirmations: Vec::new(),
+                beside: None,
             }],
             ..row
         };

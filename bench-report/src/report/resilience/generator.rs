@@ -202,6 +202,7 @@ mod tests {
                 capacity_rps: Some(2_000),
                 steps: Vec::new(),
                 confirmations: vec![step],
+                beside: None,
             }
         };
         rows.capacity = vec![ClientCapacity {

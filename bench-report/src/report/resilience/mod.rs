@@ -9,7 +9,7 @@ mod generator;
 mod notes;
 mod parts;
 
-use capacity::{QUOTA, capacity_table, quota_table};
+use capacity::{QUOTA, capacity_table, pairing_line, quota_table};
 use generator::{GENERATOR, generator_table, open_against_closed};
 use notes::notes;
 use parts::{overload_table, restart_table, slow_line, slow_table, soak_table};
@@ -37,6 +37,9 @@ pub fn section(results: &Results) -> Option<Section> {
             crate::verdict::service_cpus(results)
         )))
         .with(Part::Table(capacity_table(rows)));
+    if let Some(line) = pairing_line(rows) {
+        section = section.with(Part::Text(line));
+    }
     if let Some(line) = open_against_closed(rows) {
         section = section.with(Part::Text(line));
     }
@@ -207,6 +210,7 @@ mod quota_tests {
                 capacity_rps: Some(rps),
                 steps: Vec::new(),
                 confirmations: Vec::new(),
+                beside: None,
             }],
             refuted: None,
             step_downs: Vec::new(),

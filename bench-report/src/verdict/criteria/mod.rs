@@ -20,8 +20,8 @@ use calls::{allocations, construction, handshake, instructions, latency, latency
 use judged::not_measured;
 use memory::memory_held;
 use service::{
-    capacity, capacity_under_quota, cpu_per_request, dns_questions, fanout, faults, idle_race,
-    idle_race_below, instructions_per_payment,
+    capacity, capacity_under_quota, cpu_beside, cpu_per_request, dns_questions, fanout, faults,
+    idle_race, idle_race_below, instructions_per_payment,
 };
 
 /// Every criterion, in the table's order.
@@ -61,6 +61,7 @@ pub fn judge_all(results: &Results) -> Vec<Judgement> {
             .map(|millicpus| capacity_under_quota(results, millicpus)),
     );
     judged.push(cpu_per_request(results, None));
+    judged.push(cpu_beside(results));
     let mut load_bodies: Vec<u64> = results
         .load
         .iter()

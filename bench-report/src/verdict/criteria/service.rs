@@ -5,6 +5,7 @@ use super::calls::INSTRUCTIONS;
 use super::judged::{judgement, once, rounds};
 use crate::report::{not_run, reasons};
 use crate::verdict::judge::{Better, Criterion, Figure, Judgement, NoiseRule};
+use bench_model::stats::quantile::median_of;
 use bench_model::{
     ClientCapacity, FanoutMode, Protocol, Results, Scenario, ServerClose, SuiteName, SuitePart,
 };
@@ -161,6 +162,60 @@ pub(super) fn capacity_under_quota(results: &Results, millicpus: u32) -> Judgeme
                 )
             })
             .collect(),
+    )
+}
+
+/// The service's CPU per payment as a ratio to the reference's measured beside it (see
+/// [`ClientCapacity::cpu_beside`]): per client the median of its rounds' ratios, over http
+/// without a CPU quota. Both services meet the machine's slowdowns in the same stretch, so the
+/// ratio keeps what the rate of CPU time per payment loses to them.
+pub(super) fn cpu_beside(results: &Results) -> Judgement {
+    let ranked = || {
+        results
+            .resilience
+            .capacity
+            .iter()
+            .filter(|row| row.is_ranked() && row.unchecked.is_none())
+    };
+    let reference = ranked()
+        .flat_map(|row| &row.rounds)
+        .find_map(|round| round.beside.as_ref())
+        .map_or_else(|| "hyper".to_owned(), |beside| beside.reference.to_string());
+    let figures: Vec<Figure> = ranked()
+        .filter_map(|row| {
+            let per_round: Vec<f64> = row
+                .cpu_beside()
+                .into_iter()
+                .flatten()
+                .map(|round| round.ratio)
+                .collect();
+            let ratio = median_of(&per_round)?;
+            let shown: Vec<String> = per_round
+                .iter()
+                .map(|ratio| format!("{ratio:.2}"))
+                .collect();
+            Some(rounds(
+                row.client,
+                ratio,
+                per_round,
+                None,
+                format!("{ratio:.2}x {reference}'s ({})", shown.join(" / ")),
+            ))
+        })
+        .collect();
+    judgement(
+        Criterion::CpuBeside,
+        format!(
+            "resilience suite: the service's CPU per payment as a ratio to {reference}'s on a \
+             second service beside it, at the same rate in the same stretches (the capacity \
+             ramps' steps both sustained, the median of a round's steps), over http, {}; the \
+             median of the rounds",
+            service_cpus(results)
+        ),
+        figures,
+        Better::Lower,
+        NoiseRule::Rounds,
+        SuiteName::Resilience,
     )
 }
 

@@ -89,46 +89,82 @@ pub fn run_into<C: Collector>(
     timetable: impl Timetable,
     collector: impl FnOnce(Instant) -> C + Send + 'static,
 ) -> Result<(C, u64), BenchError> {
+    let mut collector = Some(collector);
+    let [sent] = run_into_each(runtime, client, [target], timetable, |start| {
+        (collector.take().expect("one target, one collector"))(start)
+    })?;
+    Ok(sent)
+}
+
+/// As [`run_into`], the same `timetable` sent to each of `targets` at once, on connections of
+/// its own, from one start: what a paired measurement drives its two sides with. A collector
+/// per target, in order.
+pub fn run_into_each<C: Collector, const N: usize>(
+    runtime: &Runtime,
+    client: &Arc<LoadClient>,
+    targets: [&Arc<ReadyScenario>; N],
+    timetable: impl Timetable,
+    mut collector: impl FnMut(Instant) -> C,
+) -> Result<[(C, u64); N], BenchError> {
     let count = timetable.count();
     let lanes = connections(timetable.peak_rps()).min(usize::try_from(count).unwrap_or(1).max(1));
     let start = Instant::now() + LEAD;
     let clock = Monotonic::now()?;
     let outcomes = runtime.block_on(async {
-        let tasks: Vec<_> = (0..lanes as u64)
-            .map(|lane| {
-                let (client, target) = (Arc::clone(client), Arc::clone(target));
-                tokio::spawn(connection(
-                    client,
-                    target,
-                    Lane {
-                        first: lane,
-                        step: lanes as u64,
-                        count,
-                    },
-                    start,
-                    clock,
-                    timetable,
-                ))
+        let tasks: Vec<Vec<_>> = targets
+            .iter()
+            .map(|target| {
+                (0..lanes as u64)
+                    .map(|lane| {
+                        let (client, target) = (Arc::clone(client), Arc::clone(target));
+                        tokio::spawn(connection(
+                            client,
+                            target,
+                            Lane {
+                                first: lane,
+                                step: lanes as u64,
+                                count,
+                            },
+                            start,
+                            clock,
+                            timetable,
+                        ))
+                    })
+                    .collect()
             })
             .collect();
-        let mut outcomes = Vec::with_capacity(tasks.len());
-        for task in tasks {
-            outcomes.push(task.await);
+        let mut outcomes = Vec::with_capacity(N);
+        for of_target in tasks {
+            let mut of_this = Vec::with_capacity(of_target.len());
+            for task in of_target {
+                of_this.push(task.await);
+            }
+            outcomes.push(of_this);
         }
         outcomes
     });
-    let mut collector = collector(start);
-    let mut skipped = 0;
-    for outcome in outcomes {
-        let sent = outcome
-            .map_err(|error| BenchError::Load(format!("a generator connection failed: {error}")))?
-            .map_err(|error| BenchError::Load(format!("the generator's timer failed: {error}")))?;
-        skipped += sent.skipped;
-        for record in sent.records {
-            collector.add(record);
+    let mut collected = Vec::with_capacity(N);
+    for of_target in outcomes {
+        let mut into = collector(start);
+        let mut skipped = 0;
+        for outcome in of_target {
+            let sent = outcome
+                .map_err(|error| {
+                    BenchError::Load(format!("a generator connection failed: {error}"))
+                })?
+                .map_err(|error| {
+                    BenchError::Load(format!("the generator's timer failed: {error}"))
+                })?;
+            skipped += sent.skipped;
+            for record in sent.records {
+                into.add(record);
+            }
         }
+        collected.push((into, skipped));
     }
-    Ok((collector, skipped))
+    Ok(collected
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("a collector per target")))
 }
 
 /// The requests of one connection: `first`, `first + step`, ... below `count`.

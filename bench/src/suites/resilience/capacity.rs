@@ -15,15 +15,28 @@
 //!    confirmations a quarter-step apart (as before 2026-12-06) moved a capacity 19% when the
 //!    service sat near a step's edge.
 //!
+//! Every stretch is paired, as duet benchmarking pairs its runs (Bulej et al., ICPE 2020): the
+//! client's service and a second service serving the [`REFERENCE`] client, each with its own
+//! mock-rates and the same CPU budget, are driven at the same rate, the two timetables
+//! starting together. When the machine slows down (steal, a neighbour, a frequency step) both
+//! meet it in the same stretch, so the ratio of their CPU per payment holds where the CPU per
+//! payment itself moves (see `ClientCapacity::cpu_beside`). The ramp's end and the search are
+//! the client's. The reference's own capacity is not searched: in two runs that searched it
+//! (2026-12-07, Intel Xeon VM), two services alike driven together sustained rates up to 48%
+//! apart, so the capacity's spread is the stretch's own, which a pair does not cancel, and the
+//! ratio of two capacities moved as much as the capacity itself (30% and 38% between rounds,
+//! against 24% and 38%).
+//!
 //! The suite runs the rounds in turn over the clients (every client's round 1, then every
-//! client's round 2, ..., the clients in a new random order each round) and takes the median;
-//! the rounds' spread is the figure's noise. Each stretch reads the CPU the service, mock-rates
-//! and the bench spent during it.
+//! client's round 2, ..., the clients in a new random order each round, the client on the
+//! first service in odd rounds and on the second in even ones) and takes the median; the
+//! rounds' spread is the figure's noise. Each stretch reads the CPU each service and its
+//! mock-rates spent during it, and the bench's own, shared between the sides by their answers.
 //! The overload and the soak are sized from the median, and a soak at half of it that fails
 //! refutes it.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
@@ -33,9 +46,10 @@ use crate::measure::process::ProcessCpu;
 use crate::suites::load::http::{LoadClient, ReadyScenario};
 use crate::suites::load::open;
 use crate::suites::load::schedule::Schedule;
+use crate::suites::load::tally::Tally;
 use crate::suites::load::timeline::{Timeline, counts};
 use bench_model::stats::quantile::lower_median;
-use bench_model::{CapacityRound, RampStep, StretchCpu};
+use bench_model::{Beside, CapacityRound, ClientName, RampStep, StretchCpu};
 
 /// A step is sustained when its p99, from the due time, is within this.
 pub const LATENCY_OBJECTIVE: Duration = Duration::from_millis(25);
@@ -54,29 +68,57 @@ const DOWN_QUARTERS: [i32; 4] = [-1, -2, -3, -4];
 /// so far: a ramp step (√2, eight sixteenths) takes the three, a quarter-step the last two.
 const BISECT_SIXTEENTHS: [i32; 3] = [4, 2, 1];
 
-/// One round for `target`: ramp `step` per rate, then confirmation stretches of `confirm`,
-/// the service let go idle (`settle`) before each stretch.
+/// The client every other is measured beside: the baseline of the adapters.
+pub const REFERENCE: ClientName = ClientName::Hyper;
+
+/// One side of a paired round: a service's payments target, and its and its mock-rates' CPU
+/// clocks (`None` where the process is not the bench's child).
+#[derive(Clone, Copy, Debug)]
+pub struct Side<'a> {
+    pub target: &'a Arc<ReadyScenario>,
+    pub service: Option<&'a ProcessCpu>,
+    pub mock: Option<&'a ProcessCpu>,
+}
+
+/// One round for the client on `sides[0]`, the reference on `sides[1]` beside it: ramp `step`
+/// per rate, then confirmation stretches of `confirm`, the services let go idle (`settle`)
+/// before each stretch. Every stretch drives both sides at the same rate, their timetables
+/// starting together; the ramp's end and the search are the client's, and what the reference
+/// gave in each stretch is kept beside it (`side`: which service ran the client).
 pub fn round(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
-    target: &Arc<ReadyScenario>,
+    sides: [Side<'_>; 2],
+    side: u8,
     (step, confirm): (Duration, Duration),
-    meters: &Meters<'_>,
     settle: &dyn Fn(),
 ) -> Result<CapacityRound, BenchError> {
-    open::run(runtime, client, target, Schedule::new(RAMP_RPS[0], WARMUP))?;
+    let targets = sides.map(|side| side.target);
+    let meters = Meters {
+        services: sides.map(|side| side.service),
+        mocks: sides.map(|side| side.mock),
+    };
+    open::run_into_each(
+        runtime,
+        client,
+        targets,
+        Schedule::new(RAMP_RPS[0], WARMUP),
+        |_| Tally::new(Instant::now(), 0),
+    )?;
     let mut steps = Vec::new();
+    let mut beside = Vec::new();
     let mut misses = 0;
     for rps in RAMP_RPS {
-        let stretch = stretch(
+        let [own, theirs] = stretch(
             runtime,
             client,
-            target,
+            targets,
             Schedule::new(rps, step),
-            Some(meters),
+            Some(&meters),
         )?;
-        misses = if stretch.1 { 0 } else { misses + 1 };
-        steps.push(stretch);
+        misses = if own.1 { 0 } else { misses + 1 };
+        steps.push(own);
+        beside.push(theirs.0);
         if misses == 2 {
             break;
         }
@@ -86,23 +128,25 @@ pub fn round(
         eprintln!(
             "bench: resilience: {} sustained the ramp's last step ({} RPS): its capacity is a \
              floor, not a figure of the client",
-            target.scenario.path(),
+            sides[0].target.scenario.path(),
             RAMP_RPS[RAMP_RPS.len() - 1]
         );
     }
     let steps: Vec<RampStep> = steps.into_iter().map(|(step, _)| step).collect();
     let mut confirmations = Vec::new();
+    let mut confirmed_beside = Vec::new();
     let capacity_rps = match candidate {
         Some(candidate) => search(candidate, |rps| {
             settle();
-            let (stretch, held) = stretch(
+            let [(own, held), (theirs, _)] = stretch(
                 runtime,
                 client,
-                target,
+                targets,
                 Schedule::new(rps, confirm),
-                Some(meters),
+                Some(&meters),
             )?;
-            confirmations.push(stretch);
+            confirmations.push(own);
+            confirmed_beside.push(theirs);
             Ok(held)
         })?,
         None => None,
@@ -111,6 +155,12 @@ pub fn round(
         capacity_rps,
         steps,
         confirmations,
+        beside: Some(Beside {
+            reference: REFERENCE,
+            side,
+            steps: beside,
+            confirmations: confirmed_beside,
+        }),
     })
 }
 
@@ -122,41 +172,59 @@ pub fn confirm(
     rps: u32,
     confirm: Duration,
 ) -> Result<(RampStep, bool), BenchError> {
-    stretch(runtime, client, target, Schedule::new(rps, confirm), None)
+    let [stretch] = stretch(runtime, client, [target], Schedule::new(rps, confirm), None)?;
+    Ok(stretch)
 }
 
-/// The CPU clocks a stretch reads before and after itself: the service's and mock-rates'
-/// (`None` where the process is not the bench's child), and the bench's own.
+/// The CPU clocks a paired stretch reads before and after itself: each side's service's and
+/// mock-rates' (`None` where the process is not the bench's child), and the bench's own.
 #[derive(Clone, Copy, Debug)]
-pub struct Meters<'a> {
-    pub service: Option<&'a ProcessCpu>,
-    pub mock: Option<&'a ProcessCpu>,
+struct Meters<'a, const N: usize> {
+    services: [Option<&'a ProcessCpu>; N],
+    mocks: [Option<&'a ProcessCpu>; N],
 }
 
-impl Meters<'_> {
-    fn read(&self) -> (Option<u64>, Option<u64>, Option<CpuTime>) {
+/// One reading of every clock of [`Meters`]: each side's service's and mock-rates', and the
+/// bench's.
+type Reading<const N: usize> = ([Option<u64>; N], [Option<u64>; N], Option<CpuTime>);
+
+impl<const N: usize> Meters<'_, N> {
+    fn read(&self) -> Reading<N> {
+        let nanos = |clock: Option<&ProcessCpu>| clock.and_then(ProcessCpu::nanos);
         (
-            self.service.and_then(ProcessCpu::nanos),
-            self.mock.and_then(ProcessCpu::nanos),
+            self.services.map(nanos),
+            self.mocks.map(nanos),
             CpuTime::now(),
         )
     }
 }
 
-/// What each clock moved between two readings of [`Meters::read`].
-fn spent(
-    (service, mock, generator): (Option<u64>, Option<u64>, Option<CpuTime>),
-    (service_after, mock_after, generator_after): (Option<u64>, Option<u64>, Option<CpuTime>),
-) -> StretchCpu {
+/// What each clock moved between two readings of [`Meters::read`], per side: its service's
+/// and its mock-rates' own, and the generator's shared out between the sides by the requests
+/// each answered (evenly where none was).
+fn spent<const N: usize>(
+    (services, mocks, generator): Reading<N>,
+    (services_after, mocks_after, generator_after): Reading<N>,
+    answered: [u64; N],
+) -> [StretchCpu; N] {
     let seconds =
         |before: Option<u64>, after: Option<u64>| Some(after?.saturating_sub(before?) as f64 / 1e9);
-    StretchCpu {
-        service_s: seconds(service, service_after),
-        mock_s: seconds(mock, mock_after),
-        generator_s: generator_after
-            .zip(generator)
-            .map(|(after, before)| after.since(before).total().as_secs_f64()),
-    }
+    let generator_s = generator_after
+        .zip(generator)
+        .map(|(after, before)| after.since(before).total().as_secs_f64());
+    let total: u64 = answered.iter().sum();
+    std::array::from_fn(|side| {
+        let share = if total == 0 {
+            1.0 / N as f64
+        } else {
+            answered[side] as f64 / total as f64
+        };
+        StretchCpu {
+            service_s: seconds(services[side], services_after[side]),
+            mock_s: seconds(mocks[side], mocks_after[side]),
+            generator_s: generator_s.map(|seconds| seconds * share),
+        }
+    })
 }
 
 /// `rps` times 2^(quarters/4), rounded, at least 1.
@@ -212,30 +280,35 @@ fn bisect(
     Ok(held)
 }
 
-/// One constant-rate stretch: what it gave, and whether it was sustained.
-fn stretch(
+/// One constant-rate stretch to each of `targets` at once: what each gave, and whether it was
+/// sustained; `meters` read the CPU each process spent during it.
+fn stretch<const N: usize>(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
-    target: &Arc<ReadyScenario>,
+    targets: [&Arc<ReadyScenario>; N],
     schedule: Schedule,
-    meters: Option<&Meters<'_>>,
-) -> Result<(RampStep, bool), BenchError> {
+    meters: Option<&Meters<'_, N>>,
+) -> Result<[(RampStep, bool); N], BenchError> {
     let planned = schedule.count();
     let expected = usize::try_from(planned).unwrap_or(0);
     let before = meters.map(Meters::read);
-    let (timeline, _) = open::run_into(runtime, client, target, schedule, move |start| {
+    let timelines = open::run_into_each(runtime, client, targets, schedule, move |start| {
         Timeline::new(start, expected)
     })?;
-    let cpu = meters
-        .zip(before)
-        .map(|(meters, before)| spent(before, meters.read()));
-    let step = RampStep {
-        rps: schedule.rate(),
-        requests: counts(&timeline.records),
-        cpu,
-    };
-    let held = sustained(&step, planned);
-    Ok((step, held))
+    let after = meters.map(Meters::read);
+    let requests = timelines.map(|(timeline, _)| counts(&timeline.records));
+    let cpu = before
+        .zip(after)
+        .map(|(before, after)| spent(before, after, requests.each_ref().map(|counts| counts.ok)));
+    Ok(std::array::from_fn(|side| {
+        let step = RampStep {
+            rps: schedule.rate(),
+            requests: requests[side].clone(),
+            cpu: cpu.map(|cpu| cpu[side]),
+        };
+        let held = sustained(&step, planned);
+        (step, held)
+    }))
 }
 
 /// Whether a stretch kept up: every request planned was sent and answered 200, with a p99
@@ -399,6 +472,7 @@ mod tests {
             capacity_rps,
             steps: Vec::new(),
             confirmations: Vec::new(),
+            beside: None,
         };
         assert_eq!(
             median(&[round(Some(4_000)), round(Some(8_000)), round(Some(3_364))]),

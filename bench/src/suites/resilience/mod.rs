@@ -111,17 +111,32 @@ pub fn run(settings: &Run) -> Result<Measured, BenchError> {
     let not_run = RefCell::new(Vec::new());
     for (protocol, clients) in &over {
         let mut servers = Servers::start(&exe, *protocol)?;
+        let reference = [0, 1].map(|side| servers.targets(side, &[capacity::REFERENCE]));
+        let [Ok(mut first), Ok(mut second)] = reference else {
+            return Err(BenchError::Resilience(format!(
+                "cannot make the reference's payments target: {reference:?}"
+            )));
+        };
         let parts = Parts {
             runtime: &runtime,
             client: &client,
             sizes,
-            clients: servers.targets(clients)?,
+            clients: servers.targets(0, clients)?,
+            on_second: servers
+                .targets(1, clients)?
+                .into_iter()
+                .map(|(_, target)| target)
+                .collect(),
+            reference: [first.remove(0).1, second.remove(0).1],
             health: Arc::new(ReadyScenario::new(
                 servers.api.base_url(),
                 Scenario::Health,
             )?),
             bar: &bar,
             pid: servers.pid()?,
+            second_pid: servers.second.api.pid().ok_or_else(|| {
+                BenchError::Resilience("the second service has no process id".to_owned())
+            })?,
             not_run: &not_run,
         };
         parts.run(&mut servers, rounds, &mut results)?;
@@ -142,10 +157,16 @@ struct Parts<'a> {
     sizes: &'a ResilienceSettings,
     /// Each client with its payments target, in table order.
     clients: Vec<(ClientName, Arc<ReadyScenario>)>,
+    /// Each client's payments target on the second service, in the same order.
+    on_second: Vec<Arc<ReadyScenario>>,
+    /// The reference client's payments target on each service.
+    reference: [Arc<ReadyScenario>; 2],
     /// The service's `GET /health/live`.
     health: Arc<ReadyScenario>,
     bar: &'a ProgressBar,
     pid: u32,
+    /// The second service's process, which only the capacities drive.
+    second_pid: u32,
     /// The parts that could not run, once each.
     not_run: &'a RefCell<Vec<(SuitePart, NotRunWhy)>>,
 }
@@ -270,10 +291,7 @@ impl Parts<'_> {
         let Some(millicpus) = self.sizes.service_cpus_millicpus else {
             return;
         };
-        match servers
-            .api
-            .limit_cpu(f64::from(millicpus) / 1_000.0, BUDGET_PERIOD_US)
-        {
+        match servers.limit_cpu(f64::from(millicpus) / 1_000.0, BUDGET_PERIOD_US) {
             Ok(()) => self.settle(),
             Err(error) => self.not_run(SuitePart::ServiceBudget, error),
         }
@@ -289,21 +307,26 @@ impl Parts<'_> {
         }
     }
 
-    /// Waits until the service is idle, so that a part's leftovers do not fall on the next.
+    /// Waits until both services are idle, so that a part's leftovers do not fall on the
+    /// next.
     fn settle(&self) {
-        if process::settle(self.pid, SETTLE_LIMIT).is_none() {
-            eprintln!(
-                "bench: resilience: the service was still busy {} s after a part; the next \
-                 starts anyway",
-                SETTLE_LIMIT.as_secs()
-            );
+        for pid in [self.pid, self.second_pid] {
+            if process::settle(pid, SETTLE_LIMIT).is_none() {
+                eprintln!(
+                    "bench: resilience: a service was still busy {} s after a part; the next \
+                     starts anyway",
+                    SETTLE_LIMIT.as_secs()
+                );
+            }
         }
     }
 
-    /// Each client's capacity (see [`capacity`]) with the service held to `quota` millicpus
-    /// (or not): `rounds` rounds, in turn over the clients in a new random order each round,
-    /// recorded with their median. Over TLS, what mock-rates counted during a client's rounds
-    /// is checked (see [`tls::negotiated`]): a row that fails it says why and is no figure.
+    /// Each client's capacity (see [`capacity`]) with the services held to `quota` millicpus
+    /// (or not), each round paired with the reference's on the other service: `rounds` rounds,
+    /// in turn over the clients in a new random order each round, the client on the first
+    /// service in even rounds and on the second in odd ones, recorded with their median. Over
+    /// TLS, what the client's mock-rates counted during its rounds is checked (see
+    /// [`tls::negotiated`]): a row that fails it says why and is no figure.
     fn capacities(
         &self,
         rounds: u32,
@@ -318,43 +341,44 @@ impl Parts<'_> {
         let under = quota.map_or_else(String::new, |millicpus| {
             format!(" at {} CPU", f64::from(millicpus) / 1_000.0)
         });
-        let admin = servers
-            .mock
-            .as_ref()
-            .filter(|_| protocol.is_tls())
-            .map(MockEndpoint::admin);
-        let counters = || admin.as_ref().and_then(MockAdmin::counters);
+        let admins = [0, 1].map(|side| {
+            servers
+                .side(side)
+                .1
+                .filter(|_| protocol.is_tls())
+                .map(MockEndpoint::admin)
+        });
+        let counters = |side: usize| admins[side].as_ref().and_then(MockAdmin::counters);
         let mut measured: Vec<Vec<CapacityRound>> = vec![Vec::new(); self.clients.len()];
         let mut counted: Vec<Option<Counted>> = vec![Some(Counted::default()); self.clients.len()];
-        let meters = capacity::Meters {
-            service: servers.api.cpu(),
-            mock: servers.mock.as_ref().and_then(MockEndpoint::cpu),
-        };
         let mut order: Vec<usize> = (0..self.clients.len()).collect();
         let mut shuffle = Shuffle::seeded();
         for round in 0..rounds {
             // A new order of the clients every round: the machine's drift falls on all alike.
             shuffle.shuffle(&mut order);
+            // The sides alternate between rounds: neither service's placement is one client's.
+            let side = usize::from(round % 2 == 1);
             for &index in &order {
-                let (name, target) = &self.clients[index];
+                let (name, _) = &self.clients[index];
                 let (rounds_of, counted) = (&mut measured[index], &mut counted[index]);
                 self.bar.set_message(format!(
-                    "capacity {}{under}, round {}/{rounds}",
+                    "capacity {} beside {}{under}, round {}/{rounds}",
                     protocol.qualify(name),
+                    capacity::REFERENCE,
                     round + 1
                 ));
-                let before = counters();
+                let before = counters(side);
                 rounds_of.push(capacity::round(
                     self.runtime,
                     self.client,
-                    target,
+                    self.pair(servers, index, side),
+                    u8::from(side == 1),
                     sizes,
-                    &meters,
                     &|| self.settle(),
                 )?);
                 *counted = Counted::add(
                     *counted,
-                    Counted::between(before.as_ref(), counters().as_ref()),
+                    Counted::between(before.as_ref(), counters(side).as_ref()),
                 );
                 self.settle();
                 self.bar.inc(capacity::round_ms(
@@ -400,6 +424,30 @@ impl Parts<'_> {
             .collect())
     }
 
+    /// The client `index` on service `side` and the reference on the other, each with its
+    /// service's and its mock's CPU clocks: the two sides of a capacity round.
+    fn pair<'s>(
+        &'s self,
+        servers: &'s Servers,
+        index: usize,
+        side: usize,
+    ) -> [capacity::Side<'s>; 2] {
+        let target = if side == 0 {
+            &self.clients[index].1
+        } else {
+            &self.on_second[index]
+        };
+        let on = |side: usize, target| {
+            let (api, mock) = servers.side(side);
+            capacity::Side {
+                target,
+                service: api.cpu(),
+                mock: mock.and_then(MockEndpoint::cpu),
+            }
+        };
+        [on(side, target), on(1 - side, &self.reference[1 - side])]
+    }
+
     /// Records that `part` could not run, the first time: the rest of the suite goes on.
     fn not_run(&self, part: SuitePart, error: String) {
         let mut not_run = self.not_run.borrow_mut();
@@ -419,13 +467,13 @@ impl Parts<'_> {
     ) -> Result<(), BenchError> {
         for &millicpus in &self.sizes.cpu_quotas_millicpus {
             let cpus = f64::from(millicpus) / 1_000.0;
-            if let Err(error) = servers.api.limit_cpu(cpus, LIMIT_PERIOD_US) {
+            if let Err(error) = servers.limit_cpu(cpus, LIMIT_PERIOD_US) {
                 self.not_run(SuitePart::CpuQuota, error);
                 break;
             }
             self.settle();
             let measured = self.capacities(rounds, Some(millicpus), servers);
-            let lifted = servers.api.unlimit_cpu();
+            let lifted = servers.unlimit_cpu();
             results.capacity.extend(measured?);
             lifted.map_err(|why| {
                 BenchError::Resilience(format!("cannot lift the service's CPU quota: {why}"))

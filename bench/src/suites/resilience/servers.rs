@@ -1,7 +1,9 @@
 //! The suite's own servers over one protocol: a mock-rates it can kill and start again, and a
-//! payment service calling it, started clean. Over https and h2 the mock serves a TLS
-//! identity made for the suite, which the restarted mock serves again, so that the service,
-//! trusting that CA, goes on trusting the mock after the restart.
+//! payment service calling it, started clean; and beside them a second service with a
+//! mock-rates of its own, the other side of the paired capacity (see
+//! [`capacity`](super::capacity)). Over https and h2 the mocks serve a TLS identity made for
+//! the suite, which the restarted mock serves again, so that the service, trusting that CA,
+//! goes on trusting the mock after the restart.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,42 +29,85 @@ pub struct Servers {
     /// `None` while the mock is down, or when it could not start again.
     pub mock: Option<MockEndpoint>,
     pub api: ApiEndpoint,
-    /// Over TLS, the identity the mock serves (its file is removed on drop).
+    /// The second service and its own mock, which only the capacities drive.
+    pub second: Service,
+    /// Over TLS, the identity the mocks serve (its file is removed on drop).
     pub identity: Option<IdentityFile>,
 }
 
+/// A payment service and the mock-rates it calls.
+#[derive(Debug)]
+pub struct Service {
+    pub mock: MockEndpoint,
+    pub api: ApiEndpoint,
+}
+
+impl Service {
+    /// A mock-rates serving `protocol` (over TLS with `identity`) and a service calling it:
+    /// over TLS trusting its CA through `rates.ca_file`, its clients built for the protocol's
+    /// HTTP version.
+    fn start(
+        exe: &Path,
+        protocol: Protocol,
+        identity: Option<&IdentityFile>,
+    ) -> Result<Self, BenchError> {
+        let Some(identity) = identity else {
+            let mock = MockEndpoint::spawn(exe)?;
+            let api = ApiEndpoint::spawn(exe, mock.base_url())?;
+            return Ok(Self { mock, api });
+        };
+        let mock = MockEndpoint::spawn_with_identity(exe, identity)?;
+        let api = ApiEndpoint::spawn_over_tls(
+            exe,
+            &mock,
+            crate::suites::adapters::http_version(protocol),
+        )?;
+        Ok(Self { mock, api })
+    }
+}
+
 impl Servers {
-    /// Starts a mock-rates serving `protocol` and a service calling it: over plain HTTP; or
-    /// over TLS with the suite's identity, the service trusting its CA through
-    /// `rates.ca_file` and its clients built for the protocol's HTTP version.
+    /// Starts the two services over `protocol`, each with its mock-rates: over plain HTTP; or
+    /// over TLS with the suite's identity.
     pub fn start(exe: &Path, protocol: Protocol) -> Result<Self, BenchError> {
-        let (mock, identity) = if protocol.is_tls() {
-            let identity = IdentityFile::generate().map_err(|error| {
+        let identity = if protocol.is_tls() {
+            Some(IdentityFile::generate().map_err(|error| {
                 BenchError::Resilience(format!("cannot make mock-rates' TLS identity: {error}"))
-            })?;
-            (
-                MockEndpoint::spawn_with_identity(exe, &identity)?,
-                Some(identity),
-            )
+            })?)
         } else {
-            (MockEndpoint::spawn(exe)?, None)
+            None
         };
-        let api = if protocol.is_tls() {
-            ApiEndpoint::spawn_over_tls(
-                exe,
-                &mock,
-                crate::suites::adapters::http_version(protocol),
-            )?
-        } else {
-            ApiEndpoint::spawn(exe, mock.base_url())?
-        };
+        let Service { mock, api } = Service::start(exe, protocol, identity.as_ref())?;
+        let second = Service::start(exe, protocol, identity.as_ref())?;
         Ok(Self {
             protocol,
             exe: exe.to_owned(),
             mock: Some(mock),
             api,
+            second,
             identity,
         })
+    }
+
+    /// Service `side` (0: the one every part drives, 1: the second) and its mock, if up.
+    pub fn side(&self, side: usize) -> (&ApiEndpoint, Option<&MockEndpoint>) {
+        if side == 0 {
+            (&self.api, self.mock.as_ref())
+        } else {
+            (&self.second.api, Some(&self.second.mock))
+        }
+    }
+
+    /// Holds both services to `cpus` of CPU time per `period_us`.
+    pub fn limit_cpu(&mut self, cpus: f64, period_us: u64) -> Result<(), String> {
+        self.api.limit_cpu(cpus, period_us)?;
+        self.second.api.limit_cpu(cpus, period_us)
+    }
+
+    /// Lets both services go from their CPU limits.
+    pub fn unlimit_cpu(&mut self) -> Result<(), String> {
+        let first = self.api.unlimit_cpu();
+        self.second.api.unlimit_cpu().and(first)
     }
 
     /// The service's process id, which the suite reads memory, descriptors and CPU from.
@@ -72,15 +117,18 @@ impl Servers {
             .ok_or_else(|| BenchError::Resilience("the service has no process id".to_owned()))
     }
 
-    /// Each of `clients` with its payments target on this service, in table order.
+    /// Each of `clients` with its payments target on service `side` (see [`Self::side`]), in
+    /// table order.
     pub fn targets(
         &self,
+        side: usize,
         clients: &[ClientName],
     ) -> Result<Vec<(ClientName, Arc<ReadyScenario>)>, BenchError> {
+        let base_url = self.side(side).0.base_url();
         clients
             .iter()
             .map(|&name| {
-                ReadyScenario::new(self.api.base_url(), bench_model::Scenario::Payments(name))
+                ReadyScenario::new(base_url, bench_model::Scenario::Payments(name))
                     .map(|target| (name, Arc::new(target)))
             })
             .collect()
