@@ -260,7 +260,9 @@ pub struct RampStep {
 /// The CPU time the processes on the machine spent during one stretch, in seconds: the
 /// payment service, mock-rates, and the bench itself (the generator sending and checking the
 /// requests, and the bench's own few threads beside it); `None` where a process's clock could
-/// not be read.
+/// not be read. In a stretch paired with the reference (see [`Beside`]) each side has its own
+/// service and mock-rates, and the generator's time is shared between the sides by the
+/// requests each answered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StretchCpu {
     pub service_s: Option<f64>,

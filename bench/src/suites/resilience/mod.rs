@@ -111,12 +111,13 @@ pub fn run(settings: &Run) -> Result<Measured, BenchError> {
     let not_run = RefCell::new(Vec::new());
     for (protocol, clients) in &over {
         let mut servers = Servers::start(&exe, *protocol)?;
-        let reference = [0, 1].map(|side| servers.targets(side, &[capacity::REFERENCE]));
-        let [Ok(mut first), Ok(mut second)] = reference else {
-            return Err(BenchError::Resilience(format!(
-                "cannot make the reference's payments target: {reference:?}"
-            )));
-        };
+        let [on_first, on_second] = [0, 1].map(|side| {
+            ReadyScenario::new(
+                servers.side(side).0.base_url(),
+                Scenario::Payments(capacity::REFERENCE),
+            )
+            .map(Arc::new)
+        });
         let parts = Parts {
             runtime: &runtime,
             client: &client,
@@ -127,7 +128,7 @@ pub fn run(settings: &Run) -> Result<Measured, BenchError> {
                 .into_iter()
                 .map(|(_, target)| target)
                 .collect(),
-            reference: [first.remove(0).1, second.remove(0).1],
+            reference: [on_first?, on_second?],
             health: Arc::new(ReadyScenario::new(
                 servers.api.base_url(),
                 Scenario::Health,
@@ -322,11 +323,12 @@ impl Parts<'_> {
     }
 
     /// Each client's capacity (see [`capacity`]) with the services held to `quota` millicpus
-    /// (or not), each round paired with the reference's on the other service: `rounds` rounds,
-    /// in turn over the clients in a new random order each round, the client on the first
-    /// service in even rounds and on the second in odd ones, recorded with their median. Over
-    /// TLS, what the client's mock-rates counted during its rounds is checked (see
-    /// [`tls::negotiated`]): a row that fails it says why and is no figure.
+    /// (or not), every stretch paired with the reference on the other service: `rounds`
+    /// rounds, in turn over the clients in a new random order each round, the client on the
+    /// first service in odd rounds (the first, the third) and on the second in even ones,
+    /// recorded with their median. Over TLS, what the client's mock-rates counted during its
+    /// rounds is checked (see [`tls::negotiated`]): a row that fails it says why and is no
+    /// figure.
     fn capacities(
         &self,
         rounds: u32,
