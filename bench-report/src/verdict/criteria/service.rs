@@ -14,8 +14,9 @@ use bench_model::{
 /// 2-vCPU Xeon VM, 2026-12-07, hyper's capacity over awc's was +4%, +4%, -4%, +24% and +19% in
 /// five runs that day (one of `a135cf1`, four of the paired builds after it; the last with the
 /// two clients' rounds apart, so called beyond the noise by the rounds alone), and three
-/// default runs of `8514941` moved one client's capacity 30-48%. Pairing the stretches with hyper's does not take this out: the
-/// spread is each stretch's own (see `docs/suites.md`). A margin within 30% is a tie.
+/// default runs of `8514941` moved one client's capacity 30-48%. Pairing the stretches with
+/// hyper's does not take this out: the spread is each stretch's own (see `docs/suites.md`). A
+/// margin within 30% is a tie.
 pub(crate) const CAPACITY: NoiseRule = NoiseRule::RoundsAndBand(0.30);
 
 /// Capacity: the resilience suite's sustained capacity over http: the median of its rounds,
