@@ -257,6 +257,15 @@ pub struct RampStep {
     pub cpu: Option<StretchCpu>,
 }
 
+impl RampStep {
+    /// Whether every request the stretch sent was answered 200, with a p99 (from the due time)
+    /// within `objective_ms`.
+    pub fn answered_within(&self, objective_ms: f64) -> bool {
+        let requests = &self.requests;
+        requests.ok == requests.sent && requests.ok_p99_ms.is_some_and(|p99| p99 <= objective_ms)
+    }
+}
+
 /// The CPU time the processes on the machine spent during one stretch, in seconds: the
 /// payment service, mock-rates, and the bench itself (the generator sending and checking the
 /// requests, and the bench's own few threads beside it); `None` where a process's clock could
@@ -411,12 +420,7 @@ impl ClientCapacity {
     /// `None` for a round with no reference beside it or no ramp step both sides sustained.
     pub fn cpu_beside(&self) -> Vec<Option<CpuBeside>> {
         let sustained = |step: &RampStep| {
-            let requests = &step.requests;
-            requests.ok > 0
-                && requests.ok == requests.sent
-                && requests
-                    .ok_p99_ms
-                    .is_some_and(|p99| p99 <= self.latency_objective_ms)
+            step.requests.ok > 0 && step.answered_within(self.latency_objective_ms)
         };
         let per_payment = |step: &RampStep| {
             let (service_us, _, _) = step.cpu?.per_request_us(step.requests.ok);

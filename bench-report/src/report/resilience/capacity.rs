@@ -4,6 +4,7 @@ use crate::report::format::format_ms;
 use crate::report::reasons;
 use crate::report::table::{Align, Table};
 use bench_model::stats::quantile::median_of;
+use bench_model::stats::spread::range;
 use bench_model::{ClientCapacity, ClientName, CpuBeside, Protocol, ResilienceResults};
 
 pub(super) fn capacity_table(rows: &ResilienceResults) -> Table {
@@ -105,9 +106,8 @@ fn against_reference(row: &ClientCapacity) -> String {
 /// paired rounds for any client.
 pub(super) fn pairing_line(rows: &ResilienceResults) -> Option<String> {
     let spread = |values: &[f64]| {
-        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (values.len() >= 2 && low > 0.0).then(|| (high - low) / low)
+        let (low, high) = range(values)?;
+        (low > 0.0).then(|| (high - low) / low)
     };
     let mut of_own = Vec::new();
     let mut of_ratio = Vec::new();

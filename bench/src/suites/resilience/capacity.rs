@@ -314,12 +314,7 @@ fn stretch<const N: usize>(
 /// Whether a stretch kept up: every request planned was sent and answered 200, with a p99
 /// within the objective.
 fn sustained(step: &RampStep, planned: u64) -> bool {
-    let requests = &step.requests;
-    requests.sent == planned
-        && requests.ok == requests.sent
-        && requests
-            .ok_p99_ms
-            .is_some_and(|p99| p99 <= LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0)
+    step.requests.sent == planned && step.answered_within(LATENCY_OBJECTIVE.as_secs_f64() * 1_000.0)
 }
 
 /// The rate of the highest sustained step before the first two misses in a row (the ramp

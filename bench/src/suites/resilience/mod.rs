@@ -111,13 +111,7 @@ pub fn run(settings: &Run) -> Result<Measured, BenchError> {
     let not_run = RefCell::new(Vec::new());
     for (protocol, clients) in &over {
         let mut servers = Servers::start(&exe, *protocol)?;
-        let [on_first, on_second] = [0, 1].map(|side| {
-            ReadyScenario::new(
-                servers.side(side).0.base_url(),
-                Scenario::Payments(capacity::REFERENCE),
-            )
-            .map(Arc::new)
-        });
+        let [on_first, on_second] = [0, 1].map(|side| servers.target(side, capacity::REFERENCE));
         let parts = Parts {
             runtime: &runtime,
             client: &client,

@@ -124,14 +124,20 @@ impl Servers {
         side: usize,
         clients: &[ClientName],
     ) -> Result<Vec<(ClientName, Arc<ReadyScenario>)>, BenchError> {
-        let base_url = self.side(side).0.base_url();
         clients
             .iter()
-            .map(|&name| {
-                ReadyScenario::new(base_url, bench_model::Scenario::Payments(name))
-                    .map(|target| (name, Arc::new(target)))
-            })
+            .map(|&name| Ok((name, self.target(side, name)?)))
             .collect()
+    }
+
+    /// `client`'s payments target on service `side` (see [`Self::side`]).
+    pub fn target(
+        &self,
+        side: usize,
+        client: ClientName,
+    ) -> Result<Arc<ReadyScenario>, BenchError> {
+        let base_url = self.side(side).0.base_url();
+        ReadyScenario::new(base_url, bench_model::Scenario::Payments(client)).map(Arc::new)
     }
 
     /// `client` over this protocol.
