@@ -11,13 +11,16 @@
 //! (shortest to middle, middle to longest) give the same figure twice, and what it moves between
 //! them is its noise in the verdict. mock-rates runs natively on the bench's own threads (its work
 //! is not counted); for `https` it serves TLS with a CA made at start, which the child is given.
+//! One client is counted per core at a time, each worker with a mock-rates of its own.
 
 pub mod service;
 pub mod suite;
 
 use std::io::{self, Write as _};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
+use indicatif::ProgressBar;
 use mock_rates::{Settings, TlsSettings};
 use rates_common::{ClientSettings, HttpVersion};
 use tempfile::NamedTempFile;
@@ -55,8 +58,11 @@ pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchErr
     let bar = progress_bar(SuiteName::Cost, 3 * work as u64);
     let mut rows = Vec::new();
     for &protocol in &protocols {
-        let own_mock = if mock.is_child() {
-            Some(hosted_mock(protocol)?)
+        // One mock-rates per worker, so that what one counts (the TLS check) is one client's.
+        let own_mocks = if mock.is_child() {
+            (0..workers())
+                .map(|_| hosted_mock(protocol))
+                .collect::<Result<Vec<_>, _>>()?
         } else if protocol.is_tls() {
             eprintln!(
                 "bench: cost: {protocol} left out: it needs a mock-rates of the bench's own, and \
@@ -64,55 +70,71 @@ pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchErr
             );
             continue;
         } else {
-            None
+            Vec::new()
         };
-        let mock = own_mock.as_ref().unwrap_or(mock);
-        let ca_file = mock.ca_pem().map(|pem| CaFile::write(pem)).transpose()?;
-        let admin = mock.admin();
-        let mut measured = Vec::new();
-        for client in plan.clients(SuiteName::Cost, protocol) {
-            let run = |calls: u32| {
-                bar.set_message(format!("{} {calls} calls", protocol.qualify(client)));
-                let run = callgrind(
-                    &exe,
-                    client,
-                    protocol,
-                    mock.base_url(),
-                    ca_file.as_ref(),
-                    calls,
-                );
-                bar.inc(1);
-                run
-            };
-            let before = admin.counters();
-            let shorter = run(low)?;
-            let middle = run(mid)?;
-            let longer = run(high)?;
-            let counted = Counted::between(before.as_ref(), admin.counters().as_ref());
-            // A row over TLS that mock-rates did not count as such is no figure; the run goes
-            // on.
-            let (negotiated, unchecked) = if protocol.is_tls() {
-                match tls::negotiated(client, protocol, counted) {
-                    Ok(negotiated) => (Some(negotiated), None),
-                    Err(why) => (None, Some(why)),
-                }
-            } else {
-                (None, None)
-            };
-            let mut row = row(
-                client,
-                protocol,
-                (low, high),
-                (&shorter, &longer),
-                negotiated,
-            );
-            row.round_instructions_per_call = vec![
-                per_call((low, mid), (&shorter, &middle)),
-                per_call((mid, high), (&middle, &longer)),
-            ];
-            row.unchecked = unchecked;
-            measured.push(row);
-        }
+        let mocks: Vec<&MockEndpoint> = if own_mocks.is_empty() {
+            vec![mock]
+        } else {
+            own_mocks.iter().collect()
+        };
+        let ca_files = mocks
+            .iter()
+            .map(|mock| mock.ca_pem().map(|pem| CaFile::write(pem)).transpose())
+            .collect::<Result<Vec<_>, _>>()?;
+        let clients = plan.clients(SuiteName::Cost, protocol);
+        let next = AtomicUsize::new(0);
+        // Each worker takes the next client and runs its three counts against its own
+        // mock-rates; callgrind's counts are the child's alone, so two children at once on two
+        // cores count what one alone does (a default run's per-call figures moved within the
+        // rounds' own spread when this came in: docs/suites.md).
+        let measured: Vec<(usize, Result<CostRow, BenchError>)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = mocks
+                .iter()
+                .zip(&ca_files)
+                .map(|(mock, ca_file)| {
+                    let (next, clients, bar, exe) = (&next, &clients, &bar, &exe);
+                    scope.spawn(move || {
+                        let mut done = Vec::new();
+                        loop {
+                            let index = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(&client) = clients.get(index) else {
+                                return done;
+                            };
+                            let row = measure(
+                                exe,
+                                client,
+                                protocol,
+                                mock,
+                                ca_file.as_ref(),
+                                (low, mid, high),
+                                bar,
+                            );
+                            let failed = row.is_err();
+                            done.push((index, row));
+                            if failed {
+                                // The others stop at their next client.
+                                next.store(clients.len(), Ordering::Relaxed);
+                                return done;
+                            }
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|worker| {
+                    worker
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        let mut measured = measured;
+        measured.sort_by_key(|(index, _)| *index);
+        let mut measured = measured
+            .into_iter()
+            .map(|(_, row)| row)
+            .collect::<Result<Vec<_>, _>>()?;
         let baseline = measured
             .iter()
             .find(|row| row.client == ClientName::BASELINE)
@@ -126,6 +148,59 @@ pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchErr
     }
     bar.finish_and_clear();
     Ok(rows)
+}
+
+/// How many clients are counted at once: one per core (at most four). Each runs under
+/// callgrind, which serialises a process's threads onto one core.
+fn workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |cores| cores.get().clamp(1, 4))
+}
+
+/// One client's three runs under callgrind against `mock`, and its row: what one pooled call
+/// costs, from the shortest and longest runs, and the two halves' figures.
+fn measure(
+    exe: &Path,
+    client: ClientName,
+    protocol: Protocol,
+    mock: &MockEndpoint,
+    ca_file: Option<&CaFile>,
+    (low, mid, high): (u32, u32, u32),
+    bar: &ProgressBar,
+) -> Result<CostRow, BenchError> {
+    let admin = mock.admin();
+    let run = |calls: u32| {
+        bar.set_message(format!("{} {calls} calls", protocol.qualify(client)));
+        let run = callgrind(exe, client, protocol, mock.base_url(), ca_file, calls);
+        bar.inc(1);
+        run
+    };
+    let before = admin.counters();
+    let shorter = run(low)?;
+    let middle = run(mid)?;
+    let longer = run(high)?;
+    let counted = Counted::between(before.as_ref(), admin.counters().as_ref());
+    // A row over TLS that mock-rates did not count as such is no figure; the run goes on.
+    let (negotiated, unchecked) = if protocol.is_tls() {
+        match tls::negotiated(client, protocol, counted) {
+            Ok(negotiated) => (Some(negotiated), None),
+            Err(why) => (None, Some(why)),
+        }
+    } else {
+        (None, None)
+    };
+    let mut row = row(
+        client,
+        protocol,
+        (low, high),
+        (&shorter, &longer),
+        negotiated,
+    );
+    row.round_instructions_per_call = vec![
+        per_call((low, mid), (&shorter, &middle)),
+        per_call((mid, high), (&middle, &longer)),
+    ];
+    row.unchecked = unchecked;
+    Ok(row)
 }
 
 /// A mock-rates of the suite's own, on the bench's threads (the measured process is the child
