@@ -17,6 +17,9 @@ pub struct FanoutSettings {
     pub repetitions: u32,
     /// Times each sequential group was sent.
     pub sequential_repetitions: u32,
+    /// The sizes sent in sequence; `None`: every group size (the runs before 2026-12-07).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequential_group_sizes: Option<Vec<u32>>,
     /// Over h2, the concurrent groups are sent again through a mock-rates whose HTTP/2
     /// connections allow this many streams at once; `None`: not sent (or a run from before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -29,6 +32,15 @@ impl FanoutSettings {
         match mode {
             FanoutMode::Sequential => self.sequential_repetitions,
             FanoutMode::Concurrent => self.repetitions,
+        }
+    }
+
+    /// The group sizes sent in `mode`: every size concurrently; in sequence those recorded,
+    /// else every size.
+    pub fn sizes_of(&self, mode: FanoutMode) -> Vec<u32> {
+        match (mode, &self.sequential_group_sizes) {
+            (FanoutMode::Sequential, Some(sizes)) => sizes.clone(),
+            _ => self.group_sizes.clone(),
         }
     }
 }

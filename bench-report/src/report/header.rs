@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 #[cfg(test)]
 use bench_model::TlsServer;
 use bench_model::{
-    ClientName, Environment, FanoutSettings, FaultsSettings, LoadSettings, Origin, Protocol,
-    ResilienceSettings, Results, Run, RunSettings, Server, Servers, SuiteName, TlsRole,
+    ClientName, Environment, FanoutMode, FanoutSettings, FaultsSettings, LoadSettings, Origin,
+    Protocol, ResilienceSettings, Results, Run, RunSettings, Server, Servers, SuiteName, TlsRole,
 };
 
 /// The header's lines, without decoration; a build other than release is said first.
@@ -412,16 +412,22 @@ fn load_line(load: &LoadSettings) -> String {
 /// The fanout suite's line.
 fn fanout_line(fanout: &FanoutSettings) -> String {
     let sizes: Vec<String> = fanout.group_sizes.iter().map(u32::to_string).collect();
+    let sequential: Vec<String> = fanout
+        .sizes_of(FanoutMode::Sequential)
+        .iter()
+        .map(u32::to_string)
+        .collect();
     let jitter = if fanout.upstream_jitter_ms > 0 {
         format!(" + 0..={} ms jitter", fanout.upstream_jitter_ms)
     } else {
         String::new()
     };
     format!(
-        "fanout: upstream latency {} ms{jitter}; groups of {}; each concurrent group sent \
-         {}x, each sequential group {}x (median shown)",
+        "fanout: upstream latency {} ms{jitter}; groups of {} (in sequence {}); each concurrent \
+         group sent {}x, each sequential group {}x (median shown)",
         fanout.upstream_latency_ms,
         sizes.join(", "),
+        sequential.join(", "),
         fanout.repetitions,
         fanout.sequential_repetitions
     )

@@ -56,6 +56,13 @@ pub(super) fn mode_table(
     columns.extend(reference_columns.iter().map(|name| (*name, Align::Right)));
     let rows = group_sizes(&results.fanout)
         .into_iter()
+        // Sequential groups are sent at the smallest and largest sizes only.
+        .filter(|&size| {
+            results
+                .fanout
+                .iter()
+                .any(|row| row.mode == mode && row.group_size == size)
+        })
         .map(|size| {
             let ideal = results
                 .fanout

@@ -166,9 +166,9 @@ fn measure(
             .map(|&mode| {
                 u64::from(fanout.repetitions_of(mode))
                     * fanout
-                        .group_sizes
-                        .iter()
-                        .map(|&size| ideal(mode, size))
+                        .sizes_of(mode)
+                        .into_iter()
+                        .map(|size| ideal(mode, size))
                         .sum::<u64>()
             })
             .sum::<u64>();
@@ -200,7 +200,7 @@ fn measure(
         bar.inc(ideal(FanoutMode::Concurrent, largest));
         for &mode in modes {
             let first = cells.len();
-            cells.extend(fanout.group_sizes.iter().map(|&size| Cell {
+            cells.extend(fanout.sizes_of(mode).into_iter().map(|size| Cell {
                 client,
                 protocol,
                 mode,

@@ -32,7 +32,8 @@ pub struct FanoutArgs {
     pub upstream_jitter_ms: Option<u64>,
 
     /// fanout: payments per group, comma-separated (the reference's sizes were
-    /// 5,10,15,20,25,30,40,50,70). [default: 5,10,20,40,70; --quick: 5,20]
+    /// 5,10,15,20,25,30,40,50,70); sequential groups at the smallest and the largest only.
+    /// [default: 5,10,20,40,70; --quick: 5,20]
     #[arg(long, value_name = "N,...", value_delimiter = ',',
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub group_sizes: Vec<u32>,
@@ -75,7 +76,15 @@ pub fn resolve(args: &FanoutArgs, quick: bool) -> FanoutSettings {
     };
     group_sizes.sort_unstable();
     group_sizes.dedup();
+    // In sequence the smallest and the largest only: a sequential group of N takes N upstream
+    // latencies whatever the client (145 per client at the default sizes, 75 now), and the
+    // sizes between only filled in a straight line.
+    let sequential_group_sizes = match group_sizes.as_slice() {
+        [first, .., last] => vec![*first, *last],
+        sizes => sizes.to_vec(),
+    };
     FanoutSettings {
+        sequential_group_sizes: Some(sequential_group_sizes),
         upstream_latency_ms: args.upstream_latency_ms.unwrap_or(latency),
         upstream_jitter_ms: args.upstream_jitter_ms.unwrap_or(0),
         group_sizes,
@@ -138,6 +147,21 @@ mod tests {
         assert_eq!(chosen.group_sizes, [5, 20, 70]);
         assert_eq!(chosen.repetitions_of(FanoutMode::Concurrent), 5);
         assert_eq!(chosen.repetitions_of(FanoutMode::Sequential), 2);
+        assert_eq!(chosen.sizes_of(FanoutMode::Concurrent), [5, 20, 70]);
+        assert_eq!(chosen.sizes_of(FanoutMode::Sequential), [5, 70]);
+        assert_eq!(
+            defaults.sizes_of(FanoutMode::Sequential),
+            [5, 70],
+            "the smallest and the largest in sequence"
+        );
+        let one = resolved(&["--group-sizes", "8"]);
+        assert_eq!(one.sizes_of(FanoutMode::Sequential), [8]);
+        // A run from before the field sent every size in sequence.
+        let before = FanoutSettings {
+            sequential_group_sizes: None,
+            ..chosen
+        };
+        assert_eq!(before.sizes_of(FanoutMode::Sequential), [5, 20, 70]);
         assert_eq!(defaults.h2_stream_limit, Some(10));
         assert_eq!(resolved(&["--h2-stream-limit", "0"]).h2_stream_limit, None);
         assert_eq!(

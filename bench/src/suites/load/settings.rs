@@ -16,7 +16,7 @@ pub struct LoadArgs {
 
     /// load: measured seconds per scenario (fractions allowed), split into --rounds rounds,
     /// each after an unrecorded warm-up at the same rate (0.5 s in all, --quick: 0.25 s; never
-    /// longer than this). [default: 4; --quick: 1]
+    /// longer than this). [default: 3; --quick: 1]
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub duration: Option<Duration>,
 }
@@ -26,7 +26,7 @@ pub fn resolve(args: &LoadArgs, quick: bool) -> LoadSettings {
     let (rps, duration, warmup) = if quick {
         (200, Duration::from_secs(1), Duration::from_millis(250))
     } else {
-        (480, Duration::from_secs(4), Duration::from_millis(500))
+        (480, Duration::from_secs(3), Duration::from_millis(500))
     };
     let duration = args.duration.unwrap_or(duration);
     let millis = |duration: Duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
@@ -71,7 +71,7 @@ mod tests {
         let defaults = resolve(&LoadArgs::default(), false);
         assert_eq!(
             (defaults.rps, defaults.duration_ms, defaults.warmup_ms),
-            (480, 4_000, 500)
+            (480, 3_000, 500)
         );
         let quick = resolve(&LoadArgs::default(), true);
         assert_eq!(

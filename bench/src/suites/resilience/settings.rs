@@ -13,7 +13,7 @@ pub struct ResilienceArgs {
     #[arg(long)]
     pub resilience_full: bool,
 
-    /// resilience: the soak's seconds per client, whatever the size. [default: 12; --quick: 3;
+    /// resilience: the soak's seconds per client, whatever the size. [default: 8; --quick: 3;
     /// --resilience-full: 180]
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(2..=86_400))]
     pub soak_secs: Option<u64>,
@@ -87,7 +87,7 @@ pub fn resolve(args: &ResilienceArgs, quick: bool) -> ResilienceSettings {
         ]
     } else {
         [
-            300, 2_000, 1_000, 1_000, 3_000, 1_000, 3_000, 2_000, 1_000, 12_000, 4_000, 250,
+            300, 2_000, 1_000, 1_000, 2_000, 1_000, 2_000, 2_000, 1_000, 8_000, 4_000, 250,
         ]
     };
     let [
@@ -147,7 +147,7 @@ mod tests {
                 default.overload_ms,
                 default.soak_ms
             ),
-            (1_000, 3_000, 12_000)
+            (1_000, 2_000, 8_000)
         );
         assert_eq!(
             (default.overload_percent, default.slow_connections),
