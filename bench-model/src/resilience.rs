@@ -323,6 +323,11 @@ pub struct Beside {
     pub steps: Vec<RampStep>,
     /// What the reference gave in each of the round's confirmation stretches, in order.
     pub confirmations: Vec<RampStep>,
+    /// The ramp steps both services missed, run again once (the rate of each, in order): a
+    /// stall both met is not the client's, and the second run is the step's (runs before
+    /// 2026-12-07's last builds repeated none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeated: Vec<u32>,
 }
 
 /// One round's service CPU per payment beside the reference's: over the ramp steps both sides

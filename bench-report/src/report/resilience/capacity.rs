@@ -127,12 +127,38 @@ pub(super) fn pairing_line(rows: &ResilienceResults) -> Option<String> {
         }
     }
     let reference = reference?;
+    let repeated: Vec<String> = rows
+        .capacity
+        .iter()
+        .filter(|row| row.is_ranked())
+        .flat_map(|row| {
+            row.rounds
+                .iter()
+                .filter_map(|round| round.beside.as_ref())
+                .flat_map(move |beside| {
+                    beside
+                        .repeated
+                        .iter()
+                        .map(move |rps| format!("{} at {rps} RPS", row.client))
+                })
+        })
+        .collect();
+    // Runs before the repeat have none to name, so an empty list says nothing.
+    let repeated = if repeated.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Ramp steps both services missed, run again once (the second run counts): {}.",
+            repeated.join(", ")
+        )
+    };
     Some(format!(
         "resilience: every capacity stretch drove {reference} on a second service beside the \
          client's, with the same budget, at the same rate at the same time, the sides \
          alternated between rounds. Over the ramp steps both sustained, the service's CPU per \
          payment moved {:.0}% between a client's rounds (the median over {} clients of \
-         (highest - lowest) / lowest), its ratio to {reference}'s in the same steps {:.0}%.",
+         (highest - lowest) / lowest), its ratio to {reference}'s in the same steps \
+         {:.0}%.{repeated}",
         median_of(&of_own)? * 100.0,
         of_own.len(),
         median_of(&of_ratio)? * 100.0

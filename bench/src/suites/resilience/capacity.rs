@@ -68,6 +68,10 @@ const DOWN_QUARTERS: [i32; 4] = [-1, -2, -3, -4];
 /// so far: a ramp step (√2, eight sixteenths) takes the three, a quarter-step the last two.
 const BISECT_SIXTEENTHS: [i32; 3] = [4, 2, 1];
 
+/// The most ramp steps a round runs again because both services missed them: a stall both
+/// met is seldom met twice, and two services past their capacities miss every step again.
+const MAX_REPEATS: usize = 2;
+
 /// The client every other is measured beside: the baseline of the adapters.
 pub const REFERENCE: ClientName = ClientName::Hyper;
 
@@ -105,24 +109,19 @@ pub fn round(
         Schedule::new(RAMP_RPS[0], WARMUP),
         |_| Tally::new(Instant::now(), 0),
     )?;
-    let mut steps = Vec::new();
-    let mut beside = Vec::new();
-    let mut misses = 0;
-    for rps in RAMP_RPS {
-        let [own, theirs] = stretch(
+    let Ramp {
+        steps,
+        beside,
+        repeated,
+    } = ramp(|rps| {
+        stretch(
             runtime,
             client,
             targets,
             Schedule::new(rps, step),
             Some(&meters),
-        )?;
-        misses = if own.1 { 0 } else { misses + 1 };
-        steps.push(own);
-        beside.push(theirs.0);
-        if misses == 2 {
-            break;
-        }
-    }
+        )
+    })?;
     let candidate = candidate(&steps);
     if candidate == RAMP_RPS.last().copied() {
         eprintln!(
@@ -160,8 +159,47 @@ pub fn round(
             side,
             steps: beside,
             confirmations: confirmed_beside,
+            repeated,
         }),
     })
+}
+
+/// A round's ramp: the client's steps (each with whether it held), the reference's beside
+/// them, and the rates run again.
+struct Ramp {
+    steps: Vec<(RampStep, bool)>,
+    beside: Vec<RampStep>,
+    repeated: Vec<u32>,
+}
+
+/// The ramp up [`RAMP_RPS`], `step` running one paired stretch at a rate, until the client
+/// misses two steps in a row. A step both sides missed is run again once (at most
+/// [`MAX_REPEATS`] a round), and the second run is the step's: a stall both met (the
+/// machine's, the generator's) is not the client's, and where both are past their capacity
+/// it misses again.
+fn ramp(
+    mut step: impl FnMut(u32) -> Result<[(RampStep, bool); 2], BenchError>,
+) -> Result<Ramp, BenchError> {
+    let mut ramp = Ramp {
+        steps: Vec::new(),
+        beside: Vec::new(),
+        repeated: Vec::new(),
+    };
+    let mut misses = 0;
+    for rps in RAMP_RPS {
+        let [mut own, mut theirs] = step(rps)?;
+        if !own.1 && !theirs.1 && ramp.repeated.len() < MAX_REPEATS {
+            ramp.repeated.push(rps);
+            [own, theirs] = step(rps)?;
+        }
+        misses = if own.1 { 0 } else { misses + 1 };
+        ramp.steps.push(own);
+        ramp.beside.push(theirs.0);
+        if misses == 2 {
+            break;
+        }
+    }
+    Ok(ramp)
 }
 
 /// One confirmation stretch at `rps`, `confirm` long: what it gave, and whether it held.
@@ -357,6 +395,42 @@ pub fn round_ms(step_ms: u64, confirm_ms: u64) -> u64 {
 mod tests {
     use super::*;
     use bench_model::PhaseCounts;
+
+    #[test]
+    fn a_ramp_step_both_sides_missed_is_run_again_once() {
+        // The client holds to 2000 RPS; both sides stall once at 500 RPS, and both are past
+        // their capacities from 2828 RPS on.
+        let mut calls = Vec::new();
+        let mut stalled = false;
+        let ramp = ramp(|rps| {
+            calls.push(rps);
+            let stall = rps == 500 && !stalled;
+            stalled |= stall;
+            let held = !stall && rps <= 2_000;
+            Ok([step(rps, held), step(rps, held && !stall)])
+        })
+        .unwrap();
+        assert_eq!(
+            calls,
+            [
+                250, 354, 500, 500, 707, 1_000, 1_414, 2_000, 2_828, 2_828, 4_000
+            ]
+        );
+        assert_eq!(ramp.repeated, [500, 2_828], "at most two a round");
+        let rates: Vec<(u32, bool)> = ramp.steps.iter().map(|(s, held)| (s.rps, *held)).collect();
+        assert_eq!(rates[2], (500, true), "the second run is the step's");
+        assert_eq!(candidate(&ramp.steps), Some(2_000));
+        assert_eq!(ramp.beside.len(), ramp.steps.len());
+        // A step only the client missed is not run again.
+        let mut calls = 0;
+        let alone = super::ramp(|rps| {
+            calls += 1;
+            Ok([step(rps, rps < 1_000), step(rps, true)])
+        })
+        .unwrap();
+        assert!(alone.repeated.is_empty());
+        assert_eq!(calls, 6, "250 to 1414: two misses end the ramp");
+    }
 
     fn step(rps: u32, held: bool) -> (RampStep, bool) {
         (
