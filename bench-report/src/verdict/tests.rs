@@ -19,20 +19,33 @@ fn results() -> Results {
     results
 }
 
-/// A capacity whose three rounds gave `rps` and a tenth either side.
+/// A capacity whose three rounds gave `rps` and a tenth either side, each round's ramp
+/// costing the service as much CPU per payment beside hyper as 8000 RPS is of `rps` (hyper's
+/// 8000 RPS are 1.00x, 4000 RPS 2.00x).
 fn capacity(client: ClientName, rps: u32) -> ClientCapacity {
-    let round = |rps| CapacityRound {
+    let own = 60.0 * 8_000.0 / f64::from(rps);
+    let round = |rps, side| CapacityRound {
         capacity_rps: Some(rps),
-        steps: Vec::new(),
+        steps: vec![step_costing(1_000, own), step_costing(2_000, own)],
         confirmations: Vec::new(),
-        beside: None,
+        beside: Some(bench_model::Beside {
+            reference: Hyper,
+            side,
+            steps: vec![step_costing(1_000, 60.0), step_costing(2_000, 60.0)],
+            confirmations: Vec::new(),
+            repeated: Vec::new(),
+        }),
     };
     ClientCapacity {
         client,
         protocol: Protocol::Http,
         capacity_rps: Some(rps),
         latency_objective_ms: 25.0,
-        rounds: vec![round(rps * 9 / 10), round(rps), round(rps * 11 / 10)],
+        rounds: vec![
+            round(rps * 9 / 10, 0),
+            round(rps, 1),
+            round(rps * 11 / 10, 0),
+        ],
         refuted: None,
         step_downs: Vec::new(),
         cpu_quota_millicpus: None,
@@ -315,7 +328,7 @@ fn overlapping_intervals_and_overlapping_rounds_are_ties() {
 }
 
 #[test]
-fn an_instructions_tie_is_broken_by_capacity() {
+fn an_instructions_tie_is_broken_by_cpu_per_payment_beside_hyper() {
     let mut results = clear_run();
     // Within the 5% band: hyper and awc tie on what a payment costs.
     results.service_cost = vec![service_cost(Hyper, 130_000.0), service_cost(Awc, 133_000.0)];
@@ -327,18 +340,21 @@ fn an_instructions_tie_is_broken_by_capacity() {
     assert_eq!(
         pick(&verdict, ASYNC_SERVICE),
         Some(Hyper),
-        "8000 RPS against 4000"
+        "1.00x hyper's against 2.00x"
     );
     let reason = &verdict.picks[0].reason;
     assert!(
         reason.contains("tie on instructions per payment, whole service"),
         "{reason}"
     );
-    assert!(reason.contains("capacity: hyper"), "{reason}");
+    assert!(
+        reason.contains("CPU per payment beside hyper: hyper 1.00x"),
+        "{reason}"
+    );
     // The terminal's clause: the tie and what broke it, figures and margin.
     let brief = &verdict.picks[0].brief;
     assert!(
-        brief.starts_with("2% apart on instructions/payment: a tie; capacity ")
+        brief.starts_with("2% apart on instructions/payment: a tie; CPU/payment beside hyper ")
             && brief.contains(" against awc ")
             && brief.ends_with("(+100%)"),
         "{brief}"
@@ -349,13 +365,13 @@ fn an_instructions_tie_is_broken_by_capacity() {
         Criterion::Latency(Protocol::Https).phrase(),
         "per-call latency, https"
     );
-    // The capacities the other way round: awc wins the tie-break.
+    // The other way round: awc wins the tie-break.
     results.resilience.capacity = vec![capacity(Hyper, 4000), capacity(Awc, 8000)];
     assert_eq!(pick(&super::verdict(&results), ASYNC_SERVICE), Some(Awc));
-    // Capacities whose rounds overlap: a declared tie between the two.
+    // Ratios whose rounds overlap: a declared tie between the two.
     results.resilience.capacity = vec![
-        capacity_rounds(Awc, &[5_657, 4_000, 4_757]),
-        capacity_rounds(Hyper, &[4_000, 4_757, 3_364]),
+        beside(Awc, 5_000, &[60.0, 66.0, 62.0], &[60.0, 60.0, 60.0]),
+        beside(Hyper, 4_000, &[63.0, 60.0, 64.0], &[60.0, 60.0, 60.0]),
     ];
     let verdict = super::verdict(&results);
     assert_eq!(
@@ -366,15 +382,16 @@ fn an_instructions_tie_is_broken_by_capacity() {
     let brief = &verdict.picks[0].brief;
     assert!(
         brief.starts_with("2% apart on instructions/payment, ")
-            && brief.ends_with("% on capacity: a tie"),
+            && brief.ends_with("% on CPU/payment beside hyper: a tie"),
         "{brief}"
     );
-    // The tie-break's tie states its resolution too: hyper at its edge, and the smallest
-    // margin this run could have called.
+    // The tie-break's tie states its resolution too: the client at its edge, and the
+    // smallest margin this run could have called.
     assert!(
         verdict.picks[0]
             .reason
-            .contains("tie on capacity too (within the noise: hyper, 19% apart; this run calls"),
+            .contains("tie on CPU per payment beside hyper too (within the noise: ")
+            && verdict.picks[0].reason.contains("this run calls"),
         "{}",
         verdict.picks[0].reason
     );
@@ -477,7 +494,7 @@ fn a_tie_whose_tie_break_was_not_measured_is_not_decided() {
     // The terminal's clause, and the line under the table that names the flag deciding it.
     assert_eq!(
         verdict.picks[0].brief,
-        "1% apart on instructions/payment: a tie; capacity not measured"
+        "1% apart on instructions/payment: a tie; CPU/payment beside hyper not measured"
     );
     let undecided = verdict.picks[0].undecided.as_deref().unwrap_or_default();
     assert!(
@@ -550,7 +567,7 @@ fn capacities_over_tls_are_shown_not_ranked() {
 }
 
 #[test]
-fn a_tie_break_refuted_for_one_tied_client_decides_among_the_others_and_names_it() {
+fn a_tie_break_missing_for_one_tied_client_decides_among_the_others_and_names_it() {
     let mut results = clear_run();
     // hyper, awc and reqwest tie on what a payment costs (within 5%).
     results.service_cost = vec![
@@ -558,27 +575,28 @@ fn a_tie_break_refuted_for_one_tied_client_decides_among_the_others_and_names_it
         service_cost(Awc, 131_000.0),
         service_cost(Reqwest, 132_000.0),
     ];
-    // hyper's capacity, the highest, was refuted by its soak; awc's beats reqwest's beyond
-    // the noise.
-    results.resilience.capacity[0].refuted = Some(bench_model::Refuted::Soak {
-        percent: 50,
-        rps: 4000,
-        failed: 301,
-        unsent: 0,
-        scheduled: 84_855,
-        p99_ms: None,
-    });
+    // hyper's service sustained no ramp step beside the reference (every one over the
+    // objective); awc's CPU per payment beats reqwest's beyond the noise.
+    let over_objective = |row: &mut ClientCapacity| {
+        for round in &mut row.rounds {
+            for step in &mut round.steps {
+                step.requests.ok_p99_ms = Some(30.0);
+            }
+        }
+    };
+    over_objective(&mut results.resilience.capacity[0]);
     results.resilience.capacity[1] = capacity(Awc, 8000);
     let verdict = verdict(&results);
     let async_pick = &verdict.picks[0];
     assert_eq!(async_pick.choice, Choice::Client(Awc), "{async_pick:?}");
     assert!(
-        async_pick
-            .reason
-            .contains("capacity: awc 8000 RPS against reqwest 2828 RPS")
-            && async_pick.reason.contains(
-                "left out of the tie-break, no figure for capacity: hyper (8000 RPS, but its soak"
-            ),
+        async_pick.reason.contains(
+            "CPU per payment beside hyper: awc 1.00x hyper's (1.00 / 1.00 / 1.00) against \
+             reqwest 2.83x"
+        ) && async_pick.reason.contains(
+            "left out of the tie-break, no figure for CPU per payment beside hyper: hyper (no \
+             ramp step both its service and hyper's sustained)"
+        ),
         "{}",
         async_pick.reason
     );
@@ -592,23 +610,16 @@ fn a_tie_break_refuted_for_one_tied_client_decides_among_the_others_and_names_it
         "{}",
         async_pick.brief
     );
-    // With every tied client's capacity missing, nothing decides, and the reason says which.
+    // With every tied client's figure missing, nothing decides, and the reason says which.
     for row in &mut results.resilience.capacity {
-        row.refuted = Some(bench_model::Refuted::Soak {
-            percent: 50,
-            rps: 1000,
-            failed: 3,
-            unsent: 0,
-            scheduled: 100,
-            p99_ms: None,
-        });
+        over_objective(row);
     }
     let verdict = super::verdict(&results);
     assert_eq!(verdict.picks[0].choice, Choice::NotDecided);
     assert!(
         verdict.picks[0]
             .reason
-            .contains("no figure for capacity: hyper (")
+            .contains("no figure for CPU per payment beside hyper: hyper (")
             && !verdict.picks[0]
                 .reason
                 .contains("no candidate was measured"),
@@ -882,7 +893,7 @@ fn each_pick_names_the_criteria_its_rule_weighed() {
         deciding(&before, ASYNC_SERVICE),
         Deciding {
             first: Some(Criterion::InstructionsPerPayment),
-            tie_break: Some(Criterion::Capacity),
+            tie_break: Some(Criterion::CpuBeside),
         }
     );
     assert_eq!(
@@ -1464,6 +1475,7 @@ fn beside(client: ClientName, rps: u32, own: &[f64], reference: &[f64]) -> Clien
             side: side % 2,
             steps: vec![step_costing(1_000, theirs), step_costing(2_000, theirs)],
             confirmations: Vec::new(),
+            repeated: Vec::new(),
         });
     }
     row
@@ -1520,7 +1532,13 @@ fn cpu_per_payment_beside_the_reference_is_ranked_by_its_ratio_in_the_same_steps
     assert_eq!(rounds[0].map(|round| round.ratio), Some(2.0));
     assert_eq!(rounds[1], None);
     // Without a reference beside it (runs before the pairing): not measured.
-    let verdict = super::verdict(&clear_run());
+    let mut before = clear_run();
+    for row in &mut before.resilience.capacity {
+        for round in &mut row.rounds {
+            round.beside = None;
+        }
+    }
+    let verdict = super::verdict(&before);
     assert!(matches!(
         judged(&verdict, Criterion::CpuBeside).outcome,
         Outcome::NotMeasured(_)
