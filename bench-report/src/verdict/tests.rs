@@ -1521,6 +1521,28 @@ fn cpu_per_payment_beside_the_reference_is_ranked_by_its_ratio_in_the_same_steps
         table.contains("its ratio to hyper's in the same steps 1%"),
         "{table}"
     );
+    assert!(
+        !table.contains("ran again"),
+        "no step was run again: {table}"
+    );
+    // Steps both sides missed and ran again: those the client's service then held are named.
+    for (round, repeated) in results.resilience.capacity[0].rounds.iter_mut().zip([
+        vec![1_000],
+        vec![2_000, 4_000],
+        Vec::new(),
+    ]) {
+        if let Some(beside) = round.beside.as_mut() {
+            beside.repeated = repeated;
+        }
+    }
+    let table = crate::report::markdown(&crate::report::Rendering::of(&results), &[]);
+    assert!(
+        table.contains(
+            "Ramp steps both services missed and ran again (the second run counts): 3; the \
+             client's service then held awc at 1000 RPS, awc at 2000 RPS: a stall both met."
+        ),
+        "{table}"
+    );
 
     // A step the reference did not sustain is no step of the ratio; a round with none, no
     // round of it.

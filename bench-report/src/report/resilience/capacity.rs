@@ -127,30 +127,41 @@ pub(super) fn pairing_line(rows: &ResilienceResults) -> Option<String> {
         }
     }
     let reference = reference?;
-    let repeated: Vec<String> = rows
-        .capacity
-        .iter()
-        .filter(|row| row.is_ranked())
-        .flat_map(|row| {
-            row.rounds
-                .iter()
-                .filter_map(|round| round.beside.as_ref())
-                .flat_map(move |beside| {
-                    beside
-                        .repeated
-                        .iter()
-                        .map(move |rps| format!("{} at {rps} RPS", row.client))
-                })
-        })
-        .collect();
-    // Runs before the repeat have none to name, so an empty list says nothing.
-    let repeated = if repeated.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " Ramp steps both services missed, run again once (the second run counts): {}.",
-            repeated.join(", ")
-        )
+    // The ramp steps both services missed and ran again, and of them those the client's
+    // service then held: a stall both met, which the first run would have counted.
+    let mut repeated = 0;
+    let mut then_held = Vec::new();
+    for row in rows.capacity.iter().filter(|row| row.is_ranked()) {
+        for round in &row.rounds {
+            let Some(beside) = &round.beside else {
+                continue;
+            };
+            repeated += beside.repeated.len();
+            then_held.extend(
+                beside
+                    .repeated
+                    .iter()
+                    .filter(|&&rps| {
+                        round.steps.iter().any(|step| {
+                            step.rps == rps && step.answered_within(row.latency_objective_ms)
+                        })
+                    })
+                    .map(|rps| format!("{} at {rps} RPS", row.client)),
+            );
+        }
+    }
+    // Runs before the repeat have none to name, so nothing is said of them.
+    let repeated = match (repeated, then_held.is_empty()) {
+        (0, _) => String::new(),
+        (count, true) => format!(
+            " Ramp steps both services missed and ran again: {count}; none then held (both past \
+             their capacities)."
+        ),
+        (count, false) => format!(
+            " Ramp steps both services missed and ran again (the second run counts): {count}; the \
+             client's service then held {}: a stall both met.",
+            then_held.join(", ")
+        ),
     };
     Some(format!(
         "resilience: every capacity stretch drove {reference} on a second service beside the \

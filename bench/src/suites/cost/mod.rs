@@ -84,9 +84,9 @@ pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchErr
         let clients = plan.clients(SuiteName::Cost, protocol);
         let next = AtomicUsize::new(0);
         // Each worker takes the next client and runs its three counts against its own
-        // mock-rates; callgrind's counts are the child's alone, so two children at once on two
-        // cores count what one alone does (a default run's per-call figures moved within the
-        // rounds' own spread when this came in: docs/suites.md).
+        // mock-rates. callgrind counts the child's instructions alone: beside another child
+        // most rows counted within 0.5% of what they count alone, the clients with threads of
+        // their own 1.5-2.5% more (docs/suites.md), inside the criterion's 5% band.
         let measured: Vec<(usize, Result<CostRow, BenchError>)> = std::thread::scope(|scope| {
             let workers: Vec<_> = mocks
                 .iter()
