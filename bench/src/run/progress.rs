@@ -9,23 +9,23 @@ use std::time::{Duration, Instant};
 use bench_model::{Results, SuiteName};
 use bench_report::report;
 
-/// How long each suite took, in seconds, measured on a 2-vCPU Intel Xeon VM (a default run of
-/// `a135cf1` and a `--quick` run of `831ebc3`, 2026-12-07; adoption and releases from their own
-/// runs there): the estimate when this machine has no earlier run of the suite.
+/// How long each suite took, in seconds, measured on a 2-vCPU Intel Xeon VM (the median of
+/// three default runs of `29aed10` and a `--quick` run of it, 2026-12-07; adoption and releases
+/// from their own runs there): the estimate when this machine has no earlier run of the suite.
 fn typical_seconds(suite: SuiteName, quick: bool) -> f64 {
     let (default, quick_run) = match suite {
-        SuiteName::Dependencies => (1.0, 2.0),
-        SuiteName::Latency => (78.0, 7.0),
-        SuiteName::Connections => (47.0, 11.0),
-        SuiteName::Memory => (36.0, 27.0),
-        SuiteName::Idle => (44.0, 37.0),
+        SuiteName::Dependencies => (2.0, 2.0),
+        SuiteName::Latency => (83.0, 5.0),
+        SuiteName::Connections => (44.0, 6.0),
+        SuiteName::Memory => (36.0, 19.0),
+        SuiteName::Idle => (44.0, 22.0),
         SuiteName::Resolution => (6.0, 2.0),
-        SuiteName::Decode => (29.0, 1.0),
-        SuiteName::Cost => (318.0, 300.0),
-        SuiteName::Load => (132.0, 43.0),
-        SuiteName::Fanout => (88.0, 19.0),
+        SuiteName::Decode => (28.0, 1.0),
+        SuiteName::Cost => (197.0, 165.0),
+        SuiteName::Load => (104.0, 42.0),
+        SuiteName::Fanout => (67.0, 19.0),
         SuiteName::Faults => (18.0, 9.0),
-        SuiteName::Resilience => (395.0, 197.0),
+        SuiteName::Resilience => (388.0, 215.0),
         SuiteName::Adoption => (720.0, 720.0),
         SuiteName::Releases => (1_580.0, 1_580.0),
     };
@@ -208,15 +208,15 @@ mod tests {
             progress.opening()
         );
         let first = progress.starting(SuiteName::Latency);
-        // 78 of 78 + 318 seconds.
+        // 83 of 83 + 197 seconds.
         assert!(
-            first.starts_with("[1/2] latency: about 20% of the run;"),
+            first.starts_with("[1/2] latency: about 30% of the run;"),
             "{first}"
         );
-        assert!(first.ends_with("about 7 min left"), "{first}");
+        assert!(first.ends_with("about 5 min left"), "{first}");
         let second = progress.starting(SuiteName::Cost);
         assert!(
-            second.starts_with("[2/2] cost: about 80% of the run;"),
+            second.starts_with("[2/2] cost: about 70% of the run;"),
             "{second}"
         );
     }
