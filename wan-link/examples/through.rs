@@ -1,7 +1,8 @@
 //! A link between two namespaces of its own, measured: `cargo run --release -p wan-link
 //! --example through -- PROFILE` (as root). Makes the namespaces `wan-a-PID` and `wan-b-PID`,
 //! a TUN device in each (10.77.0.1 and 10.77.0.2, each the other's peer), relays between
-//! them through PROFILE, and prints the TCP connect and UDP echo round trips against the
+//! them through PROFILE (its delays shortened by what the relay and the stacks add on their own,
+//! measured first through the 1 ms zone profile), and prints the TCP connect and UDP echo round trips against the
 //! profile's (and whether it is honoured), the UDP datagrams lost each way against its loss,
 //! the relay's CPU per packet and the rate it carries unpaced. The
 //! namespaces are deleted at the end.
@@ -34,24 +35,46 @@ fn main() -> Result<(), String> {
         .unwrap_or_else(|| "region".to_owned());
     let profile = Profile::named(&name).ok_or_else(|| format!("no profile {name}"))?;
     let pid = std::process::id();
-    let (a, b) = (format!("wan-a-{pid}"), format!("wan-b-{pid}"));
-    ip(&["netns", "add", &a])?;
-    ip(&["netns", "add", &b])?;
-    let outcome = measure(&profile, &a, &b);
-    let _ = ip(&["netns", "del", &a]);
-    let _ = ip(&["netns", "del", &b]);
-    outcome
+    let namespaces = Namespaces::add([format!("wan-a-{pid}"), format!("wan-b-{pid}")])?;
+    let [a, b] = &namespaces.0;
+    measure(&profile, a, b)
 }
 
-fn measure(profile: &Profile, a: &str, b: &str) -> Result<(), String> {
-    let handle = |name: &str| PathBuf::from("/var/run/netns").join(name);
-    let (service_address, upstream_address) =
-        (Ipv4Addr::new(10, 77, 0, 1), Ipv4Addr::new(10, 77, 0, 2));
+/// The two namespaces, deleted when dropped (also when the measuring panics).
+struct Namespaces([String; 2]);
+
+impl Namespaces {
+    fn add(names: [String; 2]) -> Result<Self, String> {
+        ip(&["netns", "add", &names[0]])?;
+        let made = Self(names);
+        ip(&["netns", "add", &made.0[1]])?;
+        Ok(made)
+    }
+}
+
+impl Drop for Namespaces {
+    fn drop(&mut self) {
+        for name in &self.0 {
+            let _ = ip(&["netns", "del", name]);
+        }
+    }
+}
+
+/// The namespaces' handles.
+fn handle(name: &str) -> PathBuf {
+    PathBuf::from("/var/run/netns").join(name)
+}
+
+const SERVICE_ADDRESS: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 1);
+const UPSTREAM_ADDRESS: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 2);
+
+/// A TUN device in each namespace, each address the other's peer, up.
+fn devices(a: &str, b: &str) -> Result<(Tun, Tun), String> {
     let service = Tun::make_in(&handle(a), "wan0").map_err(|error| error.to_string())?;
     let upstream = Tun::make_in(&handle(b), "wan0").map_err(|error| error.to_string())?;
     for (namespace, own, peer) in [
-        (a, service_address, upstream_address),
-        (b, upstream_address, service_address),
+        (a, SERVICE_ADDRESS, UPSTREAM_ADDRESS),
+        (b, UPSTREAM_ADDRESS, SERVICE_ADDRESS),
     ] {
         ip(&["-n", namespace, "link", "set", "lo", "up"])?;
         ip(&[
@@ -67,13 +90,36 @@ fn measure(profile: &Profile, a: &str, b: &str) -> Result<(), String> {
         ])?;
         ip(&["-n", namespace, "link", "set", "wan0", "up"])?;
     }
-    let relay = Relay::start(Link::new(profile.clone(), 1), &service, &upstream)
-        .map_err(|error| error.to_string())?;
+    Ok((service, upstream))
+}
+
+fn measure(profile: &Profile, a: &str, b: &str) -> Result<(), String> {
+    let (service, upstream) = devices(a, b)?;
     let (service_ns, upstream_ns) = (handle(a), handle(b));
     let ends = Ends {
-        service: (&service_ns, IpAddr::V4(service_address)),
-        upstream: (&upstream_ns, IpAddr::V4(upstream_address)),
+        service: (&service_ns, IpAddr::V4(SERVICE_ADDRESS)),
+        upstream: (&upstream_ns, IpAddr::V4(UPSTREAM_ADDRESS)),
     };
+    // What the relay and the two stacks add on their own: measured through the zone profile
+    // (a known 1 ms), and taken off the profile's delays.
+    let zone = Profile::named("zone").ok_or("no zone profile")?;
+    let relay = Relay::start(Link::new(zone.clone(), 1), &service, &upstream)
+        .map_err(|error| error.to_string())?;
+    let through_zone = echo_round_trips(ends, 50).map_err(|error| error.to_string())?;
+    relay.stop().map_err(|error| error.to_string())?;
+    let excess = median(&through_zone)
+        .unwrap_or_default()
+        .saturating_sub(zone.round_trip());
+    println!(
+        "the link's own excess: {:.3} ms (UDP echoes through zone, median)",
+        ms(excess)
+    );
+    let relay = Relay::start(
+        Link::new(profile.compensated(excess), 1),
+        &service,
+        &upstream,
+    )
+    .map_err(|error| error.to_string())?;
     let configured = profile.round_trip();
     let bound = profile.round_trip_bound();
     let connects = connect_round_trips(ends, 50).map_err(|error| error.to_string())?;

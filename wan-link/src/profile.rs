@@ -105,6 +105,22 @@ impl Profile {
         })
     }
 
+    /// The profile with each direction's delay shortened by half of `excess`: what the relay
+    /// and the two stacks add to a round trip on their own (measured through a profile of
+    /// known delay), so that the round trip measured through the link is the one configured.
+    #[must_use]
+    pub fn compensated(&self, excess: Duration) -> Self {
+        let shorten = |direction: Direction| Direction {
+            delay: direction.delay.saturating_sub(excess / 2),
+            ..direction
+        };
+        Self {
+            up: shorten(self.up),
+            down: shorten(self.down),
+            ..self.clone()
+        }
+    }
+
     /// The round trip the profile adds to a packet and its answer, jitter and queueing apart.
     pub fn round_trip(&self) -> Duration {
         self.up.delay + self.down.delay
@@ -203,6 +219,21 @@ mod tests {
                 .unwrap()
                 .to_string()
                 .ends_with("a partition of 3.0 s")
+        );
+    }
+
+    #[test]
+    fn compensation_takes_the_links_own_excess_off_each_direction() {
+        let region = Profile::named("region").unwrap();
+        let compensated = region.compensated(Duration::from_micros(300));
+        assert_eq!(compensated.up.delay, Duration::from_micros(14_850));
+        assert_eq!(compensated.down.delay, Duration::from_micros(14_850));
+        assert_eq!(compensated.up.loss, region.up.loss);
+        let zone = Profile::named("zone").unwrap();
+        assert_eq!(
+            zone.compensated(Duration::from_millis(2)).round_trip(),
+            Duration::ZERO,
+            "never below nothing"
         );
     }
 }
