@@ -30,22 +30,21 @@ pub fn connect_round_trips(ends: Ends<'_>, count: usize) -> io::Result<Vec<Durat
     })?;
     listener.set_nonblocking(true)?;
     let address = listener.local_addr()?;
-    let done = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        // Accepts and closes each connection, so that the backlog never fills.
-        let accepting = scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok(_) => {}
-                    Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                    Err(error) => return Err(error),
+    // Accepts and closes each connection, so that the backlog never fills.
+    let accept = |done: &AtomicBool| {
+        while !done.load(Ordering::Relaxed) {
+            match listener.accept() {
+                Ok(_) => {}
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(1));
                 }
+                Err(error) => return Err(error),
             }
-            Ok(())
-        });
-        let measured = in_namespace(ends.service.0, || {
+        }
+        Ok(())
+    };
+    while_serving(accept, || {
+        in_namespace(ends.service.0, || {
             (0..count)
                 .map(|_| {
                     let started = Instant::now();
@@ -55,9 +54,22 @@ pub fn connect_round_trips(ends: Ends<'_>, count: usize) -> io::Result<Vec<Durat
                     Ok(took)
                 })
                 .collect::<io::Result<Vec<_>>>()
-        });
+        })
+    })
+}
+
+/// Runs `serve` on a thread of its own until `measure` is done (`serve` is told by the flag
+/// it is given), and gives what `measure` measured, or the first error of either.
+fn while_serving<T: Send>(
+    serve: impl FnOnce(&AtomicBool) -> io::Result<()> + Send,
+    measure: impl FnOnce() -> io::Result<T>,
+) -> io::Result<T> {
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let serving = scope.spawn(|| serve(&done));
+        let measured = measure();
         done.store(true, Ordering::Relaxed);
-        accepting
+        serving
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         measured
@@ -196,26 +208,25 @@ pub fn echo_round_trips(ends: Ends<'_>, count: usize) -> io::Result<Vec<Duration
     })?;
     echo.set_read_timeout(Some(Duration::from_millis(20)))?;
     let address = echo.local_addr()?;
-    let done = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let echoing = scope.spawn(|| {
-            let mut buffer = [0u8; 64];
-            while !done.load(Ordering::Relaxed) {
-                match echo.recv_from(&mut buffer) {
-                    Ok((read, from)) => {
-                        echo.send_to(&buffer[..read], from)?;
-                    }
-                    Err(error)
-                        if matches!(
-                            error.kind(),
-                            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                        ) => {}
-                    Err(error) => return Err(error),
+    let answer = |done: &AtomicBool| {
+        let mut buffer = [0u8; 64];
+        while !done.load(Ordering::Relaxed) {
+            match echo.recv_from(&mut buffer) {
+                Ok((read, from)) => {
+                    echo.send_to(&buffer[..read], from)?;
                 }
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) => {}
+                Err(error) => return Err(error),
             }
-            Ok(())
-        });
-        let measured = in_namespace(ends.service.0, || {
+        }
+        Ok(())
+    };
+    while_serving(answer, || {
+        in_namespace(ends.service.0, || {
             let socket = UdpSocket::bind(SocketAddr::new(ends.service.1, 0))?;
             socket.set_read_timeout(Some(ECHO_WAIT))?;
             let mut buffer = [0u8; 64];
@@ -250,12 +261,7 @@ pub fn echo_round_trips(ends: Ends<'_>, count: usize) -> io::Result<Vec<Duration
                     ))
                 })
                 .collect::<io::Result<Vec<_>>>()
-        });
-        done.store(true, Ordering::Relaxed);
-        echoing
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        measured
+        })
     })
 }
 

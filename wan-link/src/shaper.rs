@@ -49,28 +49,26 @@ impl Counts {
     pub fn count(&mut self, bytes: usize, fate: Fate) {
         self.offered += 1;
         self.offered_bytes += bytes as u64;
-        let counter = match fate {
-            Fate::Due(_) => &mut self.delivered,
-            Fate::Dropped(Dropped::Lost) => &mut self.lost,
-            Fate::Dropped(Dropped::QueueFull) => &mut self.queue_full,
-            Fate::Dropped(Dropped::Partitioned) => &mut self.partitioned,
-            Fate::Dropped(Dropped::Forgotten) => &mut self.forgotten,
-            Fate::Dropped(Dropped::TableFull) => &mut self.table_full,
-        };
-        *counter += 1;
+        match fate {
+            Fate::Due(_) => self.delivered += 1,
+            Fate::Dropped(why) => *self.dropped_for(why) += 1,
+        }
     }
 
     /// A packet counted delivered that was dropped after all, for `why`.
     pub fn undeliver(&mut self, why: Dropped) {
         self.delivered = self.delivered.saturating_sub(1);
-        let counter = match why {
+        *self.dropped_for(why) += 1;
+    }
+
+    fn dropped_for(&mut self, why: Dropped) -> &mut u64 {
+        match why {
             Dropped::Lost => &mut self.lost,
             Dropped::QueueFull => &mut self.queue_full,
             Dropped::Partitioned => &mut self.partitioned,
             Dropped::Forgotten => &mut self.forgotten,
             Dropped::TableFull => &mut self.table_full,
-        };
-        *counter += 1;
+        }
     }
 
     /// Packets dropped, for whatever reason.
