@@ -1184,7 +1184,7 @@ fn a_tied_pick_says_what_it_could_not_see_and_who_sits_at_its_edge() {
         "{}",
         async_pick.reason
     );
-    // The capacity breaks the three-way tie: hyper's 8000 RPS, beyond the noise.
+    // The CPU per payment beside hyper breaks the three-way tie: hyper 1.00x, beyond the noise.
     assert_eq!(async_pick.choice, Choice::Client(Hyper));
 }
 
