@@ -139,12 +139,7 @@ pub fn udp_delivery(
                         }
                     }
                     Ok(_) => {}
-                    Err(error)
-                        if matches!(
-                            error.kind(),
-                            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                        ) =>
-                    {
+                    Err(error) if timed_out(&error) => {
                         if sending_done.load(Ordering::Relaxed) {
                             let since = *quiet_since.get_or_insert_with(Instant::now);
                             if since.elapsed() >= settle {
@@ -215,11 +210,7 @@ pub fn echo_round_trips(ends: Ends<'_>, count: usize) -> io::Result<Vec<Duration
                 Ok((read, from)) => {
                     echo.send_to(&buffer[..read], from)?;
                 }
-                Err(error)
-                    if matches!(
-                        error.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) => {}
+                Err(error) if timed_out(&error) => {}
                 Err(error) => return Err(error),
             }
         }
@@ -243,12 +234,7 @@ pub fn echo_round_trips(ends: Ends<'_>, count: usize) -> io::Result<Vec<Duration
                                     return Ok(started.elapsed());
                                 }
                                 Ok(_) => {}
-                                Err(error)
-                                    if matches!(
-                                        error.kind(),
-                                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                                    ) =>
-                                {
+                                Err(error) if timed_out(&error) => {
                                     break;
                                 }
                                 Err(error) => return Err(error),
@@ -268,6 +254,14 @@ pub fn echo_round_trips(ends: Ends<'_>, count: usize) -> io::Result<Vec<Duration
 /// How long an echo is waited for before it is sent again, and how many times.
 const ECHO_WAIT: Duration = Duration::from_secs(1);
 const ECHO_TRIES: usize = 5;
+
+/// Whether a read with a timeout gave up waiting (the kind depends on the socket).
+fn timed_out(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
 
 /// The median of some durations.
 pub fn median(durations: &[Duration]) -> Option<Duration> {

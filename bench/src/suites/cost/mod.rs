@@ -87,7 +87,7 @@ pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchErr
         // mock-rates. callgrind counts the child's instructions alone: beside another child
         // most rows counted within 0.5% of what they count alone, the clients with threads of
         // their own 1.5-2.5% more (docs/suites.md), inside the criterion's 5% band.
-        let measured: Vec<(usize, Result<CostRow, BenchError>)> = std::thread::scope(|scope| {
+        let mut measured: Vec<(usize, Result<CostRow, BenchError>)> = std::thread::scope(|scope| {
             let workers: Vec<_> = mocks
                 .iter()
                 .zip(&ca_files)
@@ -129,7 +129,6 @@ pub fn run(settings: &Run, mock: &MockEndpoint) -> Result<Vec<CostRow>, BenchErr
                 })
                 .collect()
         });
-        let mut measured = measured;
         measured.sort_by_key(|(index, _)| *index);
         let mut measured = measured
             .into_iter()
