@@ -32,6 +32,7 @@ mod settings;
 pub mod stats;
 mod suite;
 mod upstream;
+mod wan;
 
 pub use adoption::{
     AdoptionInputs, AdoptionResults, AdoptionRow, AdoptionSettings, HOW_TO_RUN_ADOPTION,
@@ -85,6 +86,7 @@ pub use servers::{Origin, Server, Servers, TlsRole, TlsServer};
 pub use settings::{ClientInfo, RunSettings};
 pub use suite::SuiteName;
 pub use upstream::{ForeignUpstream, UpstreamProbe};
+pub use wan::{WanBatch, WanLink, WanRecovery, WanResults, WanRow, WanSettings};
 
 /// Rows for tests, with every figure filled in.
 #[cfg(any(test, feature = "fixtures"))]

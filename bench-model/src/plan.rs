@@ -204,7 +204,7 @@ impl RunPlan {
             // The row of the setting the suite's method is about, by default.
             let setting = match suite {
                 SuiteName::Resolution => Some(ClientName::ReqwestHickoryDns),
-                SuiteName::Idle => Some(ClientName::ReqwestRetry),
+                SuiteName::Idle | SuiteName::Wan => Some(ClientName::ReqwestRetry),
                 _ => None,
             };
             if let Some(setting) = setting {
@@ -439,6 +439,11 @@ fn suite_skipped(
         SuiteName::Resolution if lacks(|machine| machine.ip_netns) => {
             Some(SuiteSkip::Missing { tool: Tool::Ip })
         }
+        SuiteName::Wan if settings.servers_given() => Some(SuiteSkip::ServersGiven),
+        SuiteName::Wan if lacks(|machine| machine.root) => Some(SuiteSkip::NeedsRoot),
+        SuiteName::Wan if lacks(|machine| machine.ip_netns) => {
+            Some(SuiteSkip::Missing { tool: Tool::Ip })
+        }
         _ => None,
     }
 }
@@ -453,7 +458,8 @@ fn suite_left_out(suite: SuiteName, protocol: Protocol, resilience_tls: bool) ->
         | SuiteName::Load
         | SuiteName::Fanout
         | SuiteName::Cost
-        | SuiteName::Memory => None,
+        | SuiteName::Memory
+        | SuiteName::Wan => None,
         SuiteName::Connections => (protocol == Protocol::H2).then_some(LeftOut::SetUpIsHttps),
         SuiteName::Resilience => {
             (protocol.is_tls() && !resilience_tls).then_some(LeftOut::ResilienceTlsNotAsked)

@@ -7,7 +7,7 @@ use crate::{
     ConstructionRow, CostRow, DecodeRow, DependenciesResults, Environment, FanoutRow, FanoutSeries,
     FaultRow, FdCheck, IdleRow, LatencyRow, LoadRow, MachineLoad, MemoryRow, Protocol,
     ReleasesResults, ResilienceResults, ResolutionRow, Run, Servers, ServiceCostRow, SuiteName,
-    SuiteSkip, Toolchain,
+    SuiteSkip, Toolchain, WanResults,
 };
 
 /// Bumped whenever a field changes meaning or goes away; new fields keep the version.
@@ -138,6 +138,9 @@ pub struct Results {
     /// its own and measured the same way.
     #[serde(default, skip_serializing_if = "ReleasesResults::is_empty")]
     pub releases: ReleasesResults,
+    /// The WAN suite: each profile's link calibrated, and the payments across it.
+    #[serde(default, skip_serializing_if = "WanResults::is_empty")]
+    pub wan: WanResults,
     /// Each suite, or part of one, that did not run, with why (runs before schema 3 kept a
     /// sentence per suite in `<suite>_skipped`, no longer read).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -177,6 +180,7 @@ impl Results {
             adoption: AdoptionResults::default(),
             dependencies: DependenciesResults::default(),
             releases: ReleasesResults::default(),
+            wan: WanResults::default(),
             not_run: Vec::new(),
             machine: Vec::new(),
             baseline: None,

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     ClientName, ConnectionsSettings, CostSettings, FanoutSettings, FaultsSettings, ForeignUpstream,
     IdleSettings, LoadSettings, MachineAbilities, MemorySettings, Protocol, ResilienceSettings,
-    ResolutionSettings, SuiteName,
+    ResolutionSettings, SuiteName, WanSettings,
 };
 
 /// What `mock` and `api` say of a server the bench starts itself.
@@ -124,6 +124,9 @@ pub struct RunSettings {
     /// resolution: the DNS server's delays, the calls.
     #[serde(default)]
     pub resolution: ResolutionSettings,
+    /// wan: the link profiles, the payments' rate and stretch, the batch, the calibration.
+    #[serde(default)]
+    pub wan: WanSettings,
     /// What the machine could do that a suite needs, read while the run was decided; `None`
     /// in runs before schema 3 (their plan skips nothing for the machine's sake).
     #[serde(default, skip_serializing_if = "Option::is_none")]

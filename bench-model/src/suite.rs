@@ -71,6 +71,12 @@ pub enum SuiteName {
     /// own over http, https and h2, judged release against newest. Tens of minutes of builds,
     /// so only when asked for (`--suite releases`).
     Releases,
+    /// Each client through the api to a mock-rates across an emulated WAN link (a relay
+    /// between two network namespaces of the bench's own, root only), per link profile and
+    /// protocol: the link calibrated, a cold payment in round trips, payments on a timetable,
+    /// a concurrent batch, and recovery after a partition or a middlebox that forgot a flow.
+    /// Minutes, so only when asked for (`--suite wan`).
+    Wan,
 }
 
 impl SuiteName {
@@ -106,6 +112,7 @@ impl SuiteName {
             SuiteName::Adoption => "adoption",
             SuiteName::Dependencies => "dependencies",
             SuiteName::Releases => "releases",
+            SuiteName::Wan => "wan",
         }
     }
 
@@ -131,13 +138,14 @@ impl SuiteName {
             | SuiteName::Memory
             | SuiteName::Adoption => true,
             // It starts its own (idle, resilience), inside its network namespace
-            // (resolution), or its own three (releases).
+            // (resolution, wan), or its own three (releases).
             SuiteName::Decode
             | SuiteName::Idle
             | SuiteName::Resilience
             | SuiteName::Resolution
             | SuiteName::Dependencies
-            | SuiteName::Releases => false,
+            | SuiteName::Releases
+            | SuiteName::Wan => false,
         }
     }
 
@@ -155,7 +163,8 @@ impl SuiteName {
             | SuiteName::Adoption
             | SuiteName::Dependencies
             | SuiteName::Releases
-            | SuiteName::Resilience => false,
+            | SuiteName::Resilience
+            | SuiteName::Wan => false,
             SuiteName::Load | SuiteName::Fanout | SuiteName::Faults => true,
         }
     }

@@ -55,6 +55,8 @@ pub enum BenchError {
     Resolution(String),
     #[error("adoption suite: {0}")]
     Adoption(String),
+    #[error("wan suite: {0}")]
+    Wan(String),
 }
 
 impl BenchError {

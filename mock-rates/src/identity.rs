@@ -40,7 +40,17 @@ impl TlsIdentity {
     /// # Errors
     /// A key or certificate cannot be made.
     pub fn generate() -> io::Result<Self> {
-        certificates().map_err(io::Error::other)
+        Self::generate_also_for(&[])
+    }
+
+    /// [`TlsIdentity::generate`], the leaf naming `addresses` too: for a server listening on an
+    /// address other than loopback (the bench's WAN suite's upstream, in a network namespace of
+    /// its own), which its clients reach by that address and check the certificate against.
+    ///
+    /// # Errors
+    /// A key or certificate cannot be made.
+    pub fn generate_also_for(addresses: &[IpAddr]) -> io::Result<Self> {
+        certificates(addresses).map_err(io::Error::other)
     }
 
     /// The CA's PEM, the leaf's certificate and its PKCS#8 key (DER).
@@ -49,8 +59,8 @@ impl TlsIdentity {
     }
 }
 
-/// A fresh CA, and a leaf it signed naming `localhost` and `127.0.0.1`.
-fn certificates() -> Result<TlsIdentity, rcgen::Error> {
+/// A fresh CA, and a leaf it signed naming `localhost`, `127.0.0.1` and `addresses`.
+fn certificates(addresses: &[IpAddr]) -> Result<TlsIdentity, rcgen::Error> {
     let ca_key = KeyPair::generate()?;
     let mut ca_params = CertificateParams::default();
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
@@ -73,6 +83,12 @@ fn certificates() -> Result<TlsIdentity, rcgen::Error> {
         SanType::DnsName("localhost".try_into()?),
         SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)),
     ];
+    leaf_params.subject_alt_names.extend(
+        addresses
+            .iter()
+            .filter(|&&address| address != IpAddr::V4(Ipv4Addr::LOCALHOST))
+            .map(|&address| SanType::IpAddress(address)),
+    );
     leaf_params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
     leaf_params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
     let issuer = Issuer::new(ca_params, ca_key);
@@ -87,6 +103,29 @@ fn certificates() -> Result<TlsIdentity, rcgen::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The DER of a subject alternative name `iPAddress` (context tag 7) of four bytes.
+    fn names_address(identity: &TlsIdentity, address: [u8; 4]) -> bool {
+        let name = [&[0x87, 0x04][..], &address[..]].concat();
+        identity
+            .leaf_cert_der
+            .windows(name.len())
+            .any(|window| window == name)
+    }
+
+    #[test]
+    fn a_leaf_names_the_addresses_asked_for_besides_loopback() {
+        let plain = TlsIdentity::generate().expect("an identity");
+        assert!(names_address(&plain, [127, 0, 0, 1]));
+        assert!(!names_address(&plain, [10, 77, 0, 2]));
+        let also = TlsIdentity::generate_also_for(&[
+            IpAddr::V4(Ipv4Addr::new(10, 77, 0, 2)),
+            IpAddr::V4(Ipv4Addr::LOCALHOST),
+        ])
+        .expect("an identity");
+        assert!(names_address(&also, [10, 77, 0, 2]));
+        assert!(names_address(&also, [127, 0, 0, 1]));
+    }
 
     #[test]
     fn an_identity_survives_its_json_and_keeps_its_key_out_of_debug() {

@@ -32,6 +32,7 @@ mod section;
 mod table;
 mod upstream;
 mod verdict;
+mod wan;
 
 pub use answer::{WIDTH as ANSWER_WIDTH, answer};
 pub use charts::write_charts;
@@ -129,6 +130,7 @@ fn sections(rendering: &Rendering, charts: &[String]) -> Vec<Section> {
         fanout::section(results, charts),
         faults::section(results),
         resilience::section(results),
+        wan::section(results),
         dependencies::section(results),
         Some(adoption::section(results)),
         Some(releases::section(results, &rendering.releases, charts)),

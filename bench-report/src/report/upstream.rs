@@ -65,6 +65,10 @@ pub fn left_out(suite: SuiteName) -> &'static str {
             "runs each release's probe against mock-rates of its own over http, https and h2, \
              and a half-closing peer of its own"
         }
+        SuiteName::Wan => {
+            "runs across a link between two network namespaces of its own, mock-rates in one \
+             and the payment service in the other"
+        }
     }
 }
 

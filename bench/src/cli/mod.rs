@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use crate::suites::{connections, fanout, faults, load, resilience};
 use bench_model::{
     ClientName, CostSettings, IdleSettings, LargeBody, LoadSettings, MemorySettings, Protocol,
-    ResolutionSettings, RunSettings, ServiceCostSettings, SuiteName,
+    ResolutionSettings, RunSettings, ServiceCostSettings, SuiteName, WanSettings,
 };
 
 #[cfg(test)]
@@ -48,6 +48,14 @@ pub struct Cli {
     /// libraries (`bench --suite releases` lists them in its section).
     #[arg(long, value_delimiter = ',', value_name = "LIBRARY@VERSION")]
     pub releases: Vec<String>,
+
+    /// The WAN suite's link profiles, comma-separated, in order: zone (1 ms round trip),
+    /// region (30 ms), continent (100 ms, 0.1% loss), lossy (50 ms, 2% loss in bursts),
+    /// partition (30 ms, 3 s of total loss during the payments), forgetful (30 ms, flows idle
+    /// over 5 s forgotten). [default: all six; --quick: forgetful]
+    #[arg(long, value_delimiter = ',', value_name = "PROFILE",
+          value_parser = clap::builder::PossibleValuesParser::new(wan_link::Profile::NAMES))]
+    pub wan_profiles: Vec<String>,
 
     /// Smoke run (for CI; most of its time goes to the cost suite's start-ups under callgrind
     /// and the resilience suite): 20 warm-up calls, 5 samples x 100 calls, 10 ms decode
@@ -341,6 +349,7 @@ pub struct MockChild {
 
 /// The run's settings: every flag given, else its default (or `--quick`'s).
 pub fn resolve(cli: &Cli) -> RunSettings {
+    let (memory, idle, resolution) = count_suites(cli.quick);
     let (warmup, samples, iterations, decode_sample_ms) = if cli.quick {
         (20, 5, 100, 10)
     } else {
@@ -429,28 +438,67 @@ pub fn resolve(cli: &Cli) -> RunSettings {
             ..load::settings::resolve(&cli.load, cli.quick)
         },
         resilience: resilience::settings::resolve(&cli.resilience, cli.quick),
-        memory: MemorySettings {
-            rounds: if cli.quick { 2 } else { 3 },
+        memory,
+        idle,
+        resolution,
+        releases: cli.releases.clone(),
+        wan: wan_settings(cli),
+    }
+}
+
+/// The settings of the suites whose figures are counts (memory, idle, resolution): fewer
+/// rounds and calls with `--quick`.
+fn count_suites(quick: bool) -> (MemorySettings, IdleSettings, ResolutionSettings) {
+    (
+        MemorySettings {
+            rounds: if quick { 2 } else { 3 },
             ..MemorySettings::default()
         },
-        idle: IdleSettings {
-            calls_per_gap: if cli.quick { 4 } else { 8 },
+        IdleSettings {
+            calls_per_gap: if quick { 4 } else { 8 },
             ..IdleSettings::default()
         },
-        resolution: ResolutionSettings {
-            calls: if cli.quick { 10 } else { 50 },
+        ResolutionSettings {
+            calls: if quick { 10 } else { 50 },
             ..ResolutionSettings::default()
         },
-        releases: cli.releases.clone(),
+    )
+}
+
+/// The WAN suite's settings: the profiles named, else all of them (`--quick`: the forgetful
+/// one, which has every kind of figure: the cold payment, the stretch, the batch and a
+/// recovery); `--quick` sends shorter stretches and calibrates with fewer packets.
+fn wan_settings(cli: &Cli) -> WanSettings {
+    let default = WanSettings::default();
+    let profiles = if !cli.wan_profiles.is_empty() {
+        dedup(&cli.wan_profiles)
+    } else if cli.quick {
+        vec!["forgetful".to_owned()]
+    } else {
+        default.profiles.clone()
+    };
+    if cli.quick {
+        WanSettings {
+            profiles,
+            stretch_ms: 2_000,
+            round_trips: 15,
+            datagrams: 2_000,
+            ..default
+        }
+    } else {
+        WanSettings {
+            profiles,
+            ..default
+        }
     }
 }
 
 /// Keeps the first of each repeated value, in order.
-fn dedup<T: PartialEq + Copy>(values: &[T]) -> Vec<T> {
+fn dedup<T: PartialEq + Clone>(values: &[T]) -> Vec<T> {
     let mut unique = Vec::with_capacity(values.len());
     for value in values {
         if !unique.contains(value) {
-            unique.push(*value);
+            unique.push(value.clone());
         }
     }
     unique

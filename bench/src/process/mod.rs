@@ -11,8 +11,10 @@
 
 mod command;
 mod group;
+pub mod namespace;
 pub mod scratch;
 pub mod tool;
 
 pub use command::{Cmd, Finished, Input, Output, RunError, Running, first_line};
+pub use namespace::Namespace;
 pub use tool::{Found, Missing, MissingCause, Tool, tool};

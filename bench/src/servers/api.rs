@@ -108,12 +108,26 @@ impl ApiEndpoint {
         ca_pem: Option<&[u8]>,
         http_version: HttpVersion,
     ) -> Result<Self, ChildError> {
+        Self::spawn_trusting_wrapped(None, exe, rates_url, ca_pem, http_version, &[])
+    }
+
+    /// [`ApiEndpoint::spawn_trusting`] with the service's process run by `wrapper` (the WAN
+    /// suite's `ip netns exec`) and `env` set for it besides.
+    ///
+    /// # Errors
+    /// The CA cannot be written, or the service does not start.
+    pub fn spawn_trusting_wrapped(
+        wrapper: Option<&Wrapper>,
+        exe: &Path,
+        rates_url: &str,
+        ca_pem: Option<&[u8]>,
+        http_version: HttpVersion,
+        env: &[(&str, &str)],
+    ) -> Result<Self, ChildError> {
+        let mut env = env.to_vec();
+        env.push(("APP__RATES__HTTP_VERSION", http_version.as_str()));
         let Some(ca) = ca_pem else {
-            return Self::spawn_with_env(
-                exe,
-                rates_url,
-                &[("APP__RATES__HTTP_VERSION", http_version.as_str())],
-            );
+            return Self::spawn_wrapped(wrapper, exe, rates_url, &env);
         };
         let file =
             scratch::temp_file_with("api-ca", "pem", ca).map_err(|source| ChildError::Spawn {
@@ -121,14 +135,8 @@ impl ApiEndpoint {
                 source,
             })?;
         let ca_file = file.path().to_string_lossy().into_owned();
-        let spawned = Self::spawn_with_env(
-            exe,
-            rates_url,
-            &[
-                ("APP__RATES__CA_FILE", ca_file.as_str()),
-                ("APP__RATES__HTTP_VERSION", http_version.as_str()),
-            ],
-        );
+        env.push(("APP__RATES__CA_FILE", ca_file.as_str()));
+        let spawned = Self::spawn_wrapped(wrapper, exe, rates_url, &env);
         drop(file);
         spawned
     }

@@ -23,6 +23,7 @@ pub mod resolution;
 pub mod shape;
 pub(crate) mod shuffle;
 mod tls;
+pub mod wan;
 
 pub use adapters::catalogue;
 pub use shape::{Outcome, Suite, SuiteContext};
@@ -59,6 +60,7 @@ pub fn run(
         SuiteName::Dependencies => run_one::<adoption::Dependencies>(context, results),
         SuiteName::Releases => run_one::<releases::Releases>(context, results),
         SuiteName::Adoption => run_one::<adoption::Adoption>(context, results),
+        SuiteName::Wan => run_one::<wan::Wan>(context, results),
     }
 }
 

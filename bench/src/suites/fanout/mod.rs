@@ -25,7 +25,7 @@
 //! has the mock's peaks over its batches: the most HTTP/2 connections busy at once, and the
 //! most streams open at once on one of them.
 
-mod batches;
+pub mod batches;
 mod ideal;
 pub mod settings;
 

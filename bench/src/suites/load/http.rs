@@ -289,11 +289,15 @@ pub async fn read(response: Response<Incoming>, target: &ReadyScenario, index: u
     };
     let bytes = head_bytes + body.len() as u64;
     if status != http::StatusCode::OK {
+        // The service's problem says why (its title and detail: the upstream's error).
+        let why = serde_json::from_slice::<api::problem::Problem>(&body)
+            .map(|problem| format!(": {}: {}", problem.title, problem.detail))
+            .unwrap_or_default();
         return Exchange::failed(
             Some(status.as_u16()),
             bytes,
             FailureKind::Status,
-            format!("status {status}"),
+            format!("status {status}{why}"),
         );
     }
     match target.check(index, &body) {

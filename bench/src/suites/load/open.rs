@@ -35,8 +35,8 @@ pub const MAX_IN_FLIGHT: usize = 1024;
 const MIN_CONNECTIONS: usize = 16;
 /// Each connection has this long between two of its requests at the timetable's peak rate:
 /// twice the capacity's latency objective, so that an answer that slow delays no later
-/// request.
-const ROOM_PER_ANSWER: Duration = Duration::from_millis(50);
+/// request. A run whose answers take longer (across the WAN suite's link) gives more.
+pub const ROOM_PER_ANSWER: Duration = Duration::from_millis(50);
 /// A request its connection reaches later than this after its due time is not sent: the
 /// answers before it took that long, and the generator would only be sending a backlog.
 pub const SEND_LIMIT: Duration = Duration::from_secs(1);
@@ -71,10 +71,9 @@ pub fn run(
 }
 
 /// The connections a timetable whose peak is `peak_rps` is sent on: enough that each has
-/// [`ROOM_PER_ANSWER`] between two of its requests, within [`MIN_CONNECTIONS`] and
-/// [`MAX_IN_FLIGHT`].
-pub fn connections(peak_rps: u32) -> usize {
-    let wanted = (f64::from(peak_rps) * ROOM_PER_ANSWER.as_secs_f64()).ceil() as usize;
+/// `room` between two of its requests, within [`MIN_CONNECTIONS`] and [`MAX_IN_FLIGHT`].
+pub fn connections(peak_rps: u32, room: Duration) -> usize {
+    let wanted = (f64::from(peak_rps) * room.as_secs_f64()).ceil() as usize;
     wanted.clamp(MIN_CONNECTIONS, MAX_IN_FLIGHT)
 }
 
@@ -90,24 +89,32 @@ pub fn run_into<C: Collector>(
     collector: impl FnOnce(Instant) -> C + Send + 'static,
 ) -> Result<(C, u64), BenchError> {
     let mut collector = Some(collector);
-    let [sent] = run_into_each(runtime, client, [target], timetable, |start| {
-        (collector.take().expect("one target, one collector"))(start)
-    })?;
+    let [sent] = run_into_each(
+        runtime,
+        client,
+        [target],
+        timetable,
+        ROOM_PER_ANSWER,
+        |start| (collector.take().expect("one target, one collector"))(start),
+    )?;
     Ok(sent)
 }
 
 /// As [`run_into`], the same `timetable` sent to each of `targets` at once, on connections of
 /// its own, from one start: what a paired measurement drives its two sides with. A collector
-/// per target, in order.
+/// per target, in order. Each connection has `room` for an answer before its next request is
+/// due (see [`connections`]).
 pub fn run_into_each<C: Collector, const N: usize>(
     runtime: &Runtime,
     client: &Arc<LoadClient>,
     targets: [&Arc<ReadyScenario>; N],
     timetable: impl Timetable,
+    room: Duration,
     mut collector: impl FnMut(Instant) -> C,
 ) -> Result<[(C, u64); N], BenchError> {
     let count = timetable.count();
-    let lanes = connections(timetable.peak_rps()).min(usize::try_from(count).unwrap_or(1).max(1));
+    let lanes =
+        connections(timetable.peak_rps(), room).min(usize::try_from(count).unwrap_or(1).max(1));
     let start = Instant::now() + LEAD;
     let clock = Monotonic::now()?;
     let outcomes = runtime.block_on(async {
@@ -312,10 +319,10 @@ mod tests {
 
     #[test]
     fn connections_leave_room_for_an_answer_of_twice_the_objective() {
-        assert_eq!(connections(50), MIN_CONNECTIONS);
-        assert_eq!(connections(480), 24);
-        assert_eq!(connections(8_000), 400);
-        assert_eq!(connections(64_000), MAX_IN_FLIGHT);
+        assert_eq!(connections(50, ROOM_PER_ANSWER), MIN_CONNECTIONS);
+        assert_eq!(connections(480, ROOM_PER_ANSWER), 24);
+        assert_eq!(connections(8_000, ROOM_PER_ANSWER), 400);
+        assert_eq!(connections(64_000, ROOM_PER_ANSWER), MAX_IN_FLIGHT);
     }
 
     #[test]

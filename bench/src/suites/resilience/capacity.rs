@@ -107,6 +107,7 @@ pub fn round(
         client,
         targets,
         Schedule::new(RAMP_RPS[0], WARMUP),
+        open::ROOM_PER_ANSWER,
         |_| Tally::new(Instant::now(), 0),
     )?;
     let Ramp {
@@ -330,9 +331,14 @@ fn stretch<const N: usize>(
     let planned = schedule.count();
     let expected = usize::try_from(planned).unwrap_or(0);
     let before = meters.map(Meters::read);
-    let timelines = open::run_into_each(runtime, client, targets, schedule, move |start| {
-        Timeline::new(start, expected)
-    })?;
+    let timelines = open::run_into_each(
+        runtime,
+        client,
+        targets,
+        schedule,
+        open::ROOM_PER_ANSWER,
+        move |start| Timeline::new(start, expected),
+    )?;
     let after = meters.map(Meters::read);
     let requests = timelines.map(|(timeline, _)| counts(&timeline.records));
     let cpu = before

@@ -13,16 +13,21 @@
 //! one), so every call of a client that does not cache resolves. The rows come back as JSON.
 
 pub mod inside;
-mod namespace;
 
 use std::path::Path;
 
 use crate::error::BenchError;
-use crate::process::{Output, RunError};
+use crate::process::{Namespace, Output, RunError};
 use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use bench_model::{ClientName, NotRunWhy, Protocol, ResolutionRow, Run, SuiteName};
 use bench_model::{Results, SuitePart};
-use namespace::Namespace;
+/// What the namespace's `resolv.conf` says: the DNS server on the namespace's loopback, no
+/// search list (a name is asked once), and one try of 2 s (a lost answer fails the call
+/// rather than hiding behind retries). `ip netns exec` mounts it over `/etc/resolv.conf`, so
+/// the system's resolver (glibc's `getaddrinfo`) and hickory-dns, which both read that file,
+/// ask the bench's DNS server, as a service in a container asks its cluster's.
+const RESOLV_CONF: &str = "nameserver 127.0.0.1\noptions timeout:2 attempts:1\n";
+
 /// The resolution suite (see the module's documentation).
 #[derive(Debug)]
 pub struct Resolution;
@@ -45,7 +50,9 @@ impl Suite for Resolution {
 /// plan skips it without root, `ip` or a client over plain HTTP).
 pub fn run(settings: &Run) -> Result<Outcome<Vec<ResolutionRow>>, BenchError> {
     let clients = clients(settings);
-    let namespace = match Namespace::create() {
+    let namespace = match Namespace::create("dns")
+        .and_then(|namespace| namespace.write_resolv_conf(RESOLV_CONF).map(|()| namespace))
+    {
         Ok(namespace) => namespace,
         Err(error) => return Ok(Outcome::NotRun(NotRunWhy::Failed { error })),
     };
