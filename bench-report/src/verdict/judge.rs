@@ -37,6 +37,14 @@ pub enum Criterion {
     IdleRaceBelow,
     /// DNS questions per new connection to the upstream by name (the resolution suite).
     DnsQuestions,
+    /// The 99th percentile of payments across the WAN suite's lossy link, over https.
+    WanP99,
+    /// New connections per 1 000 of those payments.
+    WanConnections,
+    /// Payments lost after a middlebox forgot the pool's connections, over https.
+    WanLost,
+    /// From the start of those payments to the first answered.
+    WanFirstSuccess,
     BuildTime,
     BinarySize,
     Dependencies,
@@ -71,6 +79,10 @@ impl Criterion {
                 "Calls lost to an idle close, idle timeout below the server's".to_owned()
             }
             Self::DnsQuestions => "DNS questions per new connection".to_owned(),
+            Self::WanP99 => "P99 across a lossy WAN link, https".to_owned(),
+            Self::WanConnections => "New connections across a lossy WAN link, https".to_owned(),
+            Self::WanLost => "Payments lost to a forgotten flow, https".to_owned(),
+            Self::WanFirstSuccess => "First success after a forgotten flow, https".to_owned(),
             Self::BuildTime => "Build time".to_owned(),
             Self::BinarySize => "Binary size".to_owned(),
             Self::Dependencies => "Dependencies".to_owned(),
@@ -100,6 +112,10 @@ impl Criterion {
             Self::Faults => "faults".to_owned(),
             Self::IdleRace | Self::IdleRaceBelow => "calls lost to idle close".to_owned(),
             Self::DnsQuestions => "DNS questions".to_owned(),
+            Self::WanP99 => "p99 across a lossy link".to_owned(),
+            Self::WanConnections => "connections across a lossy link".to_owned(),
+            Self::WanLost => "payments lost to a forgotten flow".to_owned(),
+            Self::WanFirstSuccess => "first success after a forgotten flow".to_owned(),
             Self::BuildTime => "build time".to_owned(),
             Self::BinarySize => "binary size".to_owned(),
             Self::Dependencies => "crates".to_owned(),

@@ -200,6 +200,20 @@ fn decide(criteria: &[Judgement], weighed: Weighed, quick: bool) -> Vec<Decided>
             cpu_beside,
         ),
         choose(
+            ACROSS_A_WAN,
+            ACROSS_A_WAN_RULE,
+            &async_clients,
+            find(Criterion::WanP99),
+            find(Criterion::WanConnections),
+        ),
+        choose(
+            BEHIND_A_NAT,
+            BEHIND_A_NAT_RULE,
+            &every,
+            find(Criterion::WanLost),
+            find(Criterion::WanFirstSuccess),
+        ),
+        choose(
             "Blocking or CLI code",
             "the lowest per-call latency over http among clients callable without an async \
              runtime (ureq, reqwest-blocking, isahc), a tie broken by fewer crates",
@@ -236,6 +250,14 @@ fn decide(criteria: &[Judgement], weighed: Weighed, quick: bool) -> Vec<Decided>
 }
 
 const IDLE_CLOSE: &str = "An upstream that closes idle connections";
+const ACROSS_A_WAN: &str = "An upstream across a WAN";
+const ACROSS_A_WAN_RULE: &str = "the lowest 99th percentile of payments across a lossy link (50 \
+                                 ms, 2% of packets lost in bursts) over https among async \
+                                 clients, a tie broken by fewer new connections";
+const BEHIND_A_NAT: &str = "An upstream behind a NAT or load balancer";
+const BEHIND_A_NAT_RULE: &str = "the fewest payments lost after a middlebox forgot the pool's \
+                                 idle connection, over https, a tie broken by the soonest first \
+                                 success";
 
 /// A use case decided, its reason completed: a quick run's first tie left unbroken, what
 /// still separates tied clients, and (with settings) each setting named; `idle_below` are the

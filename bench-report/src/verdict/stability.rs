@@ -599,7 +599,7 @@ mod tests {
         // Hyper's pooled rounds 39-47 overlap awc's 43-45: a tie, whichever median is lower.
         assert!(!decisive, "{best:?}");
         assert_eq!(order[0].rounds.len(), 6);
-        assert_eq!(agreement.together.picks.len(), 9);
+        assert_eq!(agreement.together.picks.len(), 11);
     }
 
     fn agreement_of(verdicts: &[Verdict]) -> Agreement {

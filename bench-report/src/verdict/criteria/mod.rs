@@ -6,6 +6,7 @@ mod calls;
 mod judged;
 mod memory;
 mod service;
+mod wan;
 
 /// The noise rules of the verdict's criteria, which the releases suite judges its figures by.
 pub(crate) use adoption::{CLOSE, ONCE};
@@ -101,6 +102,12 @@ pub fn judge_all(results: &Results) -> Vec<Judgement> {
     judged.push(idle_race(results));
     judged.push(idle_race_below(results));
     judged.push(dns_questions(results));
+    judged.extend([
+        wan::wan_p99(results),
+        wan::wan_connections(results),
+        wan::wan_lost(results),
+        wan::wan_first_success(results),
+    ]);
     judged.extend(adoption(results));
     judged
 }
