@@ -86,7 +86,9 @@ pub use servers::{Origin, Server, Servers, TlsRole, TlsServer};
 pub use settings::{ClientInfo, RunSettings};
 pub use suite::SuiteName;
 pub use upstream::{ForeignUpstream, UpstreamProbe};
-pub use wan::{WanBatch, WanLink, WanRecovery, WanResults, WanRow, WanSettings};
+pub use wan::{
+    WanBatch, WanCheck, WanEvent, WanLink, WanRecovery, WanResults, WanRow, WanSettings,
+};
 
 /// Rows for tests, with every figure filled in.
 #[cfg(any(test, feature = "fixtures"))]

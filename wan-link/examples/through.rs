@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use wan_link::calibrate::{
-    Ends, connect_round_trips, echo_round_trips, median, refusal, udp_delivery,
+    Ends, connect_round_trips, echo_round_trips, honoured, median, udp_delivery,
 };
 use wan_link::{Link, Profile, Relay, Side, Tun};
 
@@ -136,7 +136,11 @@ fn measure(profile: &Profile, a: &str, b: &str) -> Result<(), String> {
             ms(sorted[sorted.len() - 1]),
             ms(configured),
             ms(bound),
-            refusal(what, &sorted, configured, bound).unwrap_or_else(|| "honoured".to_owned())
+            if honoured(&sorted, configured, bound) {
+                "honoured"
+            } else {
+                "refused"
+            }
         );
     }
     let settle = configured * 2 + Duration::from_millis(100);

@@ -25,10 +25,11 @@ pub fn section(results: &Results) -> Option<Section> {
             .iter()
             .filter(|row| row.profile == link.profile)
             .collect();
-        if let Some(why) = &link.refused {
+        if link.is_refused() {
             section = section.with(Part::Text(format!(
-                "{}: refused, its payments not measured: {why}",
-                link.profile
+                "{}: refused, its payments not measured: {}",
+                link.profile,
+                refusal(link)
             )));
         } else if !rows.is_empty() {
             section = section.with(Part::Table(payments(link, &rows)));
@@ -65,6 +66,7 @@ fn links(links: &[WanLink]) -> Table {
             ("Lost up", Align::Right),
             ("Lost down", Align::Right),
             ("Relay CPU/packet", Align::Right),
+            ("Steal", Align::Right),
             ("Honoured", Align::Left),
         ],
         rows: links
@@ -82,15 +84,38 @@ fn links(links: &[WanLink]) -> Table {
                     share(link.loss_down),
                     link.relay_cpu_us_per_packet
                         .map_or_else(|| "not measured".to_owned(), |us| format!("{us:.1} us")),
-                    match (&link.refused, link.attempts) {
-                        (Some(_), attempts) => format!("no ({attempts} tries)"),
-                        (None, 1) => "yes".to_owned(),
-                        (None, attempts) => format!("yes, try {attempts}"),
+                    link.steal_percent
+                        .map_or_else(|| "not measured".to_owned(), |steal| format!("{steal:.1}%")),
+                    match (link.is_refused(), link.attempts) {
+                        (true, attempts) => format!("no ({attempts} tries)"),
+                        (false, 1) => "yes".to_owned(),
+                        (false, attempts) => format!("yes, try {attempts}"),
                     },
                 ]
             })
             .collect(),
     }
+}
+
+/// Each check the link failed, with its median against the configured round trip and the
+/// bound: `TCP connect: median 1.141 ms against 1.000 ms configured, 0.141 ms off (bound 0.100
+/// ms)`.
+fn refusal(link: &WanLink) -> String {
+    link.refused
+        .iter()
+        .map(|&check| {
+            let measured = link.measured_ms(check);
+            format!(
+                "{}: median {measured:.3} ms against {:.3} ms configured, {:.3} ms off (bound \
+                 {:.3} ms)",
+                check.as_str(),
+                link.configured_rtt_ms,
+                (measured - link.configured_rtt_ms).abs(),
+                link.bound_ms
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn payments(link: &WanLink, rows: &[&WanRow]) -> Table {
@@ -182,7 +207,7 @@ fn recoveries(rows: &[&WanRow]) -> Table {
                     row.profile.clone(),
                     row.client.to_string(),
                     row.protocol.to_string(),
-                    format!("{} ({})", recovery.event, ms(recovery.event_ms)),
+                    format!("{} ({})", recovery.event.as_str(), ms(recovery.event_ms)),
                     format!("{} of {}", recovery.lost, row.payments),
                     recovery
                         .first_success_ms
@@ -253,7 +278,9 @@ const HOW: &str = "The link is a relay in the bench's process between two TUN de
     the two stacks' own excess is measured through a 1 ms link and taken off the profile's \
     delays (**Taken off**); the round trip is then measured by TCP connects and UDP echoes, \
     and a profile whose medians are off the configured round trip by more than its **Bound** \
-    (5% or 0.1 ms) is measured once more, and refused if it misses again. **Lost up/down** is \
+    (5% or 0.1 ms) is measured once more, and refused if it misses again; **Steal** is the \
+    share of the machine's CPU time the hypervisor took while that last measurement ran (a \
+    refusal beside much of it is the machine's moment, not the link's). **Lost up/down** is \
     over numbered datagrams each way at 5 000 a second. Per protocol a fresh payment service \
     of one worker in the service's namespace calls mock-rates in the upstream's by its \
     address (so no DNS question is asked: not measured); before the clients, a payment \
@@ -272,7 +299,9 @@ const HOW: &str = "The link is a relay in the bench's process between two TUN de
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bench_model::{ClientName, Protocol, WanBatch, WanRecovery, WanResults};
+    use bench_model::{
+        ClientName, Protocol, WanBatch, WanCheck, WanEvent, WanRecovery, WanResults,
+    };
 
     fn row(profile: &str, client: ClientName, recovery: Option<WanRecovery>) -> WanRow {
         WanRow {
@@ -288,9 +317,11 @@ mod tests {
             first_error: Some("upstream timed out".to_owned()),
             p50_ms: Some(31.5),
             p99_ms: Some(2_040.0),
+            p99_every_ms: Some(2_040.0),
             max_ms: Some(2_050.0),
             round_p99_ms: Vec::new(),
             connections_per_1000: Some(33.3),
+            round_connections_per_1000: Vec::new(),
             handshakes_per_1000: Some(33.3),
             batch: Some(WanBatch {
                 size: 70,
@@ -303,7 +334,7 @@ mod tests {
         }
     }
 
-    fn link(profile: &str, refused: Option<&str>) -> WanLink {
+    fn link(profile: &str, refused: &[WanCheck]) -> WanLink {
         WanLink {
             profile: profile.to_owned(),
             configured_rtt_ms: 30.0,
@@ -316,8 +347,9 @@ mod tests {
             loss_down: 0.0,
             datagrams: 10_000,
             relay_cpu_us_per_packet: Some(31.0),
-            refused: refused.map(str::to_owned),
-            attempts: if refused.is_some() { 2 } else { 1 },
+            refused: refused.to_vec(),
+            attempts: if refused.is_empty() { 1 } else { 2 },
+            steal_percent: Some(0.4),
         }
     }
 
@@ -329,14 +361,19 @@ mod tests {
         );
         results.wan = WanResults {
             links: vec![
-                link("forgetful", None),
-                link("zone", Some("TCP connect: off")),
+                link("forgetful", &[]),
+                WanLink {
+                    configured_rtt_ms: 1.0,
+                    bound_ms: 0.1,
+                    connect_rtt_ms: 1.141,
+                    ..link("zone", &[WanCheck::TcpConnect])
+                },
             ],
             rows: vec![row(
                 "forgetful",
                 ClientName::Hyper,
                 Some(WanRecovery {
-                    event: "forgotten".to_owned(),
+                    event: WanEvent::Forgotten,
                     event_ms: 6_100.0,
                     lost: 2,
                     first_success_ms: Some(31.0),
@@ -353,7 +390,13 @@ mod tests {
         assert!(text.contains("504: 2"), "{text}");
         assert!(text.contains("forgotten (6100 ms)"), "{text}");
         assert!(text.contains("2 of 60"), "{text}");
-        assert!(text.contains("zone: refused, its payments not measured: TCP connect: off"));
+        assert!(
+            text.contains(
+                "zone: refused, its payments not measured: TCP connect: median 1.141 ms against \
+                 1.000 ms configured, 0.141 ms off (bound 0.100 ms)"
+            ),
+            "{text}"
+        );
         assert!(text.contains("upstream timed out"), "{text}");
     }
 

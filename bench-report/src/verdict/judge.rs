@@ -221,9 +221,14 @@ impl Figure {
         range(&self.finite_rounds())
     }
 
-    /// How far the rounds spread, as a fraction of the figure: (highest - lowest) / figure.
+    /// How far the rounds spread, as a fraction of the figure: (highest - lowest) / figure; 0
+    /// for rounds that did not move, a figure of 0 included (a count of none in every round).
     pub fn spread(&self) -> Option<f64> {
-        relative_range(&self.finite_rounds(), self.value)
+        let rounds = self.finite_rounds();
+        match range(&rounds)? {
+            (low, high) if high <= low => Some(0.0),
+            _ => relative_range(&rounds, self.value),
+        }
     }
 }
 

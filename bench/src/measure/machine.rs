@@ -35,6 +35,17 @@ impl CpuTimes {
             steal: self.steal.saturating_sub(earlier.steal),
         }
     }
+
+    /// The machine's CPU times now; `None` without a readable /proc/stat.
+    pub fn now() -> Option<Self> {
+        read().0
+    }
+
+    /// The share of CPU time the hypervisor stole from `earlier` to `self`, in percent.
+    pub fn steal_percent_since(self, earlier: Self) -> Option<f64> {
+        let interval = self.since(earlier);
+        percent(interval.steal, interval.total())
+    }
 }
 
 /// The `cpu` line of /proc/stat: user nice system idle iowait irq softirq steal (guest time is

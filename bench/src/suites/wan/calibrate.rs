@@ -9,12 +9,13 @@ use std::io;
 use std::time::Duration;
 
 use wan_link::calibrate::{
-    Ends, connect_round_trips, echo_round_trips, median, refusal, udp_delivery,
+    Ends, connect_round_trips, echo_round_trips, honoured, median, udp_delivery,
 };
 use wan_link::{Profile, Side};
 
+use crate::measure::machine::CpuTimes;
 use crate::suites::wan::link::{self, BenchLink};
-use bench_model::{WanLink, WanSettings};
+use bench_model::{WanCheck, WanLink, WanSettings};
 
 /// Datagrams per second of the loss measurement.
 const DATAGRAMS_PER_SECOND: u64 = 5_000;
@@ -47,7 +48,7 @@ pub fn calibrate(
     loop {
         let mut calibrated = calibrate_once(bench_link, profile, settings, seed)?;
         calibrated.link.attempts = attempt;
-        if calibrated.link.refused.is_none() || attempt == ATTEMPTS {
+        if !calibrated.link.is_refused() || attempt == ATTEMPTS {
             return Ok(calibrated);
         }
         attempt += 1;
@@ -60,6 +61,7 @@ fn calibrate_once(
     settings: &WanSettings,
     seed: u64,
 ) -> io::Result<Calibrated> {
+    let cpu_before = CpuTimes::now();
     let (service, upstream) = bench_link.ends();
     let ends = link::ends(&service, &upstream);
     let zone = Profile::named("zone").ok_or_else(|| io::Error::other("no zone profile"))?;
@@ -81,11 +83,18 @@ fn calibrate_once(
     } = measured?;
     let configured = profile.round_trip();
     let bound = profile.round_trip_bound();
-    let refused = refusal("TCP connect", &connects, configured, bound)
-        .into_iter()
-        .chain(refusal("UDP echo", &echoes, configured, bound))
-        .collect::<Vec<_>>();
+    let refused = [
+        (WanCheck::TcpConnect, &connects),
+        (WanCheck::UdpEcho, &echoes),
+    ]
+    .into_iter()
+    .filter(|(_, measured)| !honoured(measured, configured, bound))
+    .map(|(check, _)| check)
+    .collect();
     let round_trip = median(&connects).unwrap_or_default();
+    let steal_percent = CpuTimes::now()
+        .zip(cpu_before)
+        .and_then(|(after, before)| after.steal_percent_since(before));
     Ok(Calibrated {
         link: WanLink {
             profile: profile.name.to_owned(),
@@ -99,8 +108,9 @@ fn calibrate_once(
             loss_down: down_lost,
             datagrams: settings.datagrams,
             relay_cpu_us_per_packet: carried.cpu_us_per_packet(),
-            refused: (!refused.is_empty()).then(|| refused.join("; ")),
+            refused,
             attempts: 1,
+            steal_percent,
         },
         compensated,
         round_trip,

@@ -50,8 +50,8 @@ use crate::suites::load;
 use crate::suites::progress::progress_bar;
 use crate::suites::shape::{Outcome, Suite, SuiteContext};
 use bench_model::{
-    ClientName, NotRunWhy, Protocol, Results, Run, SuiteName, SuitePart, WanResults, WanRow,
-    WanSettings,
+    ClientName, NotRunWhy, Protocol, Results, Run, SuiteName, SuitePart, WanEvent, WanResults,
+    WanRow, WanSettings,
 };
 use calibrate::{calibrate, forgotten, millis};
 use link::{BenchLink, UPSTREAM_ADDRESS};
@@ -130,7 +130,7 @@ pub fn run(settings: &Run) -> Result<Outcome<WanResults>, BenchError> {
         let calibrated =
             calibrate(&link, profile, wan, seed).map_err(wan_error("the link's calibration"))?;
         bar.inc(1);
-        let refused = calibrated.link.refused.is_some();
+        let refused = calibrated.link.is_refused();
         results.links.push(calibrated.link);
         if refused {
             bar.inc(cells as u64);
@@ -299,7 +299,7 @@ impl Cell<'_> {
                 let stretch = self.stretch(&driver, client, &mut sent, length, During::Nothing)?;
                 let mut recovery = payments::recovery(
                     &stretch.payments,
-                    "forgotten",
+                    WanEvent::Forgotten,
                     (Duration::ZERO, Duration::ZERO),
                     forgotten(self.relay) - dead_before,
                 );
@@ -324,8 +324,12 @@ impl Cell<'_> {
                 };
                 let stretch = self.stretch(&driver, client, &mut sent, length, during)?;
                 if let Some(event) = stretch.event {
-                    row.recovery =
-                        Some(payments::recovery(&stretch.payments, "partition", event, 0));
+                    row.recovery = Some(payments::recovery(
+                        &stretch.payments,
+                        WanEvent::Partition,
+                        event,
+                        0,
+                    ));
                 }
                 sent.fill(&mut row, self.protocol);
                 self.batch(&driver, &mut row);
@@ -351,6 +355,7 @@ impl Cell<'_> {
                 self.settle();
                 let of_client = &mut sent[index];
                 let before = of_client.payments.len();
+                let connections_before = of_client.connections;
                 self.stretch(
                     &driver,
                     clients[index],
@@ -358,10 +363,7 @@ impl Cell<'_> {
                     round_length,
                     During::Nothing,
                 )?;
-                let latest = &of_client.payments[before..];
-                of_client
-                    .round_p99_ms
-                    .extend(payments::figures(latest).p99_ms);
+                of_client.close_round(before, connections_before);
             }
         }
         for (row, of_client) in rows.iter_mut().zip(sent) {
@@ -396,9 +398,11 @@ impl Cell<'_> {
             first_error: None,
             p50_ms: None,
             p99_ms: None,
+            p99_every_ms: None,
             max_ms: None,
             round_p99_ms: Vec::new(),
             connections_per_1000: None,
+            round_connections_per_1000: Vec::new(),
             handshakes_per_1000: None,
             batch: None,
             recovery: None,
@@ -455,11 +459,26 @@ struct Sent {
     /// Connections and TLS handshakes the upstream accepted during them.
     connections: u64,
     handshakes: u64,
-    /// Each round's 99th percentile (of the profiles measured in rounds).
+    /// Each round's 99th percentile (of every payment, a failed one at its answer) and new
+    /// connections per 1 000 payments (of the profiles measured in rounds).
     round_p99_ms: Vec<f64>,
+    round_connections_per_1000: Vec<f64>,
 }
 
 impl Sent {
+    /// Records the figures of the round whose payments are those from `from` on, the upstream
+    /// having accepted `connections_before` connections of this client's before it.
+    fn close_round(&mut self, from: usize, connections_before: u64) {
+        let latest = &self.payments[from..];
+        self.round_p99_ms
+            .extend(payments::figures(latest).p99_every_ms);
+        if !latest.is_empty() {
+            let opened = self.connections - connections_before;
+            self.round_connections_per_1000
+                .push(opened as f64 * 1_000.0 / latest.len() as f64);
+        }
+    }
+
     /// The row's figures of its stretches.
     fn fill(self, row: &mut WanRow, protocol: Protocol) {
         let figures = payments::figures(&self.payments);
@@ -475,8 +494,10 @@ impl Sent {
         }
         row.p50_ms = figures.p50_ms;
         row.p99_ms = figures.p99_ms;
+        row.p99_every_ms = figures.p99_every_ms;
         row.max_ms = figures.max_ms;
         row.round_p99_ms = self.round_p99_ms;
+        row.round_connections_per_1000 = self.round_connections_per_1000;
         let per_1000 = |count: u64| (sent > 0).then(|| count as f64 * 1_000.0 / sent as f64);
         row.connections_per_1000 = per_1000(self.connections);
         row.handshakes_per_1000 = protocol
