@@ -983,12 +983,26 @@ fn on_actix(capacity: Option<&Judgement>, candidates: &[ClientName]) -> Decided 
         .iter()
         .find(|figure| figure.client.library_default() == ClientName::Awc);
     let (Some(judgement), Some(best), Some(awc)) = (capacity, figures.first(), awc) else {
-        return decided(
-            Choice::NotDecided,
+        let detail = if figures.is_empty() {
             format!(
                 "awc's capacity, or the others', was not measured in this run ({})",
                 not_measured(capacity)
-            ),
+            )
+        } else {
+            // Others were measured, awc was not: the pick is awc's to keep or lose.
+            let measured: Vec<String> = figures
+                .iter()
+                .map(|figure| figure.client.to_string())
+                .collect();
+            format!(
+                "awc's capacity was not measured in this run (measured: {}; awc in --clients \
+                 decides it)",
+                measured.join(", ")
+            )
+        };
+        return decided(
+            Choice::NotDecided,
+            detail,
             "capacity not measured".to_owned(),
         );
     };

@@ -537,6 +537,25 @@ fn awc_stays_the_actix_pick_unless_beaten_beyond_the_noise() {
     assert_eq!(pick(&verdict(&results), ON_ACTIX), Some(Awc));
     results.resilience.capacity = vec![capacity(Hyper, 8000), capacity(Awc, 4000)];
     assert_eq!(pick(&verdict(&results), ON_ACTIX), Some(Hyper));
+    // Others measured and awc not (CI's `--clients hyper,ureq` run): the reason names them,
+    // and does not say that no candidate was measured.
+    results.resilience.capacity = vec![capacity(Hyper, 8000), capacity(Ureq, 2000)];
+    let verdict = verdict(&results);
+    let actix = verdict
+        .picks
+        .iter()
+        .find(|pick| pick.use_case == ON_ACTIX)
+        .unwrap();
+    assert_eq!(actix.choice, Choice::NotDecided, "{actix:?}");
+    assert!(
+        actix.reason.contains(
+            "awc's capacity was not measured in this run (measured: hyper, ureq; awc in \
+             --clients decides it)"
+        ),
+        "{}",
+        actix.reason
+    );
+    assert!(!actix.reason.contains("no candidate"), "{}", actix.reason);
 }
 
 #[test]
