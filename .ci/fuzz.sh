@@ -36,22 +36,41 @@ echo "fuzz build: $((SECONDS - started)) s"
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
+# One target per core at a time (libFuzzer's process is single-threaded): each target still
+# gets its full time, and on 2 cores the step takes half as long.
+jobs="$(nproc)"
+fuzz_one() {
+  local target="$1" corpus="$scratch/corpus/$1" status=0
+  {
+    mkdir -p "$corpus" && cp "fuzz/seeds/$target/"* "$corpus/" &&
+      cargo fuzz run "${flags[@]}" "$target" "$corpus" -- \
+        -max_total_time="$seconds" -max_len="${max_len[$target]}" "${bounds[@]}" \
+        -print_final_stats=1
+  } >"$scratch/$target.log" 2>&1 || status=$?
+  echo "$status" >"$scratch/$target.status"
+}
+echo "fuzz: ${#targets[@]} targets, ${seconds} s each, ${jobs} at a time"
+running=0
+for target in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  echo "fuzz $target: ${seconds} s, max_len ${max_len[$target]}"
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+wait || true
+
 failed=()
 summary=""
 for target in "${targets[@]}"; do
-  corpus="$scratch/corpus/$target"
-  mkdir -p "$corpus"
-  cp "fuzz/seeds/$target/"* "$corpus/"
   log="$scratch/$target.log"
-  echo "fuzz $target: ${seconds} s, max_len ${max_len[$target]}"
-  status=0
-  cargo fuzz run "${flags[@]}" "$target" "$corpus" -- \
-    -max_total_time="$seconds" -max_len="${max_len[$target]}" "${bounds[@]}" \
-    -print_final_stats=1 >"$log" 2>&1 || status=$?
+  status="$(cat "$scratch/$target.status" 2>/dev/null || echo "no status")"
   runs="$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)"
   rss="$(sed -n 's/^stat::peak_rss_mb: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)"
   done_line="$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1 || true)"
-  if [ "$status" -eq 0 ] && [ -n "$done_line" ]; then
+  if [ "$status" = 0 ] && [ -n "$done_line" ]; then
     echo "fuzz $target: ok, ${runs:-?} executions, peak RSS ${rss:-?} MB (${done_line})"
     summary+="$target ${runs:-?} runs; "
   else
