@@ -107,13 +107,16 @@ fn pick(verdict: &Verdict, use_case: &str) -> Option<ClientName> {
 }
 
 fn choice(verdict: &Verdict, use_case: &str) -> Choice {
+    pick_of(verdict, use_case).choice.clone()
+}
+
+/// The pick of `use_case`, whatever its choice.
+fn pick_of<'a>(verdict: &'a Verdict, use_case: &str) -> &'a Pick {
     verdict
         .picks
         .iter()
         .find(|pick| pick.use_case == use_case)
         .unwrap_or_else(|| panic!("no use case {use_case}"))
-        .choice
-        .clone()
 }
 
 /// `row` with `cpu_s` of the service's CPU in all, spread evenly over its rounds.
@@ -541,11 +544,7 @@ fn awc_stays_the_actix_pick_unless_beaten_beyond_the_noise() {
     // and does not say that no candidate was measured.
     results.resilience.capacity = vec![capacity(Hyper, 8000), capacity(Ureq, 2000)];
     let verdict = verdict(&results);
-    let actix = verdict
-        .picks
-        .iter()
-        .find(|pick| pick.use_case == ON_ACTIX)
-        .unwrap();
+    let actix = pick_of(&verdict, ON_ACTIX);
     assert_eq!(actix.choice, Choice::NotDecided, "{actix:?}");
     assert!(
         actix.reason.contains(
@@ -665,11 +664,7 @@ fn a_capacity_its_soak_refuted_is_not_ranked() {
     // Hyper's place is unknown, so no pick that ranks it by capacity holds; the async
     // service is decided by instructions per payment, where hyper costs the least.
     assert_eq!(pick(&verdict, ASYNC_SERVICE), Some(Hyper));
-    let actix = verdict
-        .picks
-        .iter()
-        .find(|pick| pick.use_case == ON_ACTIX)
-        .unwrap();
+    let actix = pick_of(&verdict, ON_ACTIX);
     assert_eq!(actix.choice, Choice::NotDecided, "{actix:?}");
     assert!(
         actix

@@ -273,13 +273,17 @@ mod tests {
         }
     }
 
-    fn judged(rows: Vec<WanRow>) -> Judgement {
+    fn with_rows(rows: Vec<WanRow>) -> Results {
         let mut results = Results::new(
             bench_model::test_rows::environment("now"),
             bench_model::test_rows::default_settings(),
         );
         results.wan.rows = rows;
-        wan_connections(&results)
+        results
+    }
+
+    fn judged(rows: Vec<WanRow>) -> Judgement {
+        wan_connections(&with_rows(rows))
     }
 
     #[test]
@@ -329,10 +333,7 @@ mod tests {
 
     #[test]
     fn a_failed_payment_counts_at_the_time_its_failure_came_back() {
-        let mut results = Results::new(
-            bench_model::test_rows::environment("now"),
-            bench_model::test_rows::default_settings(),
-        );
+        let mut results = with_rows(Vec::new());
         let mut failed = lossy(ClientName::Isahc, &[0.0, 0.0, 0.0]);
         failed.failures.insert("504".to_owned(), 1);
         failed.ok = 59;
@@ -371,10 +372,7 @@ mod tests {
     fn one_unlucky_round_does_not_place_a_client_behind_beyond_the_noise() {
         // Run 2 of results-2026-12-07-wan-2: the ranges 0.2 ms apart at the link's floor, one
         // round of reqwest-native-tls's met a burst of loss.
-        let mut results = Results::new(
-            bench_model::test_rows::environment("now"),
-            bench_model::test_rows::default_settings(),
-        );
+        let mut results = with_rows(Vec::new());
         let mut hyper = lossy(ClientName::Hyper, &[150.0, 0.0, 0.0]);
         hyper.round_p99_ms = vec![53.3, 52.2, 52.4];
         hyper.p99_every_ms = Some(53.3);
