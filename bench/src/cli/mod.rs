@@ -475,7 +475,7 @@ fn wan_settings(cli: &Cli) -> WanSettings {
     } else if cli.quick {
         vec!["forgetful".to_owned()]
     } else {
-        default.profiles.clone()
+        wan_link::Profile::NAMES.map(str::to_owned).to_vec()
     };
     if cli.quick {
         WanSettings {
@@ -558,6 +558,21 @@ mod tests {
         assert_eq!(
             bench_model::plan::suites_over(Protocol::Http).0.len(),
             SuiteName::ALL.len() + 1
+        );
+    }
+
+    #[test]
+    fn the_wan_suite_takes_every_profile_unless_told() {
+        let profiles = |args: &[&str]| {
+            let mut all = vec!["bench"];
+            all.extend_from_slice(args);
+            resolve(&Cli::parse_from(all)).wan.profiles
+        };
+        assert_eq!(profiles(&[]), wan_link::Profile::NAMES.map(str::to_owned));
+        assert_eq!(profiles(&["--quick"]), ["forgetful"]);
+        assert_eq!(
+            profiles(&["--wan-profiles", "lossy,zone,lossy"]),
+            ["lossy", "zone"]
         );
     }
 
